@@ -1,0 +1,180 @@
+//! Drop-tail (FIFO) queue with a limit in packets or in bytes.
+//!
+//! An arriving packet is dropped (reason `Overflow`) when storing it would exceed the limit:
+//! in packet mode when `len_packets + 1 > limit`, in byte mode when `len_bytes + size > limit`.
+//! The packet being transmitted is not in the queue (as in ns-2 and ALTQ), so a limit of N
+//! packets holds N waiting packets plus one on the wire.
+//!
+//! Differs from ns-2's `Queue/DropTail`, which drops when `backlog + 1 ≥ limit_` and so holds at
+//! most `limit_ − 1` waiting packets (reference/aqm-defaults.md §1); set `ns2_off_by_one` to get
+//! that behaviour.
+//!
+//! Validation: tests below (`packet_limit_*`, `byte_limit_*`, `ns2_off_by_one_*`).
+
+use crate::discipline::{ParamError, QueueDisc};
+use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::stats::QueueStats;
+use std::collections::VecDeque;
+use units::{Rng, SimTime};
+
+/// Unit of a queue limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitUnit {
+    Packets,
+    Bytes,
+}
+
+/// Drop-tail parameters. Defaults: 50 packets (ns-2 `Queue set limit_ 50`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DropTailParams {
+    /// Buffer size, in `unit`s; ≥ 1. Default 50 packets (ns-2 `limit_`).
+    pub limit: u64,
+    /// Packets or bytes. Default packets (ns-2 `queue_in_bytes_ false`).
+    pub unit: LimitUnit,
+    /// Hold at most `limit − 1` waiting packets/bytes as ns-2 does. Default false.
+    pub ns2_off_by_one: bool,
+}
+
+impl Default for DropTailParams {
+    fn default() -> Self {
+        DropTailParams {
+            limit: 50,               // ns-2 ns-default.tcl: Queue set limit_ 50
+            unit: LimitUnit::Packets, // ns-2: Queue/DropTail set queue_in_bytes_ false
+            ns2_off_by_one: false,   // aqmlab: the limit is the number of waiting packets
+        }
+    }
+}
+
+/// FIFO with tail drop.
+#[derive(Clone, Debug)]
+pub struct DropTail {
+    params: DropTailParams,
+    queue: VecDeque<PacketMeta>,
+    bytes: u64,
+    stats: QueueStats,
+}
+
+impl DropTail {
+    pub fn new(params: DropTailParams) -> Result<Self, ParamError> {
+        if params.limit == 0 {
+            return Err(ParamError { key: "limit".into(), reason: "must be at least 1".into() });
+        }
+        Ok(DropTail { params, queue: VecDeque::new(), bytes: 0, stats: QueueStats::default() })
+    }
+
+    fn fits(&self, size: u64) -> bool {
+        let slack = if self.params.ns2_off_by_one { 1 } else { 0 };
+        match self.params.unit {
+            LimitUnit::Packets => self.queue.len() as u64 + 1 + slack <= self.params.limit,
+            LimitUnit::Bytes => self.bytes + size + slack <= self.params.limit,
+        }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
+        self.stats.arrivals += 1;
+        if !self.fits(pkt.size_bytes as u64) {
+            self.stats.count_drop(pkt.class, DropReason::Overflow);
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        pkt.enqueued_at = now;
+        self.bytes += pkt.size_bytes as u64;
+        self.queue.push_back(pkt);
+        self.stats.enqueued += 1;
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, _now: SimTime, _dropped: &mut Vec<(PacketMeta, DropReason)>) -> Option<PacketMeta> {
+        let p = self.queue.pop_front()?;
+        self.bytes -= p.size_bytes as u64;
+        self.stats.dequeued += 1;
+        Some(p)
+    }
+
+    fn len_packets(&self) -> u32 {
+        self.queue.len() as u32
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketClass;
+
+    fn pkt(id: u32, size: u32) -> PacketMeta {
+        PacketMeta { id, size_bytes: size, ect: false, class: PacketClass::Http, cwnd_hint: 0, flow: 0, enqueued_at: SimTime::ZERO }
+    }
+
+    fn offer(q: &mut DropTail, sizes: &[u32]) -> Vec<Verdict> {
+        let mut rng = units::stream(1, "t");
+        sizes.iter().enumerate().map(|(i, s)| q.enqueue(SimTime::ZERO, pkt(i as u32, *s), &mut rng)).collect()
+    }
+
+    #[test]
+    fn packet_limit_holds_exactly_limit_packets() {
+        let mut q = DropTail::new(DropTailParams { limit: 3, ..Default::default() }).unwrap();
+        let v = offer(&mut q, &[1500, 40, 1500, 1500, 40]);
+        assert_eq!(v[..3], [Verdict::Enqueued; 3]);
+        assert_eq!(v[3..], [Verdict::Dropped(DropReason::Overflow); 2]);
+        assert_eq!(q.len_packets(), 3);
+        assert_eq!(q.len_bytes(), 3040);
+        let mut d = Vec::new();
+        assert_eq!(q.dequeue(SimTime::ZERO, &mut d).unwrap().id, 0);
+        assert_eq!(q.stats().overflow_drops, 2);
+        q.stats().check_identities(q.len_packets() as u64).unwrap();
+    }
+
+    #[test]
+    fn byte_limit_admits_small_packets_after_large_is_refused() {
+        let mut q = DropTail::new(DropTailParams { limit: 3000, unit: LimitUnit::Bytes, ..Default::default() }).unwrap();
+        // 1500 + 1460 = 2960 fits; next 1500 would make 4460 > 3000; a 40-byte ACK fits (3000).
+        let v = offer(&mut q, &[1500, 1460, 1500, 40, 1]);
+        assert_eq!(
+            v,
+            vec![
+                Verdict::Enqueued,
+                Verdict::Enqueued,
+                Verdict::Dropped(DropReason::Overflow),
+                Verdict::Enqueued,
+                Verdict::Dropped(DropReason::Overflow)
+            ]
+        );
+        assert_eq!(q.len_bytes(), 3000);
+        q.stats().check_identities(3).unwrap();
+    }
+
+    #[test]
+    fn ns2_off_by_one_holds_limit_minus_one() {
+        let mut q = DropTail::new(DropTailParams { limit: 3, ns2_off_by_one: true, ..Default::default() }).unwrap();
+        let v = offer(&mut q, &[100, 100, 100]);
+        assert_eq!(v[2], Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(q.len_packets(), 2);
+    }
+
+    #[test]
+    fn zero_limit_is_rejected() {
+        let e = DropTail::new(DropTailParams { limit: 0, ..Default::default() }).unwrap_err();
+        assert_eq!(e.key, "limit");
+    }
+
+    #[test]
+    fn fifo_order_and_enqueue_time() {
+        let mut q = DropTail::new(DropTailParams::default()).unwrap();
+        let mut rng = units::stream(1, "t");
+        q.enqueue(SimTime::from_millis(5), pkt(7, 100), &mut rng);
+        q.enqueue(SimTime::from_millis(6), pkt(8, 100), &mut rng);
+        let mut d = Vec::new();
+        let a = q.dequeue(SimTime::from_millis(9), &mut d).unwrap();
+        assert_eq!((a.id, a.enqueued_at), (7, SimTime::from_millis(5)));
+        assert_eq!(q.dequeue(SimTime::from_millis(9), &mut d).unwrap().id, 8);
+        assert!(q.dequeue(SimTime::from_millis(9), &mut d).is_none());
+        q.stats().check_identities(0).unwrap();
+    }
+}

@@ -1,0 +1,68 @@
+//! TCP configuration: every default with its source.
+
+use units::SimDuration;
+
+/// Loss-recovery variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the first new ACK.
+    Reno,
+    /// RFC 6582: stays in recovery until the recovery point is acknowledged, retransmitting on
+    /// each partial ACK.
+    NewReno,
+}
+
+/// Per-endpoint TCP settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    /// Maximum segment size, payload bytes. Default 1460 (Ethernet MTU 1500 − 40).
+    pub mss: u32,
+    /// Initial congestion window, segments. Default 2 (RFC 5681 §3.1 for SMSS > 1095;
+    /// ns-2 `windowInit_ 2`).
+    pub initial_window: u32,
+    /// Receiver window (the peer may not have more unacknowledged bytes than this), bytes.
+    /// Default 65535 (largest window without scaling, RFC 7323).
+    pub receive_window: u32,
+    /// Minimum RTO. Default 1 s (RFC 6298 §2.4).
+    pub min_rto: SimDuration,
+    /// RTO before the first RTT sample, and for the SYN. Default 3 s (RFC 6298 §5.7 and
+    /// RFC 1122; the value the studies' stacks used).
+    pub initial_rto: SimDuration,
+    /// Maximum RTO after backoff. Default 60 s (RFC 6298 §2.5; ns-2 `maxrto_ 60`).
+    pub max_rto: SimDuration,
+    /// Clock granularity G of RFC 6298 (RTT samples are counted in whole ticks and the RTO is
+    /// at least srtt + max(G, 4·rttvar)). Default 10 ms (ns-2 `tcpTick_ 0.01`).
+    pub clock_granularity: SimDuration,
+    /// Delayed ACK timeout; `None` = ACK every segment (default, as seed 001 Table 2).
+    /// When on: ACK every second full segment or after this delay (RFC 1122: ≤ 500 ms;
+    /// 200 ms is the common choice).
+    pub delayed_ack: Option<SimDuration>,
+    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681).
+    pub dupack_threshold: u32,
+    /// Retransmissions of a SYN (or SYN-ACK) before the connection is abandoned. Default 6
+    /// (Linux `tcp_syn_retries`).
+    pub max_syn_retries: u32,
+    /// Retransmissions of a data segment or FIN before the connection is abandoned.
+    /// Default 15 (Linux `tcp_retries2`).
+    pub max_retries: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::NewReno,                            // RFC 6582
+            mss: 1460,                                            // 1500-byte MTU − 40
+            initial_window: 2,                                    // RFC 5681 §3.1; ns-2 windowInit_
+            receive_window: 65535,                                // RFC 7323 unscaled maximum
+            min_rto: SimDuration::from_secs(1),                   // RFC 6298 §2.4
+            initial_rto: SimDuration::from_secs(3),               // RFC 6298 §5.7 / RFC 1122
+            max_rto: SimDuration::from_secs(60),                  // RFC 6298 §2.5; ns-2 maxrto_
+            clock_granularity: SimDuration::from_millis(10),      // ns-2 tcpTick_
+            delayed_ack: None,                                    // seed 001 Table 2
+            dupack_threshold: 3,                                  // RFC 5681 §3.2
+            max_syn_retries: 6,                                   // Linux tcp_syn_retries
+            max_retries: 15,                                      // Linux tcp_retries2
+        }
+    }
+}

@@ -1,1 +1,12 @@
+//! The aqmlab discrete-event engine: integer-nanosecond time, events ordered by
+//! (time, insertion sequence), unidirectional links with a queue discipline at the sending end,
+//! nodes with static routes, DelayBox per-connection delay, topology builders, and the loop that
+//! wires `tcp`, `aqm` and `traffic` together and reports through `metrics`.
 
+pub mod config;
+pub mod output;
+mod run;
+
+pub use config::{DelayBoxConfig, DumbbellConfig, Experiment, MonitorConfig, Topology};
+pub use output::{EngineStats, RunOutput, SimError};
+pub use run::run;

@@ -1,0 +1,87 @@
+//! Row types of the per-run tables (one struct per table, one field per column).
+
+/// What a connection carried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestKind {
+    Http,
+    Bulk,
+}
+
+impl RequestKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestKind::Http => "http",
+            RequestKind::Bulk => "bulk",
+        }
+    }
+}
+
+/// One request/response exchange (one HTTP/1.0 connection), written when it ends or at the end
+/// of the run. Response time = `end_ns − start_ns`: from the client's first SYN to the last byte
+/// of the response (seed 000 §3.4.1, "connect() to EOF").
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestRecord {
+    /// Connection sequence number in the run (0, 1, 2, … in order of opening).
+    pub id: u64,
+    /// Index of the workload that opened it.
+    pub workload: u32,
+    pub kind: RequestKind,
+    /// Client and server host indices.
+    pub client: u32,
+    pub server: u32,
+    /// Time of the first SYN, ns.
+    pub start_ns: u64,
+    /// Time the last response byte reached the client, ns; for incomplete records the time the
+    /// record was closed (abort or end of run).
+    pub end_ns: u64,
+    pub request_bytes: u64,
+    pub response_bytes: u64,
+    /// Base (propagation-only) round-trip time of the connection, ns.
+    pub base_rtt_ns: u64,
+    /// True if the whole response arrived.
+    pub completed: bool,
+    /// Retransmitted SYNs and SYN-ACKs (both ends).
+    pub syn_retx: u32,
+    /// Retransmitted FINs (both ends).
+    pub fin_retx: u32,
+    /// Retransmitted data segments (both ends).
+    pub data_retx: u32,
+    /// Retransmission timeouts (both ends).
+    pub timeouts: u32,
+    /// Fast retransmits (both ends).
+    pub fast_retx: u32,
+}
+
+/// One queue-monitor interval (seed 000 §4.1.3: every 100 ms).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueRow {
+    /// Monitored link name, e.g. `bottleneck_fwd`.
+    pub link: String,
+    /// End of the interval, ns.
+    pub t_ns: u64,
+    /// Packets handed to the link in the interval.
+    pub forwarded: u64,
+    pub early_drops: u64,
+    /// Drops by the AQM's forced rule.
+    pub forced_drops: u64,
+    /// Drops because the buffer was full.
+    pub overflow_drops: u64,
+    pub marks: u64,
+    /// Minimum and maximum queue length (packets) seen in the interval.
+    pub min_qlen: u32,
+    pub max_qlen: u32,
+    /// Mean and variance of the queue length sampled every 3 ms (packets, packets²).
+    pub mean_qlen: f64,
+    pub var_qlen: f64,
+}
+
+/// Bytes a link put on the wire in one interval (seed 000 §4.1.3: typically 1 s).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkRow {
+    pub link: String,
+    /// End of the interval, ns.
+    pub t_ns: u64,
+    /// Wire bytes (headers included) whose transmission started in the interval.
+    pub bytes: u64,
+    pub packets: u64,
+}

@@ -1,0 +1,239 @@
+//! Run summary with the columns of seed 000's tables (Tables 4.2, 4.4, B.4-B.18): KB/s on the
+//! bottleneck, % drops, % unforced and % forced (shares of the drops), mean queue length,
+//! median response time, and the shares of responses in (0,1], (1,2], (2,3], (3,∞) seconds;
+//! plus response-time quantiles. Only what happens after the warm-up counts.
+//!
+//! Definitions (seed 000 §4.3.1): KB/s = forward-bottleneck wire bytes / 1000 / measured
+//! seconds; % drops = drops / arrivals at the forward bottleneck queue; % unforced = early
+//! drops / drops; % forced = (forced + overflow) / drops; mean queue = mean of the 100 ms
+//! interval means. Quantiles use the nearest-rank method on completed HTTP responses whose
+//! first SYN was sent after the warm-up. Validation: tests below.
+
+use crate::records::{QueueRow, RequestKind, RequestRecord};
+use serde::Serialize;
+
+/// Packet counts at the forward bottleneck over the measured period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DropCounts {
+    pub arrivals: u64,
+    pub early: u64,
+    pub forced: u64,
+    pub overflow: u64,
+    pub marks: u64,
+}
+
+/// What the summary is computed from.
+pub struct SummaryInput<'a> {
+    pub requests: &'a [RequestRecord],
+    /// Queue rows of the forward bottleneck only.
+    pub queue_rows: &'a [QueueRow],
+    /// Wire bytes sent on the forward bottleneck during the measured period.
+    pub fwd_bytes: u64,
+    pub bottleneck_bps: u64,
+    pub drops: DropCounts,
+    pub warmup_ns: u64,
+    /// Measured period, ns (end of run − warm-up).
+    pub measured_ns: u64,
+}
+
+/// Summary of one run (written as summary.json).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub measured_s: f64,
+    /// Forward bottleneck throughput, KB/s (1 KB = 1000 bytes), seed 000's "KB/s".
+    pub kb_per_s: f64,
+    /// Forward bottleneck throughput / capacity.
+    pub utilization: f64,
+    pub drops_pct: f64,
+    pub unforced_pct: f64,
+    pub forced_pct: f64,
+    pub marks: u64,
+    pub arrivals: u64,
+    pub drops: u64,
+    /// Mean of the 100 ms mean queue lengths, packets.
+    pub mean_qlen: f64,
+    pub max_qlen: u32,
+    pub responses_started: u64,
+    pub responses_completed: u64,
+    pub median_rt_ms: f64,
+    pub mean_rt_ms: f64,
+    pub p10_rt_ms: f64,
+    pub p25_rt_ms: f64,
+    pub p75_rt_ms: f64,
+    pub p90_rt_ms: f64,
+    pub p95_rt_ms: f64,
+    pub p99_rt_ms: f64,
+    /// Shares of completed responses, %: ≤ 1 s, (1, 2], (2, 3], > 3 s.
+    pub pct_le_1s: f64,
+    pub pct_1_2s: f64,
+    pub pct_2_3s: f64,
+    pub pct_gt_3s: f64,
+    pub syn_retx: u64,
+    pub fin_retx: u64,
+    pub data_retx: u64,
+    pub timeouts: u64,
+}
+
+/// Nearest-rank quantile of a sorted slice (q in (0,1]); NaN if empty.
+pub fn quantile_sorted(sorted: &[u64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1] as f64
+}
+
+fn pct(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        100.0 * num as f64 / den as f64
+    }
+}
+
+impl Summary {
+    pub fn compute(inp: &SummaryInput) -> Summary {
+        let measured = inp.requests.iter().filter(|r| r.kind == RequestKind::Http && r.start_ns >= inp.warmup_ns);
+        let mut rts: Vec<u64> = Vec::new();
+        let (mut started, mut syn, mut fin, mut data, mut to) = (0u64, 0u64, 0u64, 0u64, 0u64);
+        for r in measured {
+            started += 1;
+            syn += r.syn_retx as u64;
+            fin += r.fin_retx as u64;
+            data += r.data_retx as u64;
+            to += r.timeouts as u64;
+            if r.completed {
+                rts.push(r.end_ns - r.start_ns);
+            }
+        }
+        rts.sort_unstable();
+        let n = rts.len() as u64;
+        let ms = |q: f64| quantile_sorted(&rts, q) / 1e6;
+        let count_in = |lo: u64, hi: u64| rts.iter().filter(|&&t| t > lo && t <= hi).count() as u64;
+        const S: u64 = 1_000_000_000;
+        let le1 = rts.iter().filter(|&&t| t <= S).count() as u64;
+        let mean_rt = if n == 0 { f64::NAN } else { rts.iter().map(|&t| t as f64).sum::<f64>() / n as f64 / 1e6 };
+        let rows: Vec<&QueueRow> = inp.queue_rows.iter().filter(|r| r.t_ns > inp.warmup_ns).collect();
+        let mean_qlen = if rows.is_empty() { 0.0 } else { rows.iter().map(|r| r.mean_qlen).sum::<f64>() / rows.len() as f64 };
+        let max_qlen = rows.iter().map(|r| r.max_qlen).max().unwrap_or(0);
+        let d = inp.drops;
+        let drops = d.early + d.forced + d.overflow;
+        let secs = inp.measured_ns as f64 / 1e9;
+        Summary {
+            measured_s: secs,
+            kb_per_s: if secs > 0.0 { inp.fwd_bytes as f64 / 1000.0 / secs } else { 0.0 },
+            utilization: if secs > 0.0 { inp.fwd_bytes as f64 * 8.0 / secs / inp.bottleneck_bps as f64 } else { 0.0 },
+            drops_pct: pct(drops, d.arrivals),
+            unforced_pct: pct(d.early, drops),
+            forced_pct: pct(d.forced + d.overflow, drops),
+            marks: d.marks,
+            arrivals: d.arrivals,
+            drops,
+            mean_qlen,
+            max_qlen,
+            responses_started: started,
+            responses_completed: n,
+            median_rt_ms: ms(0.5),
+            mean_rt_ms: mean_rt,
+            p10_rt_ms: ms(0.1),
+            p25_rt_ms: ms(0.25),
+            p75_rt_ms: ms(0.75),
+            p90_rt_ms: ms(0.9),
+            p95_rt_ms: ms(0.95),
+            p99_rt_ms: ms(0.99),
+            pct_le_1s: pct(le1, n),
+            pct_1_2s: pct(count_in(S, 2 * S), n),
+            pct_2_3s: pct(count_in(2 * S, 3 * S), n),
+            pct_gt_3s: pct(rts.iter().filter(|&&t| t > 3 * S).count() as u64, n),
+            syn_retx: syn,
+            fin_retx: fin,
+            data_retx: data,
+            timeouts: to,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(start_ms: u64, rt_ms: u64, completed: bool) -> RequestRecord {
+        RequestRecord {
+            id: 0,
+            workload: 0,
+            kind: RequestKind::Http,
+            client: 0,
+            server: 0,
+            start_ns: start_ms * 1_000_000,
+            end_ns: (start_ms + rt_ms) * 1_000_000,
+            request_bytes: 300,
+            response_bytes: 1000,
+            base_rtt_ns: 0,
+            completed,
+            syn_retx: 1,
+            fin_retx: 0,
+            data_retx: 2,
+            timeouts: 1,
+            fast_retx: 0,
+        }
+    }
+
+    #[test]
+    fn quantiles_nearest_rank() {
+        let v = [10, 20, 30, 40];
+        assert_eq!(quantile_sorted(&v, 0.5), 20.0);
+        assert_eq!(quantile_sorted(&v, 0.75), 30.0);
+        assert_eq!(quantile_sorted(&v, 0.76), 40.0);
+        assert_eq!(quantile_sorted(&v, 0.01), 10.0);
+        assert!(quantile_sorted(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn table_columns_from_hand_made_run() {
+        // warm-up 1 s; the record starting at 0.5 s is excluded; the incomplete one counts as
+        // started but not completed. Completed response times: 500, 1000, 1500, 2500, 4000 ms.
+        let reqs = vec![
+            rec(500, 100, true),
+            rec(1000, 500, true),
+            rec(1100, 1000, true),
+            rec(1200, 1500, true),
+            rec(1300, 2500, true),
+            rec(1400, 4000, true),
+            rec(1500, 9000, false),
+        ];
+        let row = |t: u64, m: f64, mx: u32| QueueRow {
+            link: "f".into(),
+            t_ns: t,
+            forwarded: 0,
+            early_drops: 0,
+            forced_drops: 0,
+            overflow_drops: 0,
+            marks: 0,
+            min_qlen: 0,
+            max_qlen: mx,
+            mean_qlen: m,
+            var_qlen: 0.0,
+        };
+        let rows = vec![row(1_000_000_000, 100.0, 200), row(1_100_000_000, 10.0, 12), row(1_200_000_000, 20.0, 30)];
+        let s = Summary::compute(&SummaryInput {
+            requests: &reqs,
+            queue_rows: &rows,
+            fwd_bytes: 2_500_000,
+            bottleneck_bps: 10_000_000,
+            drops: DropCounts { arrivals: 1000, early: 30, forced: 5, overflow: 15, marks: 0 },
+            warmup_ns: 1_000_000_000,
+            measured_ns: 2_000_000_000,
+        });
+        assert_eq!(s.responses_started, 6);
+        assert_eq!(s.responses_completed, 5);
+        assert_eq!(s.median_rt_ms, 1500.0); // rank ceil(2.5) = 3rd of 500,1000,1500,2500,4000
+        assert_eq!(s.mean_rt_ms, 1900.0);
+        assert_eq!((s.pct_le_1s, s.pct_1_2s, s.pct_2_3s, s.pct_gt_3s), (40.0, 20.0, 20.0, 20.0));
+        assert_eq!(s.kb_per_s, 1250.0);
+        assert_eq!(s.utilization, 1.0);
+        assert_eq!((s.drops_pct, s.unforced_pct, s.forced_pct), (5.0, 60.0, 40.0));
+        assert_eq!(s.mean_qlen, 15.0); // the row ending exactly at the warm-up is excluded
+        assert_eq!(s.max_qlen, 30);
+        assert_eq!((s.syn_retx, s.data_retx, s.timeouts), (6, 12, 6));
+    }
+}

@@ -1,0 +1,49 @@
+//! What a run returns.
+
+use metrics::{LinkRow, QueueRow, RequestRecord, Summary};
+
+/// Engine counters (not part of the deterministic results: only `events` is deterministic).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    /// Events processed.
+    pub events: u64,
+    /// Packets created (sent by any endpoint).
+    pub packets_created: u64,
+    /// Packets delivered to an endpoint.
+    pub packets_delivered: u64,
+    /// Packets dropped by any queue.
+    pub packets_dropped: u64,
+    /// Packets still in queues, on wires or in events at the end.
+    pub packets_in_flight: u64,
+    /// Connections opened.
+    pub connections: u64,
+    /// Most connections open at once.
+    pub peak_open_connections: u64,
+    /// Simulated time at the end, ns.
+    pub end_ns: u64,
+}
+
+/// Everything one run produced.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    pub summary: Summary,
+    pub requests: Vec<RequestRecord>,
+    pub queue: Vec<QueueRow>,
+    pub links: Vec<LinkRow>,
+    pub engine: EngineStats,
+}
+
+/// A run that could not be built (the scenario was valid TOML but describes something the
+/// engine cannot run). `key` is the scenario key path at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError {
+    pub key: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.key, self.reason)
+    }
+}
+impl std::error::Error for SimError {}

@@ -5,7 +5,13 @@
 
 pub mod config;
 pub mod output;
+mod conn;
+pub mod event;
+pub mod network;
+mod packet;
 mod run;
+mod topology;
+mod world;
 
 pub use config::{DelayBoxConfig, DumbbellConfig, Experiment, MonitorConfig, Topology};
 pub use output::{EngineStats, RunOutput, SimError};

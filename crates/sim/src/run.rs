@@ -1,9 +1,219 @@
-//! Placeholder; the engine loop is being written.
-use crate::config::Experiment;
-use crate::output::{RunOutput, SimError};
-use units::SimTime;
+//! Build a world from an [`Experiment`], run the event loop to the end, collect the outputs and
+//! check conservation.
+
+use crate::config::{DelayBoxConfig, Experiment, Topology};
+use crate::event::Event;
+use crate::output::{EngineStats, RunOutput, SimError};
+use crate::topology;
+use crate::world::{Monitors, World, WorldParts};
+use aqm::{QueueDisc, QueueStats};
+use metrics::{DropCounts, LinkMonitor, QueueMonitor, Recorder, Summary, SummaryInput};
+use traffic::{Workload, WorkloadConfig};
+use units::{SimDuration, SimTime};
+
+fn check_hosts(i: usize, cfg: &WorkloadConfig, clients: u32, servers: u32) -> Result<(), SimError> {
+    let bad = |what: &str, idx: u32, n: u32| SimError {
+        key: format!("workload[{i}]"),
+        reason: format!("{what} {idx} has no route: the topology has {n} {what}s (0..{})", n.saturating_sub(1)),
+    };
+    match cfg {
+        WorkloadConfig::Http10 { clients: c, servers: s, .. } | WorkloadConfig::ParetoWeb { clients: c, servers: s, .. } => {
+            if *c > clients {
+                return Err(bad("client", *c - 1, clients));
+            }
+            if *s > servers {
+                return Err(bad("server", *s - 1, servers));
+            }
+        }
+        WorkloadConfig::Bulk { flows } => {
+            for f in flows {
+                if f.client >= clients {
+                    return Err(bad("client", f.client, clients));
+                }
+                if f.server >= servers {
+                    return Err(bad("server", f.server, servers));
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Run `exp` to completion. `progress(now, end)` is called about every simulated second.
-pub fn run(_exp: &Experiment, _progress: &mut dyn FnMut(SimTime, SimTime)) -> Result<RunOutput, SimError> {
-    unimplemented!()
+pub fn run(exp: &Experiment, progress: &mut dyn FnMut(SimTime, SimTime)) -> Result<RunOutput, SimError> {
+    let Topology::Dumbbell(db) = &exp.topology;
+    let built = topology::dumbbell::build(db, exp.seed)?;
+    if let Some(DelayBoxConfig::Matrix { rtt }) = &db.delaybox {
+        if rtt.len() != db.clients as usize || rtt.iter().any(|r| r.len() != db.servers as usize) {
+            return Err(SimError {
+                key: "topology.delaybox.matrix".into(),
+                reason: format!("must be {} rows (clients) × {} columns (servers)", db.clients, db.servers),
+            });
+        }
+    }
+    let mut workloads = Vec::new();
+    for (i, w) in exp.workloads.iter().enumerate() {
+        check_hosts(i, w, db.clients, db.servers)?;
+        workloads.push(Workload::new(w.clone()).map_err(|e| SimError { key: format!("workload[{i}]"), reason: e })?);
+    }
+    if exp.monitor.queue_sample.as_nanos() == 0 || exp.monitor.queue_interval.as_nanos() == 0 || exp.monitor.link_interval.as_nanos() == 0 {
+        return Err(SimError { key: "monitor".into(), reason: "intervals must be positive".into() });
+    }
+    let fwd = built.bottleneck_fwd;
+    let bottleneck_bps = built.net.links[fwd as usize].rate.bps;
+    let warmup = SimTime::ZERO + exp.warmup;
+    let mut end = warmup + exp.duration;
+    let monitored = built.monitored.clone();
+    let mut w = World::new(WorldParts {
+        net: built.net,
+        client_nodes: built.client_nodes,
+        server_nodes: built.server_nodes,
+        delaybox_node: built.delaybox_node,
+        delaybox: db.delaybox.clone(),
+        path_delay: built.path_delay,
+        workloads,
+        tcp: exp.tcp.clone(),
+        seed: exp.seed,
+        obs: Recorder::default(),
+        warmup,
+    });
+    for (mi, &l) in monitored.iter().enumerate() {
+        let link = &mut w.net.links[l as usize];
+        link.monitor = Some(mi);
+        let name = link.name.clone();
+        w.monitors.push(Monitors { link: l, queue: QueueMonitor::new(&name, 0), bytes: LinkMonitor::new(&name) });
+    }
+    for l in 0..w.net.links.len() {
+        if let Some(d) = w.net.links[l].disc.next_deadline() {
+            w.q.schedule(d, Event::Queue { link: l as u32 });
+        }
+    }
+    let mon = &exp.monitor;
+    w.q.schedule(SimTime::ZERO + mon.queue_sample, Event::QueueSample);
+    w.q.schedule(SimTime::ZERO + mon.queue_interval, Event::QueueInterval);
+    w.q.schedule(SimTime::ZERO + mon.link_interval, Event::LinkInterval);
+    w.q.schedule(warmup, Event::WarmupEnd);
+    w.start_workloads(SimTime::ZERO);
+
+    let mut snap_stats = QueueStats::default();
+    let mut snap_bytes = 0u64;
+    let mut next_progress = SimTime::ZERO;
+    let progress_step = SimDuration::from_secs(1);
+    while let Some(t) = w.q.peek_time() {
+        if t > end {
+            break;
+        }
+        let (now, ev) = w.q.pop().expect("peeked");
+        if now >= next_progress {
+            progress(now, end);
+            next_progress = now + progress_step;
+        }
+        match ev {
+            Event::QueueSample => {
+                for m in w.monitors.iter_mut() {
+                    m.queue.sample(w.net.links[m.link as usize].disc.len_packets());
+                }
+                w.q.schedule(now + mon.queue_sample, Event::QueueSample);
+            }
+            Event::QueueInterval => {
+                for m in w.monitors.iter_mut() {
+                    let qlen = w.net.links[m.link as usize].disc.len_packets();
+                    m.queue.close_interval(now.as_nanos(), qlen, &mut w.obs);
+                }
+                w.q.schedule(now + mon.queue_interval, Event::QueueInterval);
+            }
+            Event::LinkInterval => {
+                for m in w.monitors.iter_mut() {
+                    m.bytes.close_interval(now.as_nanos(), &mut w.obs);
+                }
+                w.q.schedule(now + mon.link_interval, Event::LinkInterval);
+            }
+            Event::WarmupEnd => {
+                let l = &w.net.links[fwd as usize];
+                snap_stats = l.disc.stats().clone();
+                snap_bytes = l.tx_bytes;
+            }
+            ev => w.handle(now, ev),
+        }
+        if let Some(n) = exp.stop_after_responses {
+            if w.measured_completions >= n {
+                end = now;
+                break;
+            }
+        }
+    }
+    progress(end, end);
+    w.close_all(end);
+
+    // Conservation: every packet created was delivered, dropped, or is still in a queue or on
+    // a wire (an Arrive event) — and each queue's counters satisfy their identities.
+    let mut in_queues = 0u64;
+    let mut identity_errors = Vec::new();
+    for l in &w.net.links {
+        let len = l.disc.len_packets() as u64;
+        in_queues += len;
+        if let Err(e) = l.disc.stats().check_identities(len) {
+            identity_errors.push(format!("{}: {e}", l.name));
+        }
+    }
+    let created = w.pkts.created();
+    let live = w.pkts.live();
+    let events = w.q.processed();
+    let on_wire = w.q.drain().filter(|e| matches!(e, Event::Arrive { .. })).count() as u64;
+    if created != w.delivered + w.dropped + live {
+        identity_errors.push(format!("created {created} != delivered {} + dropped {} + live {live}", w.delivered, w.dropped));
+    }
+    if live != in_queues + on_wire {
+        identity_errors.push(format!("live packets {live} != queued {in_queues} + on the wire {on_wire}"));
+    }
+    if !identity_errors.is_empty() {
+        return Err(SimError { key: "engine".into(), reason: format!("conservation violated: {}", identity_errors.join("; ")) });
+    }
+
+    let fl = &w.net.links[fwd as usize];
+    let st = fl.disc.stats();
+    let (measured_from, fwd_bytes, drops) = if end >= warmup {
+        (
+            warmup,
+            fl.tx_bytes - snap_bytes,
+            DropCounts {
+                arrivals: st.arrivals - snap_stats.arrivals,
+                early: st.early_drops - snap_stats.early_drops,
+                forced: st.forced_drops + st.dequeue_drops - snap_stats.forced_drops - snap_stats.dequeue_drops,
+                overflow: st.overflow_drops - snap_stats.overflow_drops,
+                marks: st.marks - snap_stats.marks,
+            },
+        )
+    } else {
+        (end, 0, DropCounts::default())
+    };
+    let fwd_name = fl.name.clone();
+    let mut rec = std::mem::take(&mut w.obs);
+    rec.requests.sort_by_key(|r| r.id);
+    let fwd_rows: Vec<_> = rec.queue.iter().filter(|r| r.link == fwd_name).cloned().collect();
+    let summary = Summary::compute(&SummaryInput {
+        requests: &rec.requests,
+        queue_rows: &fwd_rows,
+        fwd_bytes,
+        bottleneck_bps,
+        drops,
+        warmup_ns: warmup.as_nanos(),
+        measured_ns: (end - measured_from).as_nanos(),
+    });
+    Ok(RunOutput {
+        summary,
+        requests: rec.requests,
+        queue: rec.queue,
+        links: rec.links,
+        engine: EngineStats {
+            events,
+            packets_created: created,
+            packets_delivered: w.delivered,
+            packets_dropped: w.dropped,
+            packets_in_flight: live,
+            connections: w.connections_opened(),
+            peak_open_connections: w.peak_open,
+            end_ns: end.as_nanos(),
+        },
+    })
 }

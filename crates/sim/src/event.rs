@@ -1,0 +1,132 @@
+//! The event queue: a binary heap ordered by (time, insertion sequence), so events at the same
+//! instant run in the order they were scheduled (STYLE.md §9). Cancellation is lazy: handlers
+//! check generation numbers or deadlines and ignore stale events.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use units::SimTime;
+
+/// What happens at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Packet `pkt` reaches node `node` (end of a link's propagation).
+    Arrive { pkt: u32, node: u32 },
+    /// Link `link` finished serializing its current packet.
+    TxDone { link: u32 },
+    /// Endpoint deadline of connection slot `conn` (generation `gen`), side 0 client / 1 server.
+    Endpoint { conn: u32, gen: u32, side: u8 },
+    /// Workload `w` has a deadline.
+    Workload { w: u32 },
+    /// Queue discipline of `link` has a deadline (periodic AQM updates).
+    Queue { link: u32 },
+    /// Sample monitored queue lengths (every 3 ms).
+    QueueSample,
+    /// Close the queue-monitor interval (every 100 ms).
+    QueueInterval,
+    /// Close the link-monitor interval (every 1 s).
+    LinkInterval,
+    /// End of the warm-up: snapshot counters.
+    WarmupEnd,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    time: SimTime,
+    seq: u64,
+    ev: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.time == o.time && self.seq == o.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest (time, seq).
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+    }
+}
+
+/// Deterministic future-event list.
+#[derive(Debug, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+    now: SimTime,
+    popped: u64,
+}
+
+impl EventQueue {
+    pub fn new() -> Self {
+        EventQueue { heap: BinaryHeap::with_capacity(1 << 16), seq: 0, now: SimTime::ZERO, popped: 0 }
+    }
+    /// Schedule `ev` at `time`, which must not be in the past.
+    #[inline]
+    pub fn schedule(&mut self, time: SimTime, ev: Event) {
+        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
+        self.heap.push(Entry { time, seq: self.seq, ev });
+        self.seq += 1;
+    }
+    /// Earliest event, advancing the clock; asserts time never goes backwards.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        let e = self.heap.pop()?;
+        assert!(e.time >= self.now, "time went backwards");
+        self.now = e.time;
+        self.popped += 1;
+        Some((e.time, e.ev))
+    }
+    /// Time of the earliest pending event.
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.time)
+    }
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// Events popped so far.
+    pub fn processed(&self) -> u64 {
+        self.popped
+    }
+    /// Events scheduled so far.
+    pub fn scheduled(&self) -> u64 {
+        self.seq
+    }
+    pub fn pending(&self) -> usize {
+        self.heap.len()
+    }
+    /// Pending events, for end-of-run accounting.
+    pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
+        self.heap.drain().map(|e| e.ev)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_by_time_then_insertion() {
+        let mut q = EventQueue::new();
+        let t = SimTime::from_millis;
+        q.schedule(t(5), Event::TxDone { link: 1 });
+        q.schedule(t(3), Event::TxDone { link: 2 });
+        q.schedule(t(5), Event::TxDone { link: 3 });
+        q.schedule(t(3), Event::TxDone { link: 4 });
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop())
+            .map(|(_, e)| match e {
+                Event::TxDone { link } => link,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(order, vec![2, 4, 1, 3]);
+        assert_eq!(q.processed(), 4);
+        assert_eq!(q.now(), t(5));
+    }
+}

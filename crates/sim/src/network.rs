@@ -1,0 +1,132 @@
+//! Nodes, unidirectional links and static routes.
+//!
+//! A link serializes one packet at a time at its rate (size includes the 40-byte TCP/IP header)
+//! and delivers it after its propagation delay; its queue discipline sits at the sending end.
+//! Routes are static shortest-hop next-link tables computed once by breadth-first search.
+
+use aqm::{Discipline, DisciplineParams, LinkInfo};
+use units::{Rate, Rng, SimDuration};
+
+/// A unidirectional link.
+#[derive(Debug)]
+pub struct Link {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate: Rate,
+    pub delay: SimDuration,
+    pub disc: Discipline,
+    /// Random stream of the discipline (derived from the run seed and the link name).
+    pub rng: Rng,
+    /// True while a packet is being serialized.
+    pub busy: bool,
+    /// Wire bytes and packets that started transmission since the start of the run.
+    pub tx_bytes: u64,
+    pub tx_packets: u64,
+    /// Index into the engine's monitors, if this link is monitored.
+    pub monitor: Option<usize>,
+}
+
+/// A network: nodes are indices `0..nodes`; `route[node * nodes + dst]` is the link to take.
+#[derive(Debug, Default)]
+pub struct Network {
+    pub nodes: u32,
+    pub links: Vec<Link>,
+    route: Vec<u32>,
+}
+
+/// Marker for "no route".
+pub const NO_ROUTE: u32 = u32::MAX;
+
+impl Network {
+    pub fn new(nodes: u32) -> Self {
+        Network { nodes, links: Vec::new(), route: Vec::new() }
+    }
+
+    /// Add a link `from → to`; returns its index. Fails if the queue parameters are invalid.
+    pub fn add_link(
+        &mut self,
+        name: &str,
+        from: u32,
+        to: u32,
+        rate: Rate,
+        delay: SimDuration,
+        queue: &DisciplineParams,
+        seed: u64,
+    ) -> Result<u32, aqm::ParamError> {
+        let disc = queue.build(LinkInfo { rate, delay })?;
+        self.links.push(Link {
+            name: name.to_string(),
+            from,
+            to,
+            rate,
+            delay,
+            disc,
+            rng: units::stream(seed, &format!("link:{name}")),
+            busy: false,
+            tx_bytes: 0,
+            tx_packets: 0,
+            monitor: None,
+        });
+        Ok((self.links.len() - 1) as u32)
+    }
+
+    /// Compute shortest-hop routes between every pair of nodes (ties: lowest link index).
+    pub fn compute_routes(&mut self) {
+        let n = self.nodes as usize;
+        self.route = vec![NO_ROUTE; n * n];
+        // For each destination, BFS backwards over links.
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, l) in self.links.iter().enumerate() {
+            incoming[l.to as usize].push(i as u32);
+        }
+        let mut dist = vec![u32::MAX; n];
+        let mut frontier = std::collections::VecDeque::new();
+        for dst in 0..n {
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[dst] = 0;
+            frontier.clear();
+            frontier.push_back(dst);
+            while let Some(v) = frontier.pop_front() {
+                for &li in &incoming[v] {
+                    let u = self.links[li as usize].from as usize;
+                    if dist[u] == u32::MAX {
+                        dist[u] = dist[v] + 1;
+                        self.route[u * n + dst] = li;
+                        frontier.push_back(u);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The link to take from `node` towards `dst`, or `NO_ROUTE`.
+    #[inline]
+    pub fn next_link(&self, node: u32, dst: u32) -> u32 {
+        self.route[(node * self.nodes + dst) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqm::DropTailParams;
+
+    #[test]
+    fn routes_follow_shortest_hops() {
+        // 0 -> 1 -> 2 and 2 -> 0 directly; 3 is isolated.
+        let mut n = Network::new(4);
+        let q = DisciplineParams::DropTail(DropTailParams::default());
+        let r = Rate::from_mbps(10);
+        let d = SimDuration::from_millis(1);
+        let a = n.add_link("a", 0, 1, r, d, &q, 1).unwrap();
+        let b = n.add_link("b", 1, 2, r, d, &q, 1).unwrap();
+        let c = n.add_link("c", 2, 0, r, d, &q, 1).unwrap();
+        n.compute_routes();
+        assert_eq!(n.next_link(0, 2), a);
+        assert_eq!(n.next_link(1, 2), b);
+        assert_eq!(n.next_link(1, 0), b);
+        assert_eq!(n.next_link(2, 1), c);
+        assert_eq!(n.next_link(0, 3), NO_ROUTE);
+    }
+}

@@ -1,0 +1,56 @@
+//! Dumbbell: client hosts — router C ══ bottleneck ══ router S — server hosts.
+//!
+//! Node numbering: clients `0..C`, servers `C..C+S`, router C = `C+S`, router S = `C+S+1`.
+//! Link names: `client{i}_up` / `client{i}_down`, `server{j}_up` / `server{j}_down`,
+//! `bottleneck_fwd` (S → C, carries responses) and `bottleneck_rev` (C → S).
+//! DelayBox sits at router C, as ns-2's PackMime examples place it beside the client cloud.
+
+use super::Built;
+use crate::config::DumbbellConfig;
+use crate::network::Network;
+use crate::output::SimError;
+
+/// Build the dumbbell described by `cfg`.
+pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
+    if cfg.clients == 0 || cfg.servers == 0 {
+        return Err(SimError { key: "topology".into(), reason: "needs at least one client and one server".into() });
+    }
+    let c = cfg.clients;
+    let s = cfg.servers;
+    let rc = c + s;
+    let rs = c + s + 1;
+    let mut net = Network::new(c + s + 2);
+    let qerr = |key: &str| {
+        let key = key.to_string();
+        move |e: aqm::ParamError| SimError { key: format!("{key}.{}", e.key), reason: e.reason }
+    };
+    for i in 0..c {
+        net.add_link(&format!("client{i}_up"), i, rc, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
+            .map_err(qerr("topology.access_queue"))?;
+        net.add_link(&format!("client{i}_down"), rc, i, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
+            .map_err(qerr("topology.access_queue"))?;
+    }
+    for j in 0..s {
+        let n = c + j;
+        net.add_link(&format!("server{j}_up"), n, rs, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
+            .map_err(qerr("topology.access_queue"))?;
+        net.add_link(&format!("server{j}_down"), rs, n, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
+            .map_err(qerr("topology.access_queue"))?;
+    }
+    let fwd = net
+        .add_link("bottleneck_fwd", rs, rc, cfg.bottleneck_rate, cfg.bottleneck_delay, &cfg.forward_queue, seed)
+        .map_err(qerr("queue"))?;
+    let rev = net
+        .add_link("bottleneck_rev", rc, rs, cfg.bottleneck_rate, cfg.bottleneck_delay, &cfg.reverse_queue, seed)
+        .map_err(qerr("reverse_queue"))?;
+    net.compute_routes();
+    Ok(Built {
+        net,
+        client_nodes: (0..c).collect(),
+        server_nodes: (c..c + s).collect(),
+        delaybox_node: cfg.delaybox.as_ref().map(|_| rc),
+        monitored: vec![fwd, rev],
+        bottleneck_fwd: fwd,
+        path_delay: cfg.access_delay + cfg.bottleneck_delay + cfg.access_delay,
+    })
+}

@@ -1,0 +1,23 @@
+//! Topology builders: each turns a plain-data config into a [`Network`](crate::network::Network)
+//! plus the node indices of its client and server hosts.
+
+pub mod dumbbell;
+
+/// A built topology.
+#[derive(Debug)]
+pub struct Built {
+    pub net: crate::network::Network,
+    /// Node index of client host i.
+    pub client_nodes: Vec<u32>,
+    /// Node index of server host j.
+    pub server_nodes: Vec<u32>,
+    /// Node where DelayBox delays are applied (packets arriving at it are held per flow).
+    pub delaybox_node: Option<u32>,
+    /// Links whose queue and throughput are monitored, with their names.
+    pub monitored: Vec<u32>,
+    /// The forward bottleneck link (the one summarized).
+    pub bottleneck_fwd: u32,
+    /// One-way propagation delay between client i and server j without DelayBox, as a function
+    /// of nothing but the topology (dumbbell: the same for every pair).
+    pub path_delay: units::SimDuration,
+}

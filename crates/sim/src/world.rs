@@ -1,0 +1,455 @@
+//! The simulation world: network, packets, connections, workloads and monitors, and the event
+//! handlers that wire `tcp`, `aqm` and `traffic` together. `run.rs` builds a world from an
+//! [`Experiment`](crate::Experiment) and drives the loop.
+
+use crate::conn::{AppAction, Conn, Slot, CLIENT, SERVER};
+use crate::event::{Event, EventQueue};
+use crate::network::{Network, NO_ROUTE};
+use crate::packet::{Class, Packet, PacketArena};
+use crate::DelayBoxConfig;
+use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
+use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
+use tcp::{Endpoint, Segment, TcpConfig};
+use traffic::{FlowKind, Request, Workload};
+use units::{Rng, SimDuration, SimTime};
+
+/// Monitors attached to one link.
+pub struct Monitors {
+    pub link: u32,
+    pub queue: QueueMonitor,
+    pub bytes: LinkMonitor,
+}
+
+/// Everything that changes during a run.
+pub struct World<O: Observer> {
+    pub q: EventQueue,
+    pub net: Network,
+    pub pkts: PacketArena,
+    pub slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    pub workloads: Vec<Workload>,
+    wl_rngs: Vec<Rng>,
+    wl_timer_at: Vec<Option<SimTime>>,
+    pub client_nodes: Vec<u32>,
+    pub server_nodes: Vec<u32>,
+    delaybox_node: u32,
+    delaybox: Option<DelayBoxConfig>,
+    delaybox_rng: Rng,
+    path_delay: SimDuration,
+    tcp: TcpConfig,
+    pub monitors: Vec<Monitors>,
+    pub obs: O,
+    scratch_reqs: Vec<Request>,
+    scratch_drops: Vec<(PacketMeta, DropReason)>,
+    next_conn_id: u64,
+    open_conns: u64,
+    pub peak_open: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub warmup: SimTime,
+    /// Completed HTTP responses that started after the warm-up.
+    pub measured_completions: u64,
+}
+
+/// Parts of a world that `run.rs` assembles.
+pub struct WorldParts<O: Observer> {
+    pub net: Network,
+    pub client_nodes: Vec<u32>,
+    pub server_nodes: Vec<u32>,
+    pub delaybox_node: Option<u32>,
+    pub delaybox: Option<DelayBoxConfig>,
+    pub path_delay: SimDuration,
+    pub workloads: Vec<Workload>,
+    pub tcp: TcpConfig,
+    pub seed: u64,
+    pub obs: O,
+    pub warmup: SimTime,
+}
+
+impl<O: Observer> World<O> {
+    pub fn new(p: WorldParts<O>) -> Self {
+        let n = p.workloads.len();
+        World {
+            q: EventQueue::new(),
+            net: p.net,
+            pkts: PacketArena::default(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            wl_rngs: (0..n).map(|i| units::stream(p.seed, &format!("workload:{i}"))).collect(),
+            wl_timer_at: vec![None; n],
+            workloads: p.workloads,
+            client_nodes: p.client_nodes,
+            server_nodes: p.server_nodes,
+            delaybox_node: p.delaybox_node.unwrap_or(u32::MAX),
+            delaybox: p.delaybox,
+            delaybox_rng: units::stream(p.seed, "delaybox"),
+            path_delay: p.path_delay,
+            tcp: p.tcp,
+            monitors: Vec::new(),
+            obs: p.obs,
+            scratch_reqs: Vec::new(),
+            scratch_drops: Vec::new(),
+            next_conn_id: 0,
+            open_conns: 0,
+            peak_open: 0,
+            delivered: 0,
+            dropped: 0,
+            warmup: p.warmup,
+            measured_completions: 0,
+        }
+    }
+
+    /// Dispatch one event.
+    #[inline]
+    pub fn handle(&mut self, now: SimTime, ev: Event) {
+        match ev {
+            Event::Arrive { pkt, node } => self.arrive(now, pkt, node),
+            Event::TxDone { link } => {
+                self.net.links[link as usize].busy = false;
+                self.start_tx(now, link);
+            }
+            Event::Endpoint { conn, gen, side } => self.endpoint_timer(now, conn, gen, side as usize),
+            Event::Workload { w } => self.workload_timer(now, w as usize),
+            Event::Queue { link } => {
+                let l = &mut self.net.links[link as usize];
+                l.disc.on_timeout(now);
+                if let Some(d) = l.disc.next_deadline() {
+                    self.q.schedule(d.max(now), Event::Queue { link });
+                }
+            }
+            // Monitoring events are handled by the run loop.
+            Event::QueueSample | Event::QueueInterval | Event::LinkInterval | Event::WarmupEnd => {}
+        }
+    }
+
+    // ----- packets and links -------------------------------------------------------------
+
+    fn arrive(&mut self, now: SimTime, pkt: u32, node: u32) {
+        let dst = self.pkts.get(pkt).dst;
+        if node == dst {
+            self.deliver(now, pkt);
+            return;
+        }
+        let l = self.net.next_link(node, dst);
+        debug_assert_ne!(l, NO_ROUTE, "no route from {node} to {dst}");
+        self.enqueue(now, l, pkt);
+    }
+
+    fn enqueue(&mut self, now: SimTime, l: u32, pkt: u32) {
+        let p = self.pkts.get(pkt);
+        let meta = PacketMeta {
+            id: pkt,
+            size_bytes: p.seg.wire_bytes(),
+            ect: p.seg.ect,
+            class: p.class.to_aqm(),
+            cwnd_hint: p.seg.cwnd_hint,
+            flow: p.conn,
+            enqueued_at: now,
+        };
+        let link = &mut self.net.links[l as usize];
+        let verdict = link.disc.enqueue(now, meta, &mut link.rng);
+        let qlen = link.disc.len_packets();
+        let mon = link.monitor;
+        match verdict {
+            Verdict::Enqueued => {
+                if let Some(m) = mon {
+                    self.monitors[m].queue.on_enqueue(qlen, false);
+                }
+            }
+            Verdict::EnqueuedMarked => {
+                debug_assert!(self.pkts.get(pkt).seg.ect, "CE mark on a non-ECT packet");
+                self.pkts.get_mut(pkt).seg.ce = true;
+                if let Some(m) = mon {
+                    self.monitors[m].queue.on_enqueue(qlen, true);
+                }
+            }
+            Verdict::Dropped(r) => {
+                if let Some(m) = mon {
+                    self.monitors[m].queue.on_drop(r as u8, qlen);
+                }
+                self.pkts.free(pkt);
+                self.dropped += 1;
+            }
+        }
+        if !self.net.links[l as usize].busy {
+            self.start_tx(now, l);
+        }
+    }
+
+    /// The link is free: take the next packet from its discipline and put it on the wire.
+    fn start_tx(&mut self, now: SimTime, l: u32) {
+        let link = &mut self.net.links[l as usize];
+        self.scratch_drops.clear();
+        let next = link.disc.dequeue(now, &mut self.scratch_drops);
+        let qlen = link.disc.len_packets();
+        for (m, r) in self.scratch_drops.drain(..) {
+            if let Some(mi) = link.monitor {
+                self.monitors[mi].queue.on_drop(r as u8, qlen);
+            }
+            self.pkts.free(m.id);
+            self.dropped += 1;
+        }
+        let Some(m) = next else { return };
+        link.busy = true;
+        link.tx_bytes += m.size_bytes as u64;
+        link.tx_packets += 1;
+        if let Some(mi) = link.monitor {
+            self.monitors[mi].queue.on_dequeue(qlen);
+            self.monitors[mi].bytes.on_transmit(m.size_bytes);
+        }
+        let ser = link.rate.serialization(m.size_bytes as u64);
+        let to = link.to;
+        let mut arrival = now + ser + link.delay;
+        self.q.schedule(now + ser, Event::TxDone { link: l });
+        if to == self.delaybox_node {
+            let p = self.pkts.get(m.id);
+            if let Some(c) = self.conn(p.conn, p.gen) {
+                arrival += c.extra_one_way;
+            }
+        }
+        self.q.schedule(arrival, Event::Arrive { pkt: m.id, node: to });
+    }
+
+    #[inline]
+    fn conn(&self, ci: u32, gen: u32) -> Option<&Conn> {
+        let s = &self.slots[ci as usize];
+        if s.gen == gen {
+            s.conn.as_deref()
+        } else {
+            None
+        }
+    }
+
+    // ----- endpoints -----------------------------------------------------------------------
+
+    fn deliver(&mut self, now: SimTime, pkt: u32) {
+        let p = *self.pkts.get(pkt);
+        self.pkts.free(pkt);
+        self.delivered += 1;
+        let slot = &mut self.slots[p.conn as usize];
+        if slot.gen != p.gen {
+            return; // the connection is gone: the packet is delivered to a closed socket
+        }
+        let Some(c) = slot.conn.as_deref_mut() else { return };
+        let side = if p.to_server { SERVER } else { CLIENT };
+        c.eps[side].on_segment(now, &p.seg);
+        self.service(now, p.conn, side);
+    }
+
+    fn endpoint_timer(&mut self, now: SimTime, ci: u32, gen: u32, side: usize) {
+        let slot = &mut self.slots[ci as usize];
+        if slot.gen != gen {
+            return;
+        }
+        let Some(c) = slot.conn.as_deref_mut() else { return };
+        if c.timer_at[side] != Some(now) {
+            return; // stale: a newer wake-up is pending
+        }
+        c.timer_at[side] = None;
+        c.eps[side].on_timeout(now);
+        self.service(now, ci, side);
+    }
+
+    /// After any input to an endpoint: send what it wants to send, run the application on its
+    /// events, re-arm its wake-up, and free the connection when it is over.
+    fn service(&mut self, now: SimTime, ci: u32, side: usize) {
+        let mut complete = false;
+        loop {
+            while let Some(seg) = self.slot_conn(ci).eps[side].poll_transmit(now) {
+                self.send_segment(now, ci, side, seg);
+            }
+            let mut any = false;
+            while let Some(ev) = self.slot_conn(ci).eps[side].poll_event() {
+                any = true;
+                if self.slot_conn(ci).on_app_event(now, side, ev) == AppAction::ResponseComplete {
+                    complete = true;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        let gen = self.slots[ci as usize].gen;
+        let c = self.slot_conn(ci);
+        if let Some(d) = c.eps[side].next_deadline() {
+            let d = d.max(now);
+            if c.timer_at[side].is_none_or(|t| d < t) {
+                c.timer_at[side] = Some(d);
+                self.q.schedule(d, Event::Endpoint { conn: ci, gen, side: side as u8 });
+            }
+        }
+        if complete {
+            let warmup_ns = self.warmup.as_nanos();
+            let c = self.slot_conn(ci);
+            if c.record.start_ns >= warmup_ns && c.kind == FlowKind::Http {
+                self.measured_completions += 1;
+            }
+            self.notify_workload(now, ci);
+        }
+        if self.slot_conn(ci).finished() {
+            self.close_conn(now, ci);
+        }
+    }
+
+    #[inline]
+    fn slot_conn(&mut self, ci: u32) -> &mut Conn {
+        self.slots[ci as usize].conn.as_deref_mut().expect("live connection")
+    }
+
+    fn send_segment(&mut self, now: SimTime, ci: u32, side: usize, seg: Segment) {
+        let gen = self.slots[ci as usize].gen;
+        let c = self.slot_conn(ci);
+        let (src, dst) = if side == CLIENT { (c.client_node, c.server_node) } else { (c.server_node, c.client_node) };
+        let class = if seg.len == 0 {
+            Class::Control
+        } else if c.kind == FlowKind::Bulk {
+            Class::Bulk
+        } else {
+            Class::Http
+        };
+        let pkt = self.pkts.alloc(Packet { seg, conn: ci, gen, to_server: side == CLIENT, dst, class });
+        let l = self.net.next_link(src, dst);
+        self.enqueue(now, l, pkt);
+    }
+
+    fn notify_workload(&mut self, now: SimTime, ci: u32) {
+        let c = self.slot_conn(ci);
+        if c.notified {
+            return;
+        }
+        c.notified = true;
+        let (w, user) = (c.workload as usize, c.user);
+        let mut reqs = std::mem::take(&mut self.scratch_reqs);
+        self.workloads[w].on_response_complete(now, user, &mut self.wl_rngs[w], &mut reqs);
+        self.open_requests(now, w, &mut reqs);
+        self.scratch_reqs = reqs;
+        self.arm_workload(now, w);
+    }
+
+    fn close_conn(&mut self, now: SimTime, ci: u32) {
+        self.notify_workload(now, ci);
+        let slot = &mut self.slots[ci as usize];
+        let mut c = slot.conn.take().expect("live connection");
+        slot.gen = slot.gen.wrapping_add(1);
+        self.free_slots.push(ci);
+        self.open_conns -= 1;
+        c.finalize_record(now);
+        self.obs.on_request(c.record);
+    }
+
+    /// End of run: write the records of connections still open.
+    pub fn close_all(&mut self, now: SimTime) {
+        for i in 0..self.slots.len() {
+            if let Some(mut c) = self.slots[i].conn.take() {
+                c.finalize_record(now);
+                self.obs.on_request(c.record);
+            }
+        }
+    }
+
+    // ----- workloads -----------------------------------------------------------------------
+
+    /// Start every workload at time zero.
+    pub fn start_workloads(&mut self, now: SimTime) {
+        for w in 0..self.workloads.len() {
+            let mut reqs = std::mem::take(&mut self.scratch_reqs);
+            self.workloads[w].start(now, &mut self.wl_rngs[w], &mut reqs);
+            self.open_requests(now, w, &mut reqs);
+            self.scratch_reqs = reqs;
+            self.arm_workload(now, w);
+        }
+    }
+
+    fn workload_timer(&mut self, now: SimTime, w: usize) {
+        if self.wl_timer_at[w] != Some(now) {
+            return;
+        }
+        self.wl_timer_at[w] = None;
+        let mut reqs = std::mem::take(&mut self.scratch_reqs);
+        self.workloads[w].on_timeout(now, &mut self.wl_rngs[w], &mut reqs);
+        self.open_requests(now, w, &mut reqs);
+        self.scratch_reqs = reqs;
+        self.arm_workload(now, w);
+    }
+
+    fn arm_workload(&mut self, now: SimTime, w: usize) {
+        if let Some(d) = self.workloads[w].next_deadline() {
+            let d = d.max(now);
+            if self.wl_timer_at[w].is_none_or(|t| d < t) {
+                self.wl_timer_at[w] = Some(d);
+                self.q.schedule(d, Event::Workload { w: w as u32 });
+            }
+        }
+    }
+
+    fn open_requests(&mut self, now: SimTime, w: usize, reqs: &mut Vec<Request>) {
+        for r in reqs.drain(..) {
+            self.open(now, w, r);
+        }
+    }
+
+    /// Open one connection for request `r` of workload `w`.
+    fn open(&mut self, now: SimTime, w: usize, r: Request) {
+        let extra_rtt = match &self.delaybox {
+            None => SimDuration::ZERO,
+            Some(DelayBoxConfig::Distribution { rtt_s }) => SimDuration::from_secs_f64(rtt_s.sample(&mut self.delaybox_rng)),
+            Some(DelayBoxConfig::Matrix { rtt }) => rtt[r.client as usize][r.server as usize],
+        };
+        let extra_one_way = SimDuration::from_nanos(extra_rtt.as_nanos() / 2);
+        let base_rtt = SimDuration::from_nanos(2 * (self.path_delay.as_nanos() + extra_one_way.as_nanos()));
+        let id = self.next_conn_id;
+        self.next_conn_id += 1;
+        let mut client = Endpoint::connect(self.tcp.clone(), now);
+        if r.request_bytes > 0 {
+            client.send(r.request_bytes);
+        }
+        let conn = Conn {
+            eps: [client, Endpoint::listen(self.tcp.clone())],
+            timer_at: [None, None],
+            done: [false, false],
+            aborted: false,
+            client_node: self.client_nodes[r.client as usize],
+            server_node: self.server_nodes[r.server as usize],
+            extra_one_way,
+            workload: w as u32,
+            user: r.user,
+            kind: r.kind,
+            responded: false,
+            completed: false,
+            notified: false,
+            record: RequestRecord {
+                id,
+                workload: w as u32,
+                kind: if r.kind == FlowKind::Bulk { RequestKind::Bulk } else { RequestKind::Http },
+                client: r.client,
+                server: r.server,
+                start_ns: now.as_nanos(),
+                end_ns: now.as_nanos(),
+                request_bytes: r.request_bytes,
+                response_bytes: r.response_bytes,
+                base_rtt_ns: base_rtt.as_nanos(),
+                completed: false,
+                syn_retx: 0,
+                fin_retx: 0,
+                data_retx: 0,
+                timeouts: 0,
+                fast_retx: 0,
+            },
+        };
+        let ci = match self.free_slots.pop() {
+            Some(i) => i,
+            None => {
+                self.slots.push(Slot::default());
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.slots[ci as usize].conn = Some(Box::new(conn));
+        self.open_conns += 1;
+        self.peak_open = self.peak_open.max(self.open_conns);
+        self.service(now, ci, CLIENT);
+    }
+
+    pub fn connections_opened(&self) -> u64 {
+        self.next_conn_id
+    }
+}

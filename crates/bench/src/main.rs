@@ -1,1 +1,88 @@
-fn main() {}
+//! aqmlab benchmark: runs fixed scenarios and prints simulated events per second, simulated
+//! seconds per wall-clock second and peak memory (VmHWM), one line per run.
+//!
+//! Usage: `aqmlab-bench [--quick] [SCENARIO[:VARIANT] ...]`. Without arguments it runs the
+//! quickstart (drop-tail and RED variants) and the 100 Mbps bench scenario. `--quick` cuts
+//! every run to 60 simulated seconds (for CI smoke runs; figures in the README use full runs).
+
+use std::path::PathBuf;
+use std::time::Instant;
+use units::{SimDuration, SimTime};
+
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut quick = false;
+    let mut targets: Vec<String> = Vec::new();
+    for a in std::env::args().skip(1) {
+        if a == "--quick" {
+            quick = true;
+        } else {
+            targets.push(a);
+        }
+    }
+    if targets.is_empty() {
+        targets = vec![
+            "scenarios/quickstart.toml:droptail".into(),
+            "scenarios/quickstart.toml:red".into(),
+            "scenarios/bench_100mbps.toml".into(),
+        ];
+    }
+    println!("{:<40} {:>10} {:>12} {:>12} {:>14} {:>12} {:>10}", "run", "sim_s", "wall_s", "events", "events/s", "sim_s/wall_s", "peak_MiB");
+    for t in targets {
+        let (file, variant) = match t.split_once(':') {
+            Some((f, v)) => (f.to_string(), Some(v.to_string())),
+            None => (t.clone(), None),
+        };
+        let path = if PathBuf::from(&file).is_absolute() { PathBuf::from(&file) } else { root.join(&file) };
+        let exps = match scenario::load(&path) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("aqmlab-bench: error: {e}");
+                std::process::exit(2);
+            }
+        };
+        for ne in exps {
+            if variant.as_ref().is_some_and(|v| *v != ne.name) {
+                continue;
+            }
+            let mut exp = ne.experiment.clone();
+            if quick {
+                exp.warmup = SimDuration::from_secs(10);
+                exp.duration = SimDuration::from_secs(50);
+            }
+            let t0 = Instant::now();
+            let out = match sim::run(&exp, &mut |_: SimTime, _: SimTime| {}) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("aqmlab-bench: error: {e}");
+                    std::process::exit(1);
+                }
+            };
+            let wall = t0.elapsed().as_secs_f64();
+            let sim_s = out.engine.end_ns as f64 / 1e9;
+            println!(
+                "{:<40} {:>10.1} {:>12.3} {:>12} {:>14.0} {:>12.1} {:>10.1}",
+                format!("{}:{}", file.rsplit('/').next().unwrap_or(&file), ne.name),
+                sim_s,
+                wall,
+                out.engine.events,
+                out.engine.events as f64 / wall,
+                sim_s / wall,
+                peak_rss_kib().unwrap_or(0) as f64 / 1024.0
+            );
+            println!(
+                "    util {:.3}  drops {:.2}%  responses {}  median {:.0} ms  peak open conns {}",
+                out.summary.utilization,
+                out.summary.drops_pct,
+                out.summary.responses_completed,
+                out.summary.median_rt_ms,
+                out.engine.peak_open_connections
+            );
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! An uncongested dumbbell: no drops, and every response time within a small tolerance of its
+//! no-queueing analytic value. Also exact timings of single connections computed by hand.
+
+mod common;
+use common::*;
+use traffic::{Arrival, BulkFlow, SizeDist, WorkloadConfig};
+use units::SimTime;
+
+const ACCESS: (u64, u64) = (100_000_000, 1_000_000);
+const BOTTLENECK: (u64, u64) = (10_000_000, 10_000_000);
+const PATH: [(u64, u64); 3] = [ACCESS, BOTTLENECK, ACCESS];
+
+fn single(request: f64, response: f64) -> sim::RunOutput {
+    let w = WorkloadConfig::Http10 {
+        arrival: Arrival::Users { users: 1, think_s: SizeDist::Constant { value: 1000.0 } },
+        request_bytes: SizeDist::Constant { value: request },
+        response_bytes: SizeDist::Constant { value: response },
+        clients: 1,
+        servers: 1,
+    };
+    run(&experiment(dumbbell(1, 10, droptail(100), None), vec![w], 0, 30, 1))
+}
+
+#[test]
+fn one_segment_response_takes_two_rtts_plus_serialization() {
+    // Handshake: SYN (40 B) one way, SYN-ACK (40 B) back. Then the request (100 B payload,
+    // 140 B on the wire) goes out with the handshake ACK, and the 1-segment response
+    // (1000 B payload, 1040 B on the wire) comes back.
+    let out = single(100.0, 1000.0);
+    let r = &out.requests[0];
+    assert!(r.completed);
+    let syn = one_way_ns(40, &PATH);
+    let expected = 2 * syn + one_way_ns(140, &PATH) + one_way_ns(1040, &PATH);
+    // With a pure ACK sent before the request, the request would queue behind it by at most
+    // the ACK's serialization on each link (3.2 + 32 + 3.2 µs); accept exactly one of the two.
+    let rt = r.end_ns - r.start_ns;
+    let ack_first = expected + 3_200 + 32_000 + 3_200 - 3_200 - 3_200;
+    assert!(rt == expected || rt <= ack_first + 32_000, "rt {rt} ns, expected {expected} ns");
+    assert_eq!(r.base_rtt_ns, 24_000_000);
+    assert_eq!(out.summary.drops, 0);
+    assert_conservation(&out);
+}
+
+#[test]
+fn uncongested_responses_match_slow_start_rounds() {
+    // 2 connections/s on a 10 Mbps link: no queueing to speak of. With IW = 2 segments,
+    // ACK every segment and no loss, a response of k segments needs r rounds with
+    // 2·(2^r − 1) ≥ k; each round costs one base RTT. Response time ≈ (2 + r − 1)·RTT
+    // (handshake, request/first round, r−1 further rounds) plus serialization of the bytes.
+    let exp = experiment(dumbbell(4, 10, droptail(100), None), vec![web(2.0, 4)], 0, 200, 3);
+    let out = run(&exp);
+    assert_eq!(out.summary.drops, 0);
+    let rtt = 24_000_000u64;
+    let mut checked = 0;
+    for r in out.requests.iter().filter(|r| r.completed) {
+        let k = r.response_bytes.div_ceil(1460);
+        let mut rounds = 0u32;
+        while 2 * ((1u64 << (rounds + 1)) - 1) < k {
+            rounds += 1;
+        }
+        let rounds = rounds as u64 + 1;
+        let lower = (1 + rounds) * rtt;
+        // Serialization of every response byte at the bottleneck plus per-packet overheads.
+        let slack = (r.response_bytes + 40 * (k + 4)) * 8 * 1_000_000_000 / 10_000_000 + 2_000_000;
+        let rt = r.end_ns - r.start_ns;
+        assert!(rt >= lower && rt <= lower + slack, "k={k} rounds={rounds} rt={rt} lower={lower} slack={slack}");
+        checked += 1;
+    }
+    assert!(checked > 300, "only {checked} responses");
+    assert_conservation(&out);
+}
+
+#[test]
+fn bulk_flow_fills_the_bottleneck_and_drop_tail_overflows() {
+    let w = WorkloadConfig::Bulk { flows: vec![BulkFlow { start: SimTime::ZERO, client: 0, server: 0, bytes: None }] };
+    let mut exp = experiment(dumbbell(1, 10, droptail(20), None), vec![w], 5, 20, 1);
+    exp.tcp.receive_window = 1 << 30;
+    let out = run(&exp);
+    // One long flow with an unlimited window must saturate 10 Mbps and overflow a 20-packet
+    // buffer periodically (Reno sawtooth).
+    assert!(out.summary.utilization > 0.9 && out.summary.utilization <= 1.0, "{}", out.summary.utilization);
+    assert!(out.summary.drops > 0);
+    assert_eq!(out.summary.unforced_pct, 0.0);
+    assert!(out.summary.max_qlen <= 20);
+    assert_conservation(&out);
+}

@@ -1,1 +1,220 @@
+//! `aqmlab._core`: the thin PyO3 binding between the Rust core and the `aqmlab` Python package.
+//! It loads scenario files (`scenario::load`) and runs one experiment (`sim::run`), handing the
+//! results to Python as plain columns (dict of column name → list); pandas, Parquet, the CLI and
+//! plots live in `python/aqmlab/`. Nothing here computes anything the core already does.
+//!
+//! Exceptions: `ScenarioError` (a `ValueError`, message "file: key: reason", attributes `file`,
+//! `key`, `reason`) for a rejected scenario or an unknown variant; `SimError` (a `RuntimeError`,
+//! message "key: reason", attributes `key`, `reason`) for an experiment the engine cannot build.
+//! An exception raised by the progress callable (or a pending Ctrl-C) aborts the run and is
+//! re-raised as is.
+//!
+//! Validation: `python/tests/` (the engine tests run scenarios end to end through this module).
 
+use metrics::{LinkRow, QueueRow, RequestRecord};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::time::Instant;
+
+create_exception!(
+    aqmlab._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario rejected before the run: \"file: key: reason\"."
+);
+create_exception!(
+    aqmlab._core,
+    SimError,
+    PyRuntimeError,
+    "An experiment the engine cannot build: \"key: reason\"."
+);
+
+fn scenario_err(py: Python<'_>, e: &scenario::ScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let v = err.value(py);
+    // Attribute setting on a fresh exception instance cannot fail in practice; ignore if it does.
+    let _ = v.setattr("file", &e.file);
+    let _ = v.setattr("key", &e.key);
+    let _ = v.setattr("reason", &e.reason);
+    err
+}
+
+fn sim_err(py: Python<'_>, e: &sim::SimError) -> PyErr {
+    let err = SimError::new_err(e.to_string());
+    let v = err.value(py);
+    let _ = v.setattr("key", &e.key);
+    let _ = v.setattr("reason", &e.reason);
+    err
+}
+
+fn load(py: Python<'_>, path: &str) -> PyResult<Vec<scenario::NamedExperiment>> {
+    scenario::load(Path::new(path)).map_err(|e| scenario_err(py, &e))
+}
+
+/// Names of the experiments (variants) of the scenario file at `path`, in file order.
+#[pyfunction]
+fn scenario_variants(py: Python<'_>, path: &str) -> PyResult<Vec<String>> {
+    Ok(load(py, path)?.into_iter().map(|n| n.name).collect())
+}
+
+/// Add column `name` (a list built from `values`) to `table`.
+fn col<'py, T, I>(table: &Bound<'py, PyDict>, name: &str, values: I) -> PyResult<()>
+where
+    T: IntoPyObject<'py>,
+    I: IntoIterator<Item = T>,
+    I::IntoIter: ExactSizeIterator,
+{
+    table.set_item(name, PyList::new(table.py(), values)?)
+}
+
+fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<'py, PyDict>> {
+    let t = PyDict::new(py);
+    col(&t, "id", rs.iter().map(|r| r.id))?;
+    col(&t, "workload", rs.iter().map(|r| r.workload))?;
+    col(&t, "kind", rs.iter().map(|r| r.kind.as_str()))?;
+    col(&t, "client", rs.iter().map(|r| r.client))?;
+    col(&t, "server", rs.iter().map(|r| r.server))?;
+    col(&t, "start_ns", rs.iter().map(|r| r.start_ns))?;
+    col(&t, "end_ns", rs.iter().map(|r| r.end_ns))?;
+    col(&t, "request_bytes", rs.iter().map(|r| r.request_bytes))?;
+    col(&t, "response_bytes", rs.iter().map(|r| r.response_bytes))?;
+    col(&t, "base_rtt_ns", rs.iter().map(|r| r.base_rtt_ns))?;
+    col(&t, "completed", rs.iter().map(|r| r.completed))?;
+    col(&t, "syn_retx", rs.iter().map(|r| r.syn_retx))?;
+    col(&t, "fin_retx", rs.iter().map(|r| r.fin_retx))?;
+    col(&t, "data_retx", rs.iter().map(|r| r.data_retx))?;
+    col(&t, "timeouts", rs.iter().map(|r| r.timeouts))?;
+    col(&t, "fast_retx", rs.iter().map(|r| r.fast_retx))?;
+    Ok(t)
+}
+
+fn queue_table<'py>(py: Python<'py>, rs: &[QueueRow]) -> PyResult<Bound<'py, PyDict>> {
+    let t = PyDict::new(py);
+    col(&t, "link", rs.iter().map(|r| r.link.as_str()))?;
+    col(&t, "t_ns", rs.iter().map(|r| r.t_ns))?;
+    col(&t, "forwarded", rs.iter().map(|r| r.forwarded))?;
+    col(&t, "early_drops", rs.iter().map(|r| r.early_drops))?;
+    col(&t, "forced_drops", rs.iter().map(|r| r.forced_drops))?;
+    col(&t, "overflow_drops", rs.iter().map(|r| r.overflow_drops))?;
+    col(&t, "marks", rs.iter().map(|r| r.marks))?;
+    col(&t, "min_qlen", rs.iter().map(|r| r.min_qlen))?;
+    col(&t, "max_qlen", rs.iter().map(|r| r.max_qlen))?;
+    col(&t, "mean_qlen", rs.iter().map(|r| r.mean_qlen))?;
+    col(&t, "var_qlen", rs.iter().map(|r| r.var_qlen))?;
+    Ok(t)
+}
+
+fn links_table<'py>(py: Python<'py>, rs: &[LinkRow]) -> PyResult<Bound<'py, PyDict>> {
+    let t = PyDict::new(py);
+    col(&t, "link", rs.iter().map(|r| r.link.as_str()))?;
+    col(&t, "t_ns", rs.iter().map(|r| r.t_ns))?;
+    col(&t, "bytes", rs.iter().map(|r| r.bytes))?;
+    col(&t, "packets", rs.iter().map(|r| r.packets))?;
+    Ok(t)
+}
+
+fn engine_dict<'py>(py: Python<'py>, e: &sim::EngineStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("events", e.events)?;
+    d.set_item("packets_created", e.packets_created)?;
+    d.set_item("packets_delivered", e.packets_delivered)?;
+    d.set_item("packets_dropped", e.packets_dropped)?;
+    d.set_item("packets_in_flight", e.packets_in_flight)?;
+    d.set_item("connections", e.connections)?;
+    d.set_item("peak_open_connections", e.peak_open_connections)?;
+    d.set_item("end_ns", e.end_ns)?;
+    Ok(d)
+}
+
+/// Panic payload used to unwind out of `sim::run` when the progress callable raised; never
+/// escapes `run_variant` (it is caught there and the Python exception is raised instead).
+struct AbortRun;
+
+/// Run variant `variant` of the scenario file at `path`. `progress(sim_s, end_s)`, if given, is
+/// called about once per simulated second; an exception it raises aborts the run.
+///
+/// Returns a dict: `name`, `seed`, `warmup_ns`, `summary_json` (the run summary as pretty JSON,
+/// keys in `metrics::Summary` field order), `requests` / `queue` / `links` (column name → list),
+/// `engine` (engine counters) and `wall_s` (wall-clock seconds of the run).
+#[pyfunction]
+#[pyo3(signature = (path, variant, progress=None))]
+fn run_variant<'py>(
+    py: Python<'py>,
+    path: &str,
+    variant: &str,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let exps = load(py, path)?;
+    let Some(named) = exps.iter().find(|n| n.name == variant) else {
+        let names: Vec<&str> = exps.iter().map(|n| n.name.as_str()).collect();
+        let e = scenario::ScenarioError {
+            file: path.to_string(),
+            key: "variant".into(),
+            reason: format!(
+                "no variant named \"{variant}\" (the file has: {})",
+                names.join(", ")
+            ),
+        };
+        return Err(scenario_err(py, &e));
+    };
+
+    let mut aborted: Option<PyErr> = None;
+    let started = Instant::now();
+    let result = {
+        let mut on_progress = |now: units::SimTime, end: units::SimTime| {
+            let step = || -> PyResult<()> {
+                py.check_signals()?;
+                if let Some(cb) = &progress {
+                    cb.call1((now.as_secs_f64(), end.as_secs_f64()))?;
+                }
+                Ok(())
+            };
+            if let Err(e) = step() {
+                aborted = Some(e);
+                // `resume_unwind` does not run the panic hook: nothing is printed.
+                resume_unwind(Box::new(AbortRun));
+            }
+        };
+        catch_unwind(AssertUnwindSafe(|| {
+            sim::run(&named.experiment, &mut on_progress)
+        }))
+    };
+    let wall_s = started.elapsed().as_secs_f64();
+    let out = match result {
+        Ok(Ok(out)) => out,
+        Ok(Err(e)) => return Err(sim_err(py, &e)),
+        Err(payload) => match (payload.downcast::<AbortRun>(), aborted) {
+            (Ok(_), Some(e)) => return Err(e),
+            (Ok(payload), None) => resume_unwind(payload),
+            (Err(payload), _) => resume_unwind(payload),
+        },
+    };
+
+    let summary_json = serde_json::to_string_pretty(&out.summary)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot serialize the summary: {e}")))?;
+    let d = PyDict::new(py);
+    d.set_item("name", &named.name)?;
+    d.set_item("seed", named.experiment.seed)?;
+    d.set_item("warmup_ns", named.experiment.warmup.as_nanos())?;
+    d.set_item("summary_json", summary_json)?;
+    d.set_item("requests", requests_table(py, &out.requests)?)?;
+    d.set_item("queue", queue_table(py, &out.queue)?)?;
+    d.set_item("links", links_table(py, &out.links)?)?;
+    d.set_item("engine", engine_dict(py, &out.engine)?)?;
+    d.set_item("wall_s", wall_s)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add("SimError", py.get_type::<SimError>())?;
+    m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
+    m.add_function(wrap_pyfunction!(run_variant, m)?)?;
+    Ok(())
+}

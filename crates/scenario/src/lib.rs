@@ -1,1 +1,114 @@
+//! Scenario files (TOML) → validated experiments. This crate runs nothing: it parses, checks
+//! every key and value, and rejects a mistake with the file, the key path and the reason
+//! (ARCHITECTURE.md "Clear errors") before any run starts.
+//!
+//! Entry points: [`load`] (a file; relative data files resolve against its directory) and
+//! [`parse_str`] (text plus a label for messages and a base directory). Both return one
+//! [`NamedExperiment`] per `[[variant]]`, or one named after the file stem ("base" when the
+//! label has no usable stem) when there are no variants.
+//!
+//! Read before editing: `value.rs` (typed getters that carry key paths), `merge.rs` (variant
+//! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
+//! `[monitor]`), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue.rs`, `tcp.rs`,
+//! `workload.rs`, `dist.rs`. A TOML syntax error is reported with key `line L, column C`, an
+//! unreadable scenario file with key `(file)`.
+//!
+//! Validation: unit tests in each file; `tests/full_scenario.rs` (exact values of a full file
+//! and of `scenarios/quickstart.toml`), `tests/bad_files.rs` (one test per rejected mistake).
 
+mod dist;
+mod error;
+mod experiment;
+mod merge;
+mod queue;
+mod tcp;
+mod topology;
+mod value;
+mod workload;
+
+pub use error::ScenarioError;
+
+use error::KeyError;
+use std::path::Path;
+
+/// One experiment of a scenario file, with the name its results directory gets.
+#[derive(Clone, Debug)]
+pub struct NamedExperiment {
+    pub name: String,
+    pub experiment: sim::Experiment,
+}
+
+/// Load and validate the scenario file at `path`.
+pub fn load(path: &Path) -> Result<Vec<NamedExperiment>, ScenarioError> {
+    let label = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError { file: label.clone(), key: "(file)".into(), reason: format!("cannot read the file: {e}") })?;
+    let base_dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    parse_str(&text, &label, base_dir)
+}
+
+/// Parse and validate scenario `text`; `file_label` names it in errors and gives the default
+/// experiment name (its stem); data files resolve against `base_dir`.
+pub fn parse_str(text: &str, file_label: &str, base_dir: &Path) -> Result<Vec<NamedExperiment>, ScenarioError> {
+    let root: toml::Table = toml::from_str(text).map_err(|e| syntax_error(&e, text).in_file(file_label))?;
+    parse_root(root, &default_name(file_label), base_dir).map_err(|e| e.in_file(file_label))
+}
+
+fn parse_root(mut root: toml::Table, default_name: &str, base_dir: &Path) -> Result<Vec<NamedExperiment>, KeyError> {
+    match merge::take_variants(&mut root)? {
+        None => Ok(vec![NamedExperiment { name: default_name.to_string(), experiment: experiment::build(&root, base_dir)? }]),
+        Some(variants) => variants
+            .iter()
+            .map(|v| {
+                let mut doc = root.clone();
+                merge::deep_merge(&mut doc, &v.overrides);
+                let experiment = experiment::build(&doc, base_dir).map_err(|e| merge::attribute(e, v))?;
+                Ok(NamedExperiment { name: v.name.clone(), experiment })
+            })
+            .collect(),
+    }
+}
+
+/// The label's file stem if it is a valid directory name, else "base".
+fn default_name(label: &str) -> String {
+    match Path::new(label).file_stem().and_then(|s| s.to_str()) {
+        Some(stem) if merge::valid_name(stem) => stem.to_string(),
+        _ => "base".to_string(),
+    }
+}
+
+fn syntax_error(e: &toml::de::Error, text: &str) -> KeyError {
+    let key = match e.span() {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            let before = text.get(..start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}")
+        }
+        None => "(syntax)".to_string(),
+    };
+    KeyError::new(key, format!("TOML syntax error: {}", e.message().trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names() {
+        assert_eq!(default_name("scenarios/quickstart.toml"), "quickstart");
+        assert_eq!(default_name(""), "base");
+        assert_eq!(default_name("<inline>"), "base");
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let e = parse_str("[run]\nseed = = 1\n", "f.toml", Path::new(".")).unwrap_err();
+        assert_eq!((e.file.as_str(), e.key.as_str()), ("f.toml", "line 2, column 8"));
+        assert!(e.reason.starts_with("TOML syntax error"), "{}", e.reason);
+    }
+}

@@ -1,4 +1,15 @@
-//! TCP configuration: every default with its source.
+//! TCP configuration: every default with its source (STYLE.md §3).
+//!
+//! The defaults describe the web-traffic studies' stacks (seed 001 Table 2: initial window 2,
+//! 10 ms TCP tick, 1 s minimum RTO, no delayed ACKs; seed 000 §3.4.3: Nagle off) with the
+//! current standards elsewhere: NewReno recovery, MSS 1460, 64 KB receive window, RFC 6298
+//! timers with a 3 s initial RTO. The `scenario` crate validates ranges (mss ≥ 1,
+//! initial_window ≥ 1, receive_window ≥ mss, min_rto ≤ max_rto, initial_rto ≤ max_rto, …); the
+//! endpoint only guards against values that would stall it (mss 0, threshold 0).
+//!
+//! Validation: the per-state tests (tests/*.rs) compute their expected times and windows by
+//! hand from these defaults (e.g. established.rs: IW 2, MSS 1460; rto.rs: min RTO 1 s, tick
+//! 10 ms; syn_sent.rs: initial RTO 3 s, max RTO 60 s, 6 SYN retries).
 
 use units::SimDuration;
 
@@ -12,9 +23,21 @@ pub enum Variant {
     NewReno,
 }
 
+/// How NewReno sets cwnd when a full ACK ends fast recovery (RFC 6582 §3.2 step 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FullAck {
+    /// Option (2): cwnd = ssthresh. ns-2 Full-TCP (cwnd = ssthresh on leaving recovery) and ns-2
+    /// one-way NewReno with `exit_recovery_fix_ 0`. The RFC warns it may send a burst.
+    Ssthresh,
+    /// Option (1): cwnd = min(ssthresh, max(FlightSize, MSS) + MSS), FlightSize after the ACK;
+    /// avoids the burst (ns-2 `exit_recovery_fix_ 1`).
+    FlightSize,
+}
+
 /// Per-endpoint TCP settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
+    /// Loss-recovery variant. Default NewReno (RFC 6582, the standard Reno-family recovery).
     pub variant: Variant,
     /// Maximum segment size, payload bytes. Default 1460 (Ethernet MTU 1500 − 40).
     pub mss: u32,
@@ -46,6 +69,9 @@ pub struct TcpConfig {
     /// Retransmissions of a data segment or FIN before the connection is abandoned.
     /// Default 15 (Linux `tcp_retries2`).
     pub max_retries: u32,
+    /// NewReno only: cwnd when a full ACK ends fast recovery. Default [`FullAck::Ssthresh`]
+    /// (RFC 6582 §3.2 step 3 option 2; ns-2 `exit_recovery_fix_ 0`).
+    pub newreno_full_ack: FullAck,
 }
 
 impl Default for TcpConfig {
@@ -63,6 +89,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,                                  // RFC 5681 §3.2
             max_syn_retries: 6,                                   // Linux tcp_syn_retries
             max_retries: 15,                                      // Linux tcp_retries2
+            newreno_full_ack: FullAck::Ssthresh,                  // RFC 6582 §3.2 (2); ns-2
         }
     }
 }

@@ -1,10 +1,47 @@
-//! TCP endpoint state machine — interface; the implementation is being written.
+//! One TCP connection end: the public face (quinn's four families, STYLE.md §7) and its state.
+//!
+//! RFC 793 states and sequence numbers (ISS = 0 on both sides, SYN and FIN take one number,
+//! data starts at 1), RFC 5681 congestion control counted in bytes (congestion/), RFC 6582
+//! NewReno, RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs (optional), reassembly (recv.rs),
+//! timers as a deadline table (timers.rs). Input handling is in input.rs, segment generation in
+//! output.rs. Payload is counted, never carried.
+//!
+//! Differences from ns-2 Full-TCP and BSD (each a deliberate choice, see also the module docs):
+//! - cwnd and ssthresh in bytes with RFC 5681 byte counting (ns-2: segments, per-ACK growth);
+//! - Nagle off (the studies disabled it, seed 000 §3.4.3; ns-2 Full-TCP default `nodelay_
+//!   false` has it on); segments are full MSS except the last of the queued data, and a
+//!   segment is sent only if all of it fits in the window (sender SWS avoidance);
+//! - RTT timed one segment at a time as BSD/ns-2, in ticks of `clock_granularity` (phase 0);
+//! - no TIME_WAIT timer: entering TIME_WAIT reports `Closed` at once; no RST segments; no
+//!   simultaneous open; no persist timer (the window never closes: the application drains
+//!   instantly); no idle restart (ns-2 `slow_start_restart_`) — connections are not reused;
+//! - if the SYN or SYN-ACK was retransmitted (by the timer, or the server answering a
+//!   duplicate SYN), the initial window is 1 MSS (RFC 5681 §3.1), and after a handshake timeout
+//!   data starts with RTO = max(`initial_rto`, 3 s) and no backoff (RFC 6298 §5.7); ns-2 does
+//!   neither;
+//! - ssthresh starts at the peer's advertised window (RFC 5681 §3.1's example; ns-2 `window_`);
+//!   a timeout never recomputes it upward during fast recovery (congestion/mod.rs);
+//! - SYN and SYN-ACK samples count for RTT (as BSD and Linux), Karn's rule included;
+//! - the delayed-ACK timer is relative (fires `delayed_ack` after the first unacknowledged
+//!   segment), not ns-2/BSD's periodic tick.
+//!
+//! Read RFC 793 §3.9, RFC 5681 §3–4, RFC 6298 and RFC 6582 §3 before editing.
+//! Validation (tests/, organised by state, STYLE.md §12): syn_sent.rs (handshake, lost SYN,
+//! abort), listen.rs (SYN-ACK, duplicate SYN, lost SYN-ACK), established.rs (transfer times,
+//! delayed ACKs, early/stale wake-ups, cwnd hints), recovery.rs (fast retransmit, Reno and
+//! NewReno, two losses, timeout during recovery), rto.rs (RTO arithmetic, Karn, backoff, retry
+//! limit, go-back-N), closing.rs (FIN states, lost FINs, TIME-WAIT), soak.rs (400 lossy
+//! exchanges must all finish with exact byte counts).
 
 use crate::config::TcpConfig;
+use crate::congestion::Congestion;
+use crate::recv::Receiver;
+use crate::rtt::RttEstimator;
 use crate::segment::Segment;
-use units::SimTime;
+use crate::timers::{Timer, Timers};
+use units::{SimDuration, SimTime};
 
-/// RFC 793 connection states.
+/// RFC 793 connection states (Debug prints the RFC names without the hyphen).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     Closed,
@@ -36,6 +73,12 @@ pub enum AppEvent {
 }
 
 /// Per-connection counters exposed to metrics.
+///
+/// Identities (checked by the tests' harness): every retransmitted segment counts once in
+/// `segments_sent`; a segment carrying retransmitted data counts in `data_retransmits`; a
+/// retransmitted SYN or SYN-ACK in `syn_retransmits`; a FIN sent again in `fin_retransmits`.
+/// `timeouts` counts every expiry of the retransmission timer (handshake and data phase,
+/// including the final one that aborts); `fast_retransmits` counts entries into fast recovery.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
     pub syn_retransmits: u32,
@@ -46,52 +89,293 @@ pub struct TcpStats {
     pub segments_sent: u64,
 }
 
-/// One end of a TCP connection.
+// Pending application events, one bit each, delivered in this order.
+pub(crate) const EV_CONNECTED: u8 = 1;
+pub(crate) const EV_DATA: u8 = 2;
+pub(crate) const EV_PEER_CLOSED: u8 = 4;
+pub(crate) const EV_CLOSED: u8 = 8;
+pub(crate) const EV_ABORTED: u8 = 16;
+
+/// One end of a TCP connection, sans I/O.
+///
+/// # Contract with the engine
+///
+/// - **Open.** Client: [`Endpoint::connect`], then (optionally, at once) [`Endpoint::send`] of
+///   the request; data queued before the handshake completes goes out once established, the
+///   first segment carrying the handshake's final ACK. Server: [`Endpoint::listen`]; its first
+///   input is the client's SYN.
+/// - **Call order.** After every input — [`on_segment`](Endpoint::on_segment),
+///   [`on_timeout`](Endpoint::on_timeout), [`send`](Endpoint::send),
+///   [`close`](Endpoint::close) — drain [`poll_transmit`](Endpoint::poll_transmit) until
+///   `None` (one segment per call, pure ACKs included), then drain
+///   [`poll_event`](Endpoint::poll_event) (the application may call `send`/`close` from there;
+///   drain `poll_transmit` again afterwards), then read
+///   [`next_deadline`](Endpoint::next_deadline) and call `on_timeout(now)` at or after it.
+///   `now` never decreases across calls. A wake-up before the deadline, or for a deadline that
+///   has since moved later, does nothing (no segment, no event).
+/// - **Events.** `Connected` when the handshake completes (client: SYN-ACK received; server:
+///   the ACK of its SYN-ACK received). `Data { total }` when in-order payload advances (`total`
+///   = all payload received so far; several arrivals between two drains give one event).
+///   `PeerClosed` when the peer's FIN is reached in order. `Closed` exactly once when this end
+///   is done: on entering TIME-WAIT (our FIN acknowledged and the peer's FIN received; there is
+///   no 2·MSL timer) or when LAST-ACK's FIN is acknowledged (state becomes CLOSED), or when
+///   `close()` is called in LISTEN. An endpoint in TIME-WAIT still acknowledges a retransmitted
+///   FIN, so the engine should keep it until the peer is done. `Aborted` instead of `Closed` when the retransmission limit is hit (`max_syn_retries`
+///   in SYN-SENT/SYN-RECEIVED, `max_retries` otherwise): state becomes CLOSED at that expiry.
+///   Order within one drain: Connected, Data, PeerClosed, Closed, Aborted.
+/// - **CLOSED ignores everything**: segments are dropped silently (no RST), nothing is sent.
+/// - **Application model.** Data is a byte count; `send(u64::MAX / 4)` is an endless source and
+///   costs nothing. The receiving application reads instantly, so the advertised window is
+///   always `cfg.receive_window`. `close()` queues a FIN after all queued data (it rides on the
+///   last data segment when that is still unsent); `send` after `close` is ignored.
 #[derive(Clone, Debug)]
 pub struct Endpoint {
-    _cfg: TcpConfig,
+    pub(crate) cfg: TcpConfig,
+    pub(crate) state: State,
+    /// Oldest unacknowledged sequence number (SND.UNA).
+    pub(crate) snd_una: u64,
+    /// Next sequence number to send (SND.NXT); moves back to SND.UNA on a timeout (go-back-N).
+    pub(crate) snd_nxt: u64,
+    /// Highest sequence number sent, plus one (SND.MAX).
+    pub(crate) snd_max: u64,
+    /// One past the last payload byte queued by the application (payload starts at 1); the FIN,
+    /// if any, has sequence number `data_end`.
+    pub(crate) data_end: u64,
+    /// `close()` was called in a synchronized state: a FIN follows the data.
+    pub(crate) fin_queued: bool,
+    /// `close()` was called before the handshake completed.
+    pub(crate) close_pending: bool,
+    /// The peer's advertised window, bytes.
+    pub(crate) peer_wnd: u64,
+    /// The SYN (client) or SYN-ACK (server) must be (re)sent by the next `poll_transmit`.
+    pub(crate) syn_pending: bool,
+    /// The segment at SND.UNA must be retransmitted now (fast retransmit, partial ACK).
+    pub(crate) rtx_head: bool,
+    /// Our SYN/SYN-ACK was retransmitted, or a duplicate SYN arrived (RFC 5681 §3.1: IW = 1).
+    pub(crate) handshake_rtx: bool,
+    /// When our SYN or SYN-ACK was last sent.
+    pub(crate) syn_sent_at: SimTime,
+    /// Consecutive expiries of the retransmission timer without SND.UNA advancing.
+    pub(crate) retries: u32,
+    /// RTT measurement in progress: (sequence number timed, time it was sent).
+    pub(crate) timing: Option<(u64, SimTime)>,
+    pub(crate) rtt: RttEstimator,
+    pub(crate) cc: Congestion,
+    pub(crate) rcv: Receiver,
+    /// An ACK must go out with the next segment (a pure ACK if there is no data to send).
+    pub(crate) ack_now: bool,
+    /// Payload bytes received since we last sent an ACK (delayed-ACK counting).
+    pub(crate) unacked_rx: u64,
+    pub(crate) timers: Timers,
+    pub(crate) events: u8,
+    pub(crate) stats: TcpStats,
 }
 
 impl Endpoint {
-    /// Active open: the first `poll_transmit` returns the SYN.
+    fn new(cfg: TcpConfig, state: State) -> Self {
+        Endpoint {
+            rtt: RttEstimator::new(&cfg),
+            cc: Congestion::new(&cfg),
+            peer_wnd: cfg.receive_window as u64,
+            cfg,
+            state,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            data_end: 1,
+            fin_queued: false,
+            close_pending: false,
+            syn_pending: false,
+            rtx_head: false,
+            handshake_rtx: false,
+            syn_sent_at: SimTime::ZERO,
+            retries: 0,
+            timing: None,
+            rcv: Receiver::default(),
+            ack_now: false,
+            unacked_rx: 0,
+            timers: Timers::default(),
+            events: 0,
+            stats: TcpStats::default(),
+        }
+    }
+
+    // ---- construction (application commands) ----
+
+    /// Active open: the first `poll_transmit` returns the SYN (seq 0), and starts its timer.
     pub fn connect(cfg: TcpConfig, _now: SimTime) -> Self {
-        Endpoint { _cfg: cfg }
+        let mut e = Endpoint::new(cfg, State::SynSent);
+        e.syn_pending = true;
+        e
     }
     /// Passive open: waits for a SYN.
     pub fn listen(cfg: TcpConfig) -> Self {
-        Endpoint { _cfg: cfg }
+        Endpoint::new(cfg, State::Listen)
     }
-    pub fn on_segment(&mut self, _now: SimTime, _seg: &Segment) {
-        unimplemented!()
+
+    // ---- inputs ----
+
+    /// A segment from the peer arrived at `now` (see input.rs). Ignored in CLOSED.
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) {
+        self.input_segment(now, seg);
     }
-    pub fn on_timeout(&mut self, _now: SimTime) {
-        unimplemented!()
+
+    /// Wake-up at `now`: fire every timer whose deadline is ≤ `now` (delayed ACK, then
+    /// retransmission). Early or stale wake-ups do nothing.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.state == State::Closed {
+            return;
+        }
+        if self.timers.take_expired(Timer::DelayedAck, now) {
+            self.ack_now = true;
+        }
+        if self.timers.take_expired(Timer::Rto, now) {
+            self.fire_rto(now);
+        }
     }
-    pub fn poll_transmit(&mut self, _now: SimTime) -> Option<Segment> {
-        unimplemented!()
+
+    // ---- outputs ----
+
+    /// The next segment to send at `now`, or `None` (see output.rs). Call until `None`.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        self.output(now)
     }
+
+    /// Earliest timer deadline (retransmission or delayed ACK), if any.
     pub fn next_deadline(&self) -> Option<SimTime> {
-        unimplemented!()
+        self.timers.next()
     }
+
+    /// Next application event, in the order documented on [`Endpoint`].
     pub fn poll_event(&mut self) -> Option<AppEvent> {
-        unimplemented!()
+        if self.events == 0 {
+            return None;
+        }
+        let bit = self.events & self.events.wrapping_neg();
+        self.events &= !bit;
+        Some(match bit {
+            EV_CONNECTED => AppEvent::Connected,
+            EV_DATA => AppEvent::Data { total: self.rcv.data_total() },
+            EV_PEER_CLOSED => AppEvent::PeerClosed,
+            EV_CLOSED => AppEvent::Closed,
+            _ => AppEvent::Aborted,
+        })
     }
-    /// Queue `bytes` more payload for sending.
-    pub fn send(&mut self, _bytes: u64) {
-        unimplemented!()
+
+    // ---- application commands ----
+
+    /// Queue `bytes` more payload for sending. Ignored after `close()` or once closing.
+    pub fn send(&mut self, bytes: u64) {
+        let open = matches!(self.state, State::Listen | State::SynSent | State::SynReceived)
+            || matches!(self.state, State::Established | State::CloseWait);
+        if open && !self.fin_queued && !self.close_pending {
+            self.data_end = self.data_end.saturating_add(bytes);
+        }
     }
-    /// Send a FIN after all queued payload.
+
+    /// Send a FIN after all queued payload. ESTABLISHED → FIN-WAIT-1, CLOSE-WAIT → LAST-ACK;
+    /// before the handshake completes the FIN waits for it; in LISTEN the endpoint closes at
+    /// once (`Closed` event).
     pub fn close(&mut self) {
-        unimplemented!()
+        match self.state {
+            State::Listen => {
+                self.state = State::Closed;
+                self.events |= EV_CLOSED;
+            }
+            State::SynSent | State::SynReceived => self.close_pending = true,
+            State::Established => {
+                self.state = State::FinWait1;
+                self.fin_queued = true;
+            }
+            State::CloseWait => {
+                self.state = State::LastAck;
+                self.fin_queued = true;
+            }
+            _ => {}
+        }
     }
+
+    // ---- getters ----
+
     pub fn state(&self) -> State {
-        unimplemented!()
+        self.state
     }
     pub fn stats(&self) -> &TcpStats {
-        unimplemented!()
+        &self.stats
     }
     /// Congestion window, bytes.
     pub fn cwnd(&self) -> u64 {
-        unimplemented!()
+        self.cc.window().cwnd
+    }
+    /// Slow-start threshold, bytes (u64::MAX until the handshake sets it to the peer's window).
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.window().ssthresh
+    }
+    /// The retransmission timeout now in use, backoff included (RFC 6298).
+    pub fn rto(&self) -> SimDuration {
+        self.rtt.rto()
+    }
+    /// Smoothed RTT, once a sample has been taken.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.rtt.srtt()
+    }
+    /// RTT variation (RFC 6298 RTTVAR); zero before the first sample.
+    pub fn rttvar(&self) -> SimDuration {
+        self.rtt.rttvar()
+    }
+    /// Payload bytes of ours the peer has acknowledged.
+    pub fn bytes_acked(&self) -> u64 {
+        self.data_bytes(1, self.snd_una)
+    }
+    /// In-order payload bytes received from the peer.
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv.data_total()
+    }
+    /// FlightSize: payload bytes sent and not yet acknowledged.
+    pub fn flight_size(&self) -> u64 {
+        self.data_bytes(self.snd_una, self.snd_max)
+    }
+    /// In fast recovery (Reno or NewReno).
+    pub fn in_recovery(&self) -> bool {
+        self.cc.in_recovery()
+    }
+    /// SND.UNA, SND.NXT, SND.MAX (sequence numbers, see [`Segment`]).
+    pub fn send_sequence(&self) -> (u64, u64, u64) {
+        (self.snd_una, self.snd_nxt, self.snd_max)
+    }
+    /// RCV.NXT: the next sequence number expected from the peer.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv.rcv_nxt()
+    }
+    /// The configuration this endpoint runs with.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    // ---- shared helpers ----
+
+    /// Payload bytes in the sequence range `[a, b)` (SYN at 0 and FIN at `data_end` excluded).
+    pub(crate) fn data_bytes(&self, a: u64, b: u64) -> u64 {
+        b.min(self.data_end).saturating_sub(a.max(1))
+    }
+
+    /// Largest payload per segment: MSS, or the peer's window if smaller (never 0).
+    pub(crate) fn eff_mss(&self) -> u64 {
+        (self.cfg.mss as u64).min(self.peer_wnd).max(1)
+    }
+
+    /// (Re)arm the retransmission timer at now + RTO.
+    pub(crate) fn restart_rto(&mut self, now: SimTime) {
+        self.timers.set(Timer::Rto, now + self.rtt.rto());
+    }
+
+    /// Give up: CLOSED, `Aborted`, nothing more to send.
+    pub(crate) fn abort(&mut self) {
+        self.state = State::Closed;
+        self.events |= EV_ABORTED;
+        self.timers.stop_all();
+        self.ack_now = false;
+        self.syn_pending = false;
+        self.rtx_head = false;
     }
 }

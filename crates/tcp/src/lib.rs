@@ -4,11 +4,24 @@
 //! segments with `on_segment(now, seg)`, wakes it with `on_timeout(now)` at or after
 //! `next_deadline()`, drains outgoing segments with `poll_transmit(now)` and application
 //! notifications with `poll_event()`. Data is counted, not carried: a "write" is a byte count.
+//! The call contract and event semantics are on [`Endpoint`].
+//!
+//! Map: `endpoint.rs` (public API, state), `input.rs` (segment arrival, timeouts),
+//! `output.rs` (segment generation), `recv.rs` (reassembly), `rtt.rs` (RFC 6298),
+//! `timers.rs` (deadline table), `congestion/` (RFC 5681 window arithmetic, `reno.rs`,
+//! `newreno.rs`), `config.rs` (every default and its source), `segment.rs` (wire format).
+//! Tests: `tests/<state>.rs` with the shared pipe harness in `tests/util/`.
 
 pub mod config;
+pub mod congestion;
 pub mod endpoint;
+mod input;
+mod output;
+pub mod recv;
+pub mod rtt;
 pub mod segment;
+pub mod timers;
 
-pub use config::{TcpConfig, Variant};
+pub use config::{FullAck, TcpConfig, Variant};
 pub use endpoint::{AppEvent, Endpoint, State, TcpStats};
 pub use segment::{Flags, Segment, TxKind};

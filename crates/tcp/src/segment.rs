@@ -1,4 +1,14 @@
 //! A TCP segment as the simulator carries it: header fields only, payload is a length.
+//!
+//! RFC 793 header fields that matter to a simulation (seq, ack, flags, window) plus the IP ECN
+//! bits (RFC 3168) and two simulator extras: `cwnd_hint` (the sender's cwnd in segments, the
+//! source hint PISA/PIMC read, seed 003) and `kind` (new or retransmitted, for counters and drop
+//! rules). Sequence numbers are u64 byte offsets from ISS = 0, so they never wrap (ns-2 Full-TCP
+//! uses int and breaks past 2^31; BSD wraps modulo 2^32). No options: no MSS negotiation (both
+//! ends use `TcpConfig::mss`), no timestamps, no SACK blocks yet; headers are 40 bytes.
+//!
+//! Validation: every harness run checks the `TcpStats` identities against the logged segments
+//! (tests/util `check_counters`); tests/syn_sent.rs and tests/closing.rs assert exact fields.
 
 /// TCP header flags (subset used by aqmlab).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -1,7 +1,39 @@
-//! Workload configs and generators — interface; implementation being written.
+//! Workload configs and generators: what connections to open, when, and how big. Each model is a
+//! pure state machine in its own file; this file holds the config types, their validation and
+//! the [`Workload`] dispatcher.
+//!
+//! | model                          | file                  | loop   | source                          |
+//! |--------------------------------|-----------------------|--------|---------------------------------|
+//! | `Http10` + `Arrival::Poisson`  | `workload/poisson.rs` | open   | Poisson connection arrivals     |
+//! | `Http10` + `Arrival::Users`    | `workload/users.rs`   | closed | request → response → think      |
+//! | `ParetoWeb`                    | `workload/pareto_web.rs` | closed | seed 003 §3.1, §4.7, §6.2   |
+//! | `Bulk`                         | `workload/bulk.rs`    | —      | long-lived FTP flows            |
+//!
+//! Sizes become whole bytes here, once: request = round(x) (0 only if x < 0.5), response =
+//! max(1, round(x)), both capped at `u64::MAX − 1` so that only `Bulk` can mean "endless".
+//! Times in seconds become `SimDuration` by `from_secs_f64` (nearest nanosecond); a time past
+//! the end of the u64 clock ends that source instead of panicking.
+//!
+//! Each model documents its draw order (which draws, in which order, from the one `&mut Rng` the
+//! engine passes). Ties in time are broken by (time, user/flow index), never by arrival order of
+//! calls, so a run is a function of (config, stream) alone.
+//!
+//! Read `lib.rs` (call order) and the model's file before editing.
+//!
+//! Validation: `workload::tests` — `poisson::*`, `users::*`, `pareto_web::*`, `bulk::*`,
+//! `validation::*` (reason texts, offered load), `determinism::*`.
+
+mod bulk;
+mod pareto_web;
+mod poisson;
+#[cfg(test)]
+mod tests;
+mod users;
 
 use crate::dist::SizeDist;
-use units::{SimDuration, SimTime};
+use units::{Rng, SimDuration, SimTime};
+
+pub use pareto_web::pareto_web_mean_bytes;
 
 /// What a connection carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +91,9 @@ pub enum WorkloadConfig {
         servers: u32,
     },
     /// Seed 003 §3.1/§4.7: `flows` sources, each: one object (bounded Pareto size) per
-    /// connection from server to client, then a fixed off time, forever.
+    /// connection from server to client, then a fixed off time, forever. The size is ns-2's
+    /// `Pareto` with this shape and mean (scale = mean·(shape−1)/shape), clamped to
+    /// [min_bytes, max_bytes]; see `workload/pareto_web.rs` and [`pareto_web_mean_bytes`].
     ParetoWeb {
         flows: u32,
         shape: f64,
@@ -74,14 +108,230 @@ pub enum WorkloadConfig {
     Bulk { flows: Vec<BulkFlow> },
 }
 
+fn at_least_one(name: &str, n: u32) -> Result<(), String> {
+    if n == 0 {
+        Err(format!("{name} must be ≥ 1, got 0"))
+    } else {
+        Ok(())
+    }
+}
+
+fn finite_positive(name: &str, x: f64) -> Result<(), String> {
+    if x.is_finite() && x > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{name} must be a finite number > 0, got {x}"))
+    }
+}
+
+impl WorkloadConfig {
+    /// Check every parameter; the reason starts with the field name (tested in
+    /// `workload::tests::validation`). [`Workload::new`] calls this.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            WorkloadConfig::Http10 { arrival, request_bytes, response_bytes, clients, servers } => {
+                at_least_one("clients", *clients)?;
+                at_least_one("servers", *servers)?;
+                match arrival {
+                    Arrival::Poisson { rate } => finite_positive("arrival.rate (connections/s)", *rate)?,
+                    Arrival::Users { users, think_s } => {
+                        at_least_one("arrival.users", *users)?;
+                        think_s.validate().map_err(|e| format!("arrival.think_s: {e}"))?;
+                    }
+                }
+                request_bytes.validate().map_err(|e| format!("request_bytes: {e}"))?;
+                response_bytes.validate().map_err(|e| format!("response_bytes: {e}"))?;
+            }
+            WorkloadConfig::ParetoWeb { flows, shape, mean_bytes, min_bytes, max_bytes, clients, servers, .. } => {
+                at_least_one("flows", *flows)?;
+                at_least_one("clients", *clients)?;
+                at_least_one("servers", *servers)?;
+                if !(shape.is_finite() && *shape > 1.0) {
+                    return Err(format!("shape must be > 1 (a Pareto with shape ≤ 1 has no mean), got {shape}"));
+                }
+                finite_positive("mean_bytes", *mean_bytes)?;
+                finite_positive("min_bytes", *min_bytes)?;
+                finite_positive("max_bytes", *max_bytes)?;
+                if min_bytes >= max_bytes {
+                    return Err(format!("min_bytes ({min_bytes}) must be below max_bytes ({max_bytes})"));
+                }
+            }
+            WorkloadConfig::Bulk { flows } => {
+                if flows.is_empty() {
+                    return Err("flows: at least one flow is required".to_string());
+                }
+                if u32::try_from(flows.len()).is_err() {
+                    return Err(format!("flows: at most {} flows, got {}", u32::MAX, flows.len()));
+                }
+                if let Some(i) = flows.iter().position(|f| f.bytes == Some(0)) {
+                    return Err(format!("flows[{i}].bytes must be at least 1 (None = endless)"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Offered load of an open-loop (`Http10` + `Poisson`) workload in bit/s:
+    /// rate × 8 × (E\[response\] + E\[request\]), from the distributions' analytic means before
+    /// rounding to whole bytes. Payload only: TCP/IP headers, handshakes, ACKs and
+    /// retransmissions are excluded. `None` for closed-loop and bulk workloads, whose load
+    /// depends on the network.
+    pub fn offered_load_bps(&self) -> Option<f64> {
+        match self {
+            WorkloadConfig::Http10 { arrival: Arrival::Poisson { rate }, request_bytes, response_bytes, .. } => {
+                Some(rate * 8.0 * (response_bytes.mean() + request_bytes.mean()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Analytic mean response (object) size in bytes before rounding: `Http10` → E\[response\],
+    /// `ParetoWeb` → [`pareto_web_mean_bytes`]; `None` for `Bulk`.
+    pub fn mean_response_bytes(&self) -> Option<f64> {
+        match self {
+            WorkloadConfig::Http10 { response_bytes, .. } => Some(response_bytes.mean()),
+            WorkloadConfig::ParetoWeb { shape, mean_bytes, min_bytes, max_bytes, .. } => {
+                Some(pareto_web_mean_bytes(*shape, *mean_bytes, *min_bytes, *max_bytes))
+            }
+            WorkloadConfig::Bulk { .. } => None,
+        }
+    }
+}
+
+/// Request size in whole bytes: round(x), 0 only if x < 0.5 (NaN → 0), at most `u64::MAX − 1`.
+pub(crate) fn request_bytes(x: f64) -> u64 {
+    (x.round() as u64).min(u64::MAX - 1)
+}
+
+/// Response size in whole bytes: max(1, round(x)), at most `u64::MAX − 1` (never "endless").
+pub(crate) fn response_bytes(x: f64) -> u64 {
+    request_bytes(x).max(1)
+}
+
+/// `t + d`, or `None` past the end of the clock (that source then stops).
+pub(crate) fn later(t: SimTime, d: SimDuration) -> Option<SimTime> {
+    t.checked_add(d)
+}
+
+#[derive(Clone, Debug)]
+enum Gen {
+    Poisson(poisson::Poisson),
+    Users(users::Users),
+    ParetoWeb(pareto_web::ParetoWeb),
+    Bulk(bulk::Bulk),
+}
+
 /// A running workload (state machine).
+///
+/// Call order (time never decreases): [`start`](Self::start) once; then
+/// [`on_timeout`](Self::on_timeout) whenever [`next_deadline`](Self::next_deadline) is due (an
+/// early call emits nothing; a late one emits everything due, keeping the scheduled times of the
+/// process); [`on_response_complete`](Self::on_response_complete) when a connection of this
+/// workload completes or is abandoned. Every call appends the connections to open now to `out`
+/// and may draw from `rng`, which must be this workload's own stream. Before `start`, every
+/// call does nothing and `next_deadline` is `None`; a second `start` does nothing.
 #[derive(Clone, Debug)]
 pub struct Workload {
-    _cfg: WorkloadConfig,
+    cfg: WorkloadConfig,
+    gen: Gen,
+    started: bool,
 }
 
 impl Workload {
-    pub fn new(cfg: WorkloadConfig) -> Self {
-        Workload { _cfg: cfg }
+    /// Validate `cfg` ([`WorkloadConfig::validate`]) and build its state machine.
+    pub fn new(cfg: WorkloadConfig) -> Result<Workload, String> {
+        cfg.validate()?;
+        let gen = match &cfg {
+            WorkloadConfig::Http10 { arrival: Arrival::Poisson { rate }, request_bytes, response_bytes, clients, servers } => {
+                Gen::Poisson(poisson::Poisson::new(*rate, request_bytes.clone(), response_bytes.clone(), *clients, *servers))
+            }
+            WorkloadConfig::Http10 {
+                arrival: Arrival::Users { users, think_s },
+                request_bytes,
+                response_bytes,
+                clients,
+                servers,
+            } => Gen::Users(users::Users::new(
+                *users,
+                think_s.clone(),
+                request_bytes.clone(),
+                response_bytes.clone(),
+                *clients,
+                *servers,
+            )),
+            WorkloadConfig::ParetoWeb { flows, shape, mean_bytes, min_bytes, max_bytes, off_time, clients, servers } => {
+                Gen::ParetoWeb(pareto_web::ParetoWeb::new(
+                    *flows,
+                    *shape,
+                    *mean_bytes,
+                    *min_bytes,
+                    *max_bytes,
+                    *off_time,
+                    *clients,
+                    *servers,
+                ))
+            }
+            WorkloadConfig::Bulk { flows } => Gen::Bulk(bulk::Bulk::new(flows)),
+        };
+        Ok(Workload { cfg, gen, started: false })
+    }
+
+    /// The validated configuration.
+    pub fn config(&self) -> &WorkloadConfig {
+        &self.cfg
+    }
+
+    /// Begin at `now` (time 0 in a run): emit what is due at `now`, schedule the rest.
+    pub fn start(&mut self, now: SimTime, rng: &mut Rng, out: &mut Vec<Request>) {
+        if std::mem::replace(&mut self.started, true) {
+            return;
+        }
+        match &mut self.gen {
+            Gen::Poisson(g) => g.start(now, rng, out),
+            Gen::Users(g) => g.start(now, rng, out),
+            Gen::ParetoWeb(g) => g.start(now, rng, out),
+            Gen::Bulk(g) => g.emit_due(now, out),
+        }
+    }
+
+    /// The earliest time at which `on_timeout` has something to emit.
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        if !self.started {
+            return None;
+        }
+        match &self.gen {
+            Gen::Poisson(g) => g.next_deadline(),
+            Gen::Users(g) => g.next_deadline(),
+            Gen::ParetoWeb(g) => g.next_deadline(),
+            Gen::Bulk(g) => g.next_deadline(),
+        }
+    }
+
+    /// Emit every request due at or before `now`.
+    pub fn on_timeout(&mut self, now: SimTime, rng: &mut Rng, out: &mut Vec<Request>) {
+        if !self.started {
+            return;
+        }
+        match &mut self.gen {
+            Gen::Poisson(g) => g.emit_due(now, rng, out),
+            Gen::Users(g) => g.emit_due(now, rng, out),
+            Gen::ParetoWeb(g) => g.emit_due(now, rng, out),
+            Gen::Bulk(g) => g.emit_due(now, out),
+        }
+    }
+
+    /// A connection of `user` ended (completed or abandoned) at `now`. Closed-loop models
+    /// schedule that user's next request (and emit it at once if it is already due); open-loop
+    /// and bulk models ignore the call, as do closed-loop models for a user with no request
+    /// outstanding (a duplicate or stale notification).
+    pub fn on_response_complete(&mut self, now: SimTime, user: u32, rng: &mut Rng, out: &mut Vec<Request>) {
+        if !self.started {
+            return;
+        }
+        match &mut self.gen {
+            Gen::Poisson(_) | Gen::Bulk(_) => {}
+            Gen::Users(g) => g.on_response_complete(now, user, rng, out),
+            Gen::ParetoWeb(g) => g.on_response_complete(now, user, rng, out),
+        }
     }
 }

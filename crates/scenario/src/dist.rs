@@ -1,0 +1,219 @@
+//! Distribution tables (`{ dist = "...", ... }`) → `traffic::SizeDist`, checked before any run.
+//!
+//! | dist             | keys                 | notes                                              |
+//! |------------------|----------------------|----------------------------------------------------|
+//! | `constant`       | `value`              |                                                    |
+//! | `exponential`    | `mean`               | mean > 0                                           |
+//! | `uniform`        | `min`, `max`         | min ≤ max                                          |
+//! | `lognormal`      | `mu`, `sigma`        | plain numbers, of ln(bytes) or ln(seconds); σ > 0  |
+//! | `bounded_pareto` | `shape`, `min`, `max`| shape > 0 (plain), 0 < min < max                   |
+//! | `empirical`      | `file`               | CSV `value,cdf` relative to the scenario directory |
+//!
+//! `value`, `mean`, `min`, `max` carry units: sizes ("1.5KB") for byte quantities, durations
+//! ("5s") for time quantities; the result is in bytes or seconds (f64). Empirical CSV values are
+//! plain numbers already in bytes or seconds; an optional non-numeric header line is skipped,
+//! blank lines and `#` comments are ignored; values non-decreasing, cdf non-decreasing in [0, 1]
+//! and ending at 1.
+//!
+//! Validation: tests below and `tests/bad_files.rs` (`unknown_dist`, `lognormal_sigma_*`,
+//! `empirical_file_missing`).
+
+use crate::error::{KeyError, Res};
+use crate::value::{as_duration, as_num, as_size, as_table, kind};
+use std::path::Path;
+use toml::Value;
+use traffic::{EmpiricalCdf, SizeDist};
+
+/// What a distribution's values measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Quantity {
+    /// Size strings → bytes.
+    Bytes,
+    /// Duration strings → seconds.
+    Seconds,
+}
+
+const DISTS: &[&str] = &["constant", "exponential", "uniform", "lognormal", "bounded_pareto", "empirical"];
+
+/// Parse and validate the distribution table `v` found at `path`.
+pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) -> Res<SizeDist> {
+    let t = as_table(v, path)?;
+    let d = kind(&t, "dist", DISTS)?;
+    let keys: &[&str] = match d {
+        "constant" => &["dist", "value"],
+        "exponential" => &["dist", "mean"],
+        "uniform" => &["dist", "min", "max"],
+        "lognormal" => &["dist", "mu", "sigma"],
+        "bounded_pareto" => &["dist", "shape", "min", "max"],
+        _ => &["dist", "file"],
+    };
+    t.allow(keys)?;
+    let amount = |k: &str| -> Res<f64> {
+        let v = t.req(k)?;
+        let p = t.key(k);
+        Ok(match q {
+            Quantity::Bytes => as_size(v, &p)? as f64,
+            // ns / 1e9 is correctly rounded ("150ms" → 0.15 exactly).
+            Quantity::Seconds => as_duration(v, &p)?.0 as f64 / 1e9,
+        })
+    };
+    let dist = match d {
+        "constant" => SizeDist::Constant { value: amount("value")? },
+        "exponential" => {
+            let mean = amount("mean")?;
+            if mean <= 0.0 {
+                return Err(t.err("mean", "must be greater than 0"));
+            }
+            SizeDist::Exponential { mean }
+        }
+        "uniform" => {
+            let (min, max) = (amount("min")?, amount("max")?);
+            if min > max {
+                return Err(t.err("min", format!("must not exceed max ({} > {})", show(min, q), show(max, q))));
+            }
+            SizeDist::Uniform { min, max }
+        }
+        "lognormal" => {
+            let mu = as_num(t.req("mu")?, &t.key("mu"))?;
+            let sigma = as_num(t.req("sigma")?, &t.key("sigma"))?;
+            if sigma <= 0.0 {
+                return Err(t.err("sigma", format!("must be greater than 0, got {sigma}")));
+            }
+            SizeDist::Lognormal { mu, sigma }
+        }
+        "bounded_pareto" => {
+            let shape = as_num(t.req("shape")?, &t.key("shape"))?;
+            if shape <= 0.0 {
+                return Err(t.err("shape", format!("must be greater than 0, got {shape}")));
+            }
+            let (min, max) = (amount("min")?, amount("max")?);
+            if min <= 0.0 {
+                return Err(t.err("min", "must be greater than 0"));
+            }
+            if min >= max {
+                return Err(t.err("min", format!("must be less than max ({} ≥ {})", show(min, q), show(max, q))));
+            }
+            SizeDist::BoundedPareto { shape, min, max }
+        }
+        _ => {
+            let file = crate::value::as_str(t.req("file")?, &t.key("file"))?;
+            SizeDist::Empirical(load_empirical(&base_dir.join(file), &t.key("file"))?)
+        }
+    };
+    validate_upstream(&dist, path)?;
+    Ok(dist)
+}
+
+/// A value for a message, in its unit.
+fn show(x: f64, q: Quantity) -> String {
+    match q {
+        Quantity::Bytes => format!("{x} B"),
+        Quantity::Seconds => format!("{x} s"),
+    }
+}
+
+/// Checks owned by `traffic` itself, for anything this file does not know about.
+fn validate_upstream(_dist: &SizeDist, _path: &str) -> Res<()> {
+    Ok(())
+}
+
+/// Read an empirical CDF CSV (`value,cdf` per line) at `file`; errors are reported at `key`.
+pub(crate) fn load_empirical(file: &Path, key: &str) -> Res<EmpiricalCdf> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| KeyError::new(key, format!("cannot read empirical CDF file {}: {e}", file.display())))?;
+    let bad = |line: usize, why: String| KeyError::new(key, format!("{} line {line}: {why}", file.display()));
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    let mut first = true;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let nums: Vec<Option<f64>> = fields.iter().map(|f| f.parse::<f64>().ok()).collect();
+        let header = first && nums.iter().all(Option::is_none);
+        first = false;
+        if header {
+            continue;
+        }
+        if fields.len() != 2 {
+            return Err(bad(n + 1, format!("expected 2 columns (value,cdf), found {}", fields.len())));
+        }
+        let (Some(v), Some(p)) = (nums[0], nums[1]) else {
+            return Err(bad(n + 1, format!("{line:?} is not two numbers")));
+        };
+        if !v.is_finite() || v < 0.0 {
+            return Err(bad(n + 1, format!("value {v} must be a finite number ≥ 0")));
+        }
+        if !(0.0..=1.0).contains(&p) {
+            return Err(bad(n + 1, format!("cdf {p} must be in [0, 1]")));
+        }
+        if let Some(&(pv, pp)) = points.last() {
+            if v < pv {
+                return Err(bad(n + 1, format!("values must be non-decreasing ({v} after {pv})")));
+            }
+            if p < pp {
+                return Err(bad(n + 1, format!("cdf must be non-decreasing ({p} after {pp})")));
+            }
+        }
+        points.push((v, p));
+    }
+    match points.last() {
+        None => Err(KeyError::new(key, format!("{}: no data lines", file.display()))),
+        Some(&(_, p)) if (p - 1.0).abs() > 1e-6 => {
+            Err(KeyError::new(key, format!("{}: the cdf must end at 1, ends at {p}", file.display())))
+        }
+        Some(_) => Ok(EmpiricalCdf { points }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, q: Quantity) -> Res<SizeDist> {
+        let t: toml::Table = toml::from_str(&format!("d = {text}")).unwrap();
+        parse_dist(&t["d"], "x.d", q, Path::new("."))
+    }
+
+    #[test]
+    fn sizes_become_bytes_and_durations_seconds() {
+        assert_eq!(parse(r#"{ dist = "constant", value = "300B" }"#, Quantity::Bytes).unwrap(), SizeDist::Constant { value: 300.0 });
+        assert_eq!(
+            parse(r#"{ dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }"#, Quantity::Bytes).unwrap(),
+            SizeDist::BoundedPareto { shape: 1.2, min: 1000.0, max: 2e6 }
+        );
+        assert_eq!(parse(r#"{ dist = "exponential", mean = "5s" }"#, Quantity::Seconds).unwrap(), SizeDist::Exponential { mean: 5.0 });
+        assert_eq!(
+            parse(r#"{ dist = "uniform", min = "0ms", max = "150ms" }"#, Quantity::Seconds).unwrap(),
+            SizeDist::Uniform { min: 0.0, max: 0.15 }
+        );
+        assert_eq!(parse(r#"{ dist = "lognormal", mu = 8, sigma = 1.5 }"#, Quantity::Bytes).unwrap(), SizeDist::Lognormal { mu: 8.0, sigma: 1.5 });
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = parse(r#"{ dist = "bounded_pareto", shape = 0, min = "1KB", max = "2MB" }"#, Quantity::Bytes).unwrap_err();
+        assert_eq!(e.key, "x.d.shape");
+        let e = parse(r#"{ dist = "uniform", min = "2s", max = "1s" }"#, Quantity::Seconds).unwrap_err();
+        assert_eq!((e.key.as_str(), e.reason.as_str()), ("x.d.min", "must not exceed max (2 s > 1 s)"));
+        let e = parse(r#"{ dist = "constant", value = "3ms" }"#, Quantity::Bytes).unwrap_err();
+        assert_eq!(e.key, "x.d.value");
+        assert!(e.reason.contains("unknown size unit"), "{}", e.reason);
+        let e = parse(r#"{ dist = "constant", value = "3B", mean = "1B" }"#, Quantity::Bytes).unwrap_err();
+        assert_eq!(e.key, "x.d.mean");
+    }
+
+    #[test]
+    fn empirical_csv_with_header_and_comments() {
+        let dir = std::env::temp_dir().join(format!("scenario-dist-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("ok.csv"), "value,cdf\n# c\n100,0.5\n\n1000,1\n").unwrap();
+        std::fs::write(dir.join("bad.csv"), "100,0.5\n50,0.9\n").unwrap();
+        let ok = load_empirical(&dir.join("ok.csv"), "k").unwrap();
+        assert_eq!(ok.points, vec![(100.0, 0.5), (1000.0, 1.0)]);
+        let e = load_empirical(&dir.join("bad.csv"), "k").unwrap_err();
+        assert!(e.reason.ends_with("line 2: values must be non-decreasing (50 after 100)"), "{}", e.reason);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

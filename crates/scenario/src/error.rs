@@ -1,0 +1,60 @@
+//! Errors of the scenario loader: the public [`ScenarioError`] (file, key path, reason) and the
+//! crate-internal [`KeyError`] (key path, reason) that every parser returns before the file label
+//! is known to it.
+//!
+//! Key paths are dotted TOML paths with array indices, e.g. `workload[1].response_size.shape`;
+//! inside a variant they start with `variant[<name>]` (see `merge.rs`).
+
+use std::fmt;
+
+/// A scenario rejected before anything runs: which file, which key, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file as the caller named it (`load`: the path; `parse_str`: the label).
+    pub file: String,
+    /// Dotted key path, e.g. `variant[red].queue.min_th`; a position (`line 3, column 7`) for
+    /// TOML syntax errors.
+    pub key: String,
+    pub reason: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.file, self.key, self.reason)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// An error at a key path, before the file label is attached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct KeyError {
+    pub key: String,
+    pub reason: String,
+}
+
+impl KeyError {
+    pub fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
+        KeyError { key: key.into(), reason: reason.into() }
+    }
+
+    pub fn in_file(self, file: &str) -> ScenarioError {
+        ScenarioError { file: file.to_string(), key: self.key, reason: self.reason }
+    }
+}
+
+pub(crate) type Res<T> = Result<T, KeyError>;
+
+/// `parent.child`, or `child` at the top level.
+pub(crate) fn join(parent: &str, child: &str) -> String {
+    if parent.is_empty() {
+        child.to_string()
+    } else {
+        format!("{parent}.{child}")
+    }
+}
+
+/// `parent[i]`.
+pub(crate) fn index(parent: &str, i: usize) -> String {
+    format!("{parent}[{i}]")
+}

@@ -1,0 +1,71 @@
+//! One merged scenario document → `sim::Experiment`: top-level keys, `[run]`, `[monitor]`, and
+//! the parts parsed by `topology.rs`, `tcp.rs` and `workload.rs`, in that order (the first
+//! error wins).
+//!
+//! `[run]`: `seed` (integer ≥ 0, default 1), `warmup` (duration, required, may be 0),
+//! `duration` (required, > 0: measured time after the warm-up; warmup + duration must fit the
+//! u64-nanosecond clock), `stop_after_responses` (optional integer ≥ 1).
+//! `[monitor]`: `queue_interval`, `queue_sample`, `link_interval` (durations > 0; defaults
+//! `sim::MonitorConfig::default()`).
+
+use crate::error::{KeyError, Res};
+use crate::value::{positive, Tbl};
+use crate::workload::Hosts;
+use crate::{tcp, topology, workload};
+use sim::{Experiment, MonitorConfig, Topology};
+use std::path::Path;
+use toml::Table;
+
+/// Top-level keys (`variant` is removed before this runs; listed for the message).
+const TOP_KEYS: &[&str] = &["run", "topology", "queue", "reverse_queue", "tcp", "workload", "monitor", "variant"];
+
+pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
+    let root = Tbl::root(doc);
+    root.allow(TOP_KEYS)?;
+
+    let run = root.req_table("run")?;
+    run.allow(&["seed", "warmup", "duration", "stop_after_responses"])?;
+    let seed = run.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
+    let warmup = run.req_duration("warmup")?;
+    let duration = positive(run.req_duration("duration")?, &run.key("duration"))?;
+    if warmup.0.checked_add(duration.0).is_none() {
+        return Err(KeyError::new(
+            run.key("duration"),
+            format!("warmup ({warmup}) + duration ({duration}) exceeds the simulated clock's range (about 584 years)"),
+        ));
+    }
+    let stop_after_responses = run.int("stop_after_responses", 1, i64::MAX)?.map(|n| n as u64);
+
+    let dumbbell = topology::parse(&root, base_dir)?;
+    let hosts = Hosts { clients: dumbbell.clients, servers: dumbbell.servers };
+    let tcp = tcp::parse(&root)?;
+    let workloads = workload::parse(&root, hosts, base_dir)?;
+    let monitor = parse_monitor(&root)?;
+
+    Ok(Experiment {
+        seed,
+        warmup,
+        duration,
+        stop_after_responses,
+        topology: Topology::Dumbbell(dumbbell),
+        tcp,
+        workloads,
+        monitor,
+    })
+}
+
+fn parse_monitor(root: &Tbl) -> Res<MonitorConfig> {
+    let mut m = MonitorConfig::default();
+    let Some(t) = root.table("monitor")? else { return Ok(m) };
+    t.allow(&["queue_interval", "queue_sample", "link_interval"])?;
+    for (k, slot) in [
+        ("queue_interval", &mut m.queue_interval),
+        ("queue_sample", &mut m.queue_sample),
+        ("link_interval", &mut m.link_interval),
+    ] {
+        if let Some(d) = t.duration(k)? {
+            *slot = positive(d, &t.key(k))?;
+        }
+    }
+    Ok(m)
+}

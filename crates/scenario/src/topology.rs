@@ -1,0 +1,174 @@
+//! `[topology]` (plus the top-level `[queue]` and `[reverse_queue]`) → `sim::DumbbellConfig`.
+//!
+//! Keys: `kind = "dumbbell"` (the only kind), `clients`, `servers` (≥ 1), `access_rate`,
+//! `access_delay`, `bottleneck_rate`, `bottleneck_delay` (all required), `access_queue`
+//! (default droptail, 1000 packets), `[topology.delaybox]` with exactly one of `rtt` (a duration
+//! distribution, see `dist.rs`), `matrix` (clients × servers duration strings) or `matrix_file`
+//! (CSV, milliseconds as plain numbers, clients rows × servers columns, `#` comments and blank
+//! lines ignored, relative to the scenario's directory).
+//!
+//! `[queue]` (required) is the forward bottleneck (server side → client side);
+//! `[reverse_queue]` defaults to the same parameters. Every queue is validated by
+//! `DisciplineParams::build` against the link it feeds.
+//!
+//! Validation: `tests/bad_files.rs` (`missing_bottleneck_rate`, `rate_*`, `delaybox_matrix_*`).
+
+use crate::dist::{parse_dist, Quantity};
+use crate::error::{index, KeyError, Res};
+use crate::value::{as_array, as_duration, as_str, kind, Tbl};
+use crate::queue;
+use aqm::{DisciplineParams, DropTailParams, LimitUnit, LinkInfo};
+use sim::{DelayBoxConfig, DumbbellConfig};
+use std::path::Path;
+use units::SimDuration;
+
+const TOPOLOGY_KEYS: &[&str] = &[
+    "kind",
+    "clients",
+    "servers",
+    "access_rate",
+    "access_delay",
+    "bottleneck_rate",
+    "bottleneck_delay",
+    "access_queue",
+    "delaybox",
+];
+
+/// Default access-link queue: drop-tail, 1000 packets (large enough never to be the bottleneck
+/// at 100 Mbps access links; aqmlab choice).
+fn default_access_queue() -> DisciplineParams {
+    DisciplineParams::DropTail(DropTailParams { limit: 1000, unit: LimitUnit::Packets, ..DropTailParams::default() })
+}
+
+/// Parse the topology from the document root `root` (which holds `topology`, `queue`,
+/// `reverse_queue`).
+pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
+    let t = root.req_table("topology")?;
+    t.allow(TOPOLOGY_KEYS)?;
+    kind(&t, "kind", &["dumbbell"])?;
+    let clients = t.req_u32("clients", 1)?;
+    let servers = t.req_u32("servers", 1)?;
+    let access_rate = t.req_rate("access_rate")?;
+    let access_delay = t.req_duration("access_delay")?;
+    let bottleneck_rate = t.req_rate("bottleneck_rate")?;
+    let bottleneck_delay = t.req_duration("bottleneck_delay")?;
+
+    let access_queue = match t.table("access_queue")? {
+        Some(q) => queue::parse(&q)?,
+        None => default_access_queue(),
+    };
+    queue::check(&access_queue, LinkInfo { rate: access_rate, delay: access_delay }, &t.key("access_queue"))?;
+
+    let bottleneck = LinkInfo { rate: bottleneck_rate, delay: bottleneck_delay };
+    let forward_queue = queue::parse(&root.req_table("queue")?)?;
+    queue::check(&forward_queue, bottleneck, "queue")?;
+    let reverse_queue = match root.table("reverse_queue")? {
+        Some(q) => {
+            let p = queue::parse(&q)?;
+            queue::check(&p, bottleneck, "reverse_queue")?;
+            p
+        }
+        None => forward_queue.clone(),
+    };
+
+    let delaybox = match t.table("delaybox")? {
+        Some(d) => Some(parse_delaybox(&d, clients, servers, base_dir)?),
+        None => None,
+    };
+
+    Ok(DumbbellConfig {
+        clients,
+        servers,
+        access_rate,
+        access_delay,
+        access_queue,
+        bottleneck_rate,
+        bottleneck_delay,
+        forward_queue,
+        reverse_queue,
+        delaybox,
+    })
+}
+
+fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<DelayBoxConfig> {
+    const KEYS: &[&str] = &["rtt", "matrix", "matrix_file"];
+    d.allow(KEYS)?;
+    let given: Vec<&str> = KEYS.iter().copied().filter(|k| d.has(k)).collect();
+    match given.as_slice() {
+        [] => return Err(KeyError::new(d.path.clone(), "expected exactly one of: rtt, matrix, matrix_file")),
+        [_] => {}
+        [a, b, ..] => return Err(d.err(b, format!("conflicts with {a}; give exactly one of: rtt, matrix, matrix_file"))),
+    }
+    if let Some(v) = d.get("rtt") {
+        return Ok(DelayBoxConfig::Distribution { rtt_s: parse_dist(v, &d.key("rtt"), Quantity::Seconds, base_dir)? });
+    }
+    let (rtt, key, source) = if let Some(v) = d.get("matrix") {
+        let key = d.key("matrix");
+        let rows = as_array(v, &key)?;
+        let mut rtt = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            let rp = index(&key, i);
+            let cells = as_array(row, &rp)?;
+            rtt.push(cells.iter().enumerate().map(|(j, c)| as_duration(c, &index(&rp, j))).collect::<Res<Vec<_>>>()?);
+        }
+        (rtt, key, "matrix".to_string())
+    } else {
+        let key = d.key("matrix_file");
+        let file = base_dir.join(as_str(d.req("matrix_file")?, &key)?);
+        (read_matrix_csv(&file, &key)?, key, file.display().to_string())
+    };
+    if rtt.len() != clients as usize {
+        return Err(KeyError::new(
+            key,
+            format!(
+                "no route for some hosts: {source} has {} rows but the topology has {clients} clients (need {clients} rows × {servers} columns)",
+                rtt.len()
+            ),
+        ));
+    }
+    if let Some((i, row)) = rtt.iter().enumerate().find(|(_, r)| r.len() != servers as usize) {
+        let where_ = if source == "matrix" { index(&key, i) } else { key.clone() };
+        return Err(KeyError::new(
+            where_,
+            format!(
+                "no route for some hosts: {source} row {i} has {} columns but the topology has {servers} servers (need {clients} rows × {servers} columns)",
+                row.len()
+            ),
+        ));
+    }
+    Ok(DelayBoxConfig::Matrix { rtt })
+}
+
+/// A CSV of extra RTTs in milliseconds (plain numbers), one row per client.
+fn read_matrix_csv(file: &Path, key: &str) -> Res<Vec<Vec<SimDuration>>> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| KeyError::new(key, format!("cannot read RTT matrix file {}: {e}", file.display())))?;
+    let mut rows = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let row = line
+            .split(',')
+            .enumerate()
+            .map(|(j, cell)| {
+                let cell = cell.trim();
+                match cell.parse::<f64>() {
+                    Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(SimDuration((ms * 1e6).round() as u64)),
+                    _ => Err(KeyError::new(
+                        key,
+                        format!(
+                            "{} line {}, column {}: {cell:?} is not a number of milliseconds ≥ 0",
+                            file.display(),
+                            n + 1,
+                            j + 1
+                        ),
+                    )),
+                }
+            })
+            .collect::<Res<Vec<_>>>()?;
+        rows.push(row);
+    }
+    Ok(rows)
+}

@@ -1,0 +1,163 @@
+//! `[[workload]]` tables → `traffic::WorkloadConfig`; at least one is required.
+//!
+//! - `kind = "http10"`: `arrival = "poisson"` with `rate` (connections/s, number > 0), or
+//!   `arrival = "users"` with `users` (≥ 1) and `think` (duration distribution);
+//!   `request_size`, `response_size` (size distributions, required); optional `clients`,
+//!   `servers` (how many of the topology's hosts take part, default all).
+//! - `kind = "pareto_web"`: `flows` (≥ 1, required); `shape` (1.2), `mean` ("10KB"), `min`
+//!   ("1KB"), `max` ("2MB"), `off_time` ("0.5s") — the defaults are seed 003 §4 (p. 548–550);
+//!   optional `clients`, `servers` as above.
+//! - `kind = "bulk"`: `flows = [{ start, client, server, bytes }]`, `bytes` optional (endless);
+//!   host indices are 0-based and must exist in the topology (else "no route").
+//!
+//! Validation: `tests/bad_files.rs` (`no_workload`, `bulk_server_out_of_range`, `unknown_dist`,
+//! `lognormal_sigma_*`, `empirical_file_missing`).
+
+use crate::dist::{parse_dist, Quantity};
+use crate::error::{KeyError, Res};
+use crate::value::{as_table, kind, Tbl};
+use std::path::Path;
+use toml::Value;
+use traffic::{Arrival, BulkFlow, WorkloadConfig};
+use units::{SimDuration, SimTime};
+
+/// Host counts of the topology the workloads run on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hosts {
+    pub clients: u32,
+    pub servers: u32,
+}
+
+/// Parse every `[[workload]]` of the document root.
+pub(crate) fn parse(root: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<Vec<WorkloadConfig>> {
+    let none = || KeyError::new("workload", "no workload: at least one [[workload]] table is required");
+    let list = root.array("workload")?.ok_or_else(none)?;
+    if list.is_empty() {
+        return Err(none());
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| parse_one(&as_table(v, &root.elem("workload", i))?, hosts, base_dir))
+        .collect()
+}
+
+fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
+    match kind(t, "kind", &["http10", "pareto_web", "bulk"])? {
+        "http10" => parse_http10(t, hosts, base_dir),
+        "pareto_web" => parse_pareto_web(t, hosts),
+        _ => parse_bulk(t, hosts),
+    }
+}
+
+/// Optional `clients`/`servers` subset sizes, bounded by the topology.
+fn host_subset(t: &Tbl, hosts: Hosts) -> Res<(u32, u32)> {
+    let mut out = (hosts.clients, hosts.servers);
+    for (k, have, slot) in [("clients", hosts.clients, &mut out.0), ("servers", hosts.servers, &mut out.1)] {
+        if let Some(n) = t.u32(k, 1)? {
+            if n > have {
+                return Err(t.err(k, format!("no route: {n} {k} requested but the topology has {have}")));
+            }
+            *slot = n;
+        }
+    }
+    Ok(out)
+}
+
+fn parse_http10(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
+    let common = ["kind", "arrival", "request_size", "response_size", "clients", "servers"];
+    let arrival_kind = kind(t, "arrival", &["poisson", "users"])?;
+    let extra: &[&str] = if arrival_kind == "poisson" { &["rate"] } else { &["users", "think"] };
+    let allowed: Vec<&str> = common.iter().chain(extra).copied().collect();
+    t.allow(&allowed)?;
+    let arrival = if arrival_kind == "poisson" {
+        let rate = t.req_num("rate")?;
+        if rate <= 0.0 {
+            return Err(t.err("rate", format!("must be greater than 0 connections per second, got {rate}")));
+        }
+        Arrival::Poisson { rate }
+    } else {
+        let users = t.req_u32("users", 1)?;
+        let think_s = parse_dist(t.req("think")?, &t.key("think"), Quantity::Seconds, base_dir)?;
+        Arrival::Users { users, think_s }
+    };
+    let request_bytes = parse_dist(t.req("request_size")?, &t.key("request_size"), Quantity::Bytes, base_dir)?;
+    let response_bytes = parse_dist(t.req("response_size")?, &t.key("response_size"), Quantity::Bytes, base_dir)?;
+    let (clients, servers) = host_subset(t, hosts)?;
+    Ok(WorkloadConfig::Http10 { arrival, request_bytes, response_bytes, clients, servers })
+}
+
+fn parse_pareto_web(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
+    t.allow(&["kind", "flows", "shape", "mean", "min", "max", "off_time", "clients", "servers"])?;
+    let flows = t.req_u32("flows", 1)?;
+    // Seed 003 §4 (p. 548–550): max 2 MB, mean 10 KB, min 1 KB, shape 1.2, off time 0.5 s.
+    let shape = t.num("shape")?.unwrap_or(1.2);
+    let mean = t.size("mean")?.unwrap_or(10_000) as f64;
+    let min = t.size("min")?.unwrap_or(1_000) as f64;
+    let max = t.size("max")?.unwrap_or(2_000_000) as f64;
+    let off_time = t.duration("off_time")?.unwrap_or(SimDuration::from_millis(500));
+    if shape <= 0.0 {
+        return Err(t.err("shape", format!("must be greater than 0, got {shape}")));
+    }
+    if min <= 0.0 {
+        return Err(t.err("min", "must be greater than 0"));
+    }
+    if min >= max {
+        return Err(t.err("min", format!("must be less than max ({min} B ≥ {max} B)")));
+    }
+    if !(mean > min && mean < max) {
+        return Err(t.err("mean", format!("must lie strictly between min and max ({min} B … {max} B), got {mean} B")));
+    }
+    let (clients, servers) = host_subset(t, hosts)?;
+    Ok(WorkloadConfig::ParetoWeb {
+        flows,
+        shape,
+        mean_bytes: mean,
+        min_bytes: min,
+        max_bytes: max,
+        off_time,
+        clients,
+        servers,
+    })
+}
+
+fn parse_bulk(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
+    t.allow(&["kind", "flows"])?;
+    let list: &[Value] = match t.req("flows")? {
+        Value::Array(a) => a,
+        v => {
+            return Err(t.err(
+                "flows",
+                format!(
+                    "expected an array of flow tables {{ start, client, server, bytes }}, found {}",
+                    crate::value::describe(v)
+                ),
+            ))
+        }
+    };
+    if list.is_empty() {
+        return Err(t.err("flows", "at least one flow is required"));
+    }
+    let mut flows = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        let f = as_table(v, &t.elem("flows", i))?;
+        f.allow(&["start", "client", "server", "bytes"])?;
+        let start = SimTime(f.req_duration("start")?.0);
+        let client = f.req_u32("client", 0)?;
+        let server = f.req_u32("server", 0)?;
+        for (k, idx, have) in [("client", client, hosts.clients), ("server", server, hosts.servers)] {
+            if idx >= have {
+                return Err(f.err(
+                    k,
+                    format!("no route: {k} {idx} does not exist; the topology has {have} {k}s (indices 0..={})", have - 1),
+                ));
+            }
+        }
+        let bytes = match f.size("bytes")? {
+            Some(0) => return Err(f.err("bytes", "must be at least 1 byte (omit it for an endless flow)")),
+            b => b,
+        };
+        flows.push(BulkFlow { start, client, server, bytes });
+    }
+    Ok(WorkloadConfig::Bulk { flows })
+}
+

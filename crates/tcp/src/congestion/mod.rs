@@ -1,0 +1,223 @@
+//! Congestion control: one trait, one file per loss-recovery algorithm (STYLE.md §11), dispatched
+//! through the [`Congestion`] enum (no `Box<dyn>` on the per-segment path).
+//!
+//! Shared arithmetic, RFC 5681 counted in bytes ([`Window`]):
+//! - slow start (cwnd < ssthresh): cwnd += min(bytes newly acked, MSS) per ACK (§3.1 eq. 2);
+//! - congestion avoidance (cwnd ≥ ssthresh): cwnd += max(1, MSS·MSS/cwnd) per ACK (eq. 3);
+//! - loss by dupACKs: ssthresh = max(FlightSize/2, 2·MSS) (eq. 4), cwnd = ssthresh + k·MSS where
+//!   k = dupACK threshold (3 in the RFC, which names 3·SMSS; ns-2 adds `numdupacks_` too);
+//! - loss by timeout: the same ssthresh, computed only on the first expiry for a segment (§3.1
+//!   "has not yet been resent by way of the retransmission timer"), and cwnd = 1 MSS (the loss
+//!   window). A timeout during fast recovery never raises ssthresh: min(ssthresh, eq. 4), since
+//!   FlightSize then counts all the data sent while recovering (without this a NewReno sender
+//!   with a large receive window gets ssthresh ≫ the path and loops overshoot → recovery →
+//!   timeout; RFC 5681 only bounds ssthresh from above, Linux keeps it).
+//!
+//! FlightSize counts payload bytes sent and not acknowledged (SYN and FIN excluded).
+//! Initial ssthresh: the peer's advertised window ("arbitrarily high … e.g. the largest possible
+//! advertised window", RFC 5681 §3.1; ns-2 also starts ssthresh at `window_`). The initial
+//! window is set by the endpoint at the end of the handshake. cwnd never drops below 1 MSS.
+//!
+//! Differences from ns-2: ns-2 counts cwnd in segments and grows it per ACK (+1 / +1/cwnd), not
+//! per byte; ns-2 recomputes ssthresh on every timeout (it then becomes 2 segments after a
+//! second consecutive timeout), RFC 5681 and we do not. Neither caps cwnd (ns-2 `maxcwnd_ 0`),
+//! so a sender limited by the receive window keeps growing cwnd.
+//!
+//! Read RFC 5681 §3 before editing. Validation: unit tests here and in reno.rs and newreno.rs;
+//! tests/recovery.rs and tests/rto.rs end to end.
+
+pub mod newreno;
+pub mod reno;
+
+pub use newreno::NewReno;
+pub use reno::Reno;
+
+use crate::config::{TcpConfig, Variant};
+
+/// cwnd and ssthresh, bytes, with the RFC 5681 arithmetic shared by every variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub mss: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+}
+
+impl Window {
+    /// Before the handshake completes: 1 MSS (ns-2 `delay_growth_`), ssthresh "infinite".
+    pub fn new(mss: u32) -> Self {
+        let mss = mss.max(1) as u64;
+        Window { mss, cwnd: mss, ssthresh: u64::MAX }
+    }
+    /// Slow start or congestion avoidance for an ACK that newly acknowledged `acked` bytes.
+    pub fn grow(&mut self, acked: u64) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += acked.min(self.mss);
+        } else {
+            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+        }
+    }
+    /// RFC 5681 eq. 4: ssthresh = max(FlightSize/2, 2·MSS).
+    pub fn halve(&mut self, flight: u64) {
+        self.ssthresh = (flight / 2).max(2 * self.mss);
+    }
+    /// Fast retransmit: eq. 4, then cwnd = ssthresh + k·MSS (k = dupACK threshold).
+    pub fn enter_fast_recovery(&mut self, flight: u64, dupack_threshold: u32) {
+        self.halve(flight);
+        self.cwnd = self.ssthresh + dupack_threshold as u64 * self.mss;
+    }
+    /// Retransmission timeout: eq. 4 on the first expiry only, cwnd = loss window (1 MSS).
+    /// During fast recovery ssthresh was already reduced for this congestion event and
+    /// FlightSize includes everything sent while recovering (NewReno keeps the pipe full), so
+    /// ssthresh only ever goes down then: min(ssthresh, eq. 4) — allowed by RFC 5681 ("no more
+    /// than" eq. 4) and what Linux does (`tcp_enter_loss` keeps ssthresh in Recovery).
+    pub fn on_rto(&mut self, flight: u64, first_expiry: bool, in_recovery: bool) {
+        if first_expiry {
+            let old = self.ssthresh;
+            self.halve(flight);
+            if in_recovery {
+                self.ssthresh = self.ssthresh.min(old);
+            }
+        }
+        self.cwnd = self.mss;
+    }
+}
+
+/// What the endpoint tells the algorithm about an ACK. Sequence numbers are the endpoint's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckInfo {
+    /// The cumulative ACK (= SND.UNA after it).
+    pub ack: u64,
+    /// Payload bytes newly acknowledged by this ACK (0 for a duplicate).
+    pub acked: u64,
+    /// FlightSize after this ACK: payload bytes sent and still unacknowledged.
+    pub flight: u64,
+    /// Highest sequence number sent, plus one (SND.MAX).
+    pub snd_max: u64,
+}
+
+/// The algorithm's answer to an ACK of new data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckVerdict {
+    /// Retransmit the first unacknowledged segment now (NewReno partial ACK).
+    pub retransmit_head: bool,
+    /// Restart the retransmission timer (RFC 6298 §5.3; RFC 6582 only on the first partial ACK).
+    pub restart_timer: bool,
+}
+
+/// Hooks every loss-recovery algorithm implements.
+pub trait CongestionControl {
+    fn window(&self) -> &Window;
+    /// Handshake complete: cwnd = `initial_window` bytes, ssthresh = `peer_window` bytes.
+    fn on_connected(&mut self, initial_window: u64, peer_window: u64);
+    /// An ACK advanced SND.UNA.
+    fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict;
+    /// A duplicate ACK (RFC 5681 §2 definition, checked by the endpoint). True: fast retransmit
+    /// the first unacknowledged segment now.
+    fn on_dupack(&mut self, a: &AckInfo) -> bool;
+    /// The retransmission timer expired; `first_expiry` is false for a repeated expiry of the
+    /// same segment.
+    fn on_rto(&mut self, a: &AckInfo, first_expiry: bool);
+    fn in_recovery(&self) -> bool;
+}
+
+/// Every algorithm, for static dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    Reno(Reno),
+    NewReno(NewReno),
+}
+
+impl Congestion {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        match cfg.variant {
+            Variant::Reno => Congestion::Reno(Reno::new(cfg.mss, cfg.dupack_threshold)),
+            Variant::NewReno => {
+                Congestion::NewReno(NewReno::new(cfg.mss, cfg.dupack_threshold, cfg.newreno_full_ack))
+            }
+        }
+    }
+    pub fn window(&self) -> &Window {
+        match self {
+            Congestion::Reno(r) => r.window(),
+            Congestion::NewReno(n) => n.window(),
+        }
+    }
+    pub fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
+        match self {
+            Congestion::Reno(r) => r.on_connected(initial_window, peer_window),
+            Congestion::NewReno(n) => n.on_connected(initial_window, peer_window),
+        }
+    }
+    pub fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
+        match self {
+            Congestion::Reno(r) => r.on_new_ack(a),
+            Congestion::NewReno(n) => n.on_new_ack(a),
+        }
+    }
+    pub fn on_dupack(&mut self, a: &AckInfo) -> bool {
+        match self {
+            Congestion::Reno(r) => r.on_dupack(a),
+            Congestion::NewReno(n) => n.on_dupack(a),
+        }
+    }
+    pub fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
+        match self {
+            Congestion::Reno(r) => r.on_rto(a, first_expiry),
+            Congestion::NewReno(n) => n.on_rto(a, first_expiry),
+        }
+    }
+    pub fn in_recovery(&self) -> bool {
+        match self {
+            Congestion::Reno(r) => r.in_recovery(),
+            Congestion::NewReno(n) => n.in_recovery(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_adds_at_most_one_mss_per_ack() {
+        let mut w = Window { mss: 1000, cwnd: 2000, ssthresh: 65535 };
+        w.grow(2000); // a stretch ACK of 2 segments still adds 1 MSS (RFC 5681 eq. 2)
+        assert_eq!(w.cwnd, 3000);
+        w.grow(300);
+        assert_eq!(w.cwnd, 3300);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_mss_squared_over_cwnd() {
+        // cwnd = ssthresh = 4000: 1000·1000/4000 = 250 bytes; then 1000·1000/4250 = 235.29 → 235.
+        let mut w = Window { mss: 1000, cwnd: 4000, ssthresh: 4000 };
+        w.grow(1000);
+        assert_eq!(w.cwnd, 4250);
+        w.grow(1000);
+        assert_eq!(w.cwnd, 4485);
+        // At least one byte per ACK: mss 10, cwnd 1000 → 100/1000 = 0 → 1.
+        let mut w = Window { mss: 10, cwnd: 1000, ssthresh: 10 };
+        w.grow(10);
+        assert_eq!(w.cwnd, 1001);
+    }
+
+    #[test]
+    fn halving_has_a_floor_of_two_segments() {
+        let mut w = Window { mss: 1000, cwnd: 10_000, ssthresh: u64::MAX };
+        w.enter_fast_recovery(7000, 3);
+        assert_eq!((w.ssthresh, w.cwnd), (3500, 6500));
+        w.enter_fast_recovery(3000, 3);
+        assert_eq!((w.ssthresh, w.cwnd), (2000, 5000));
+        w.on_rto(9000, true, false);
+        assert_eq!((w.ssthresh, w.cwnd), (4500, 1000));
+        // A repeated expiry keeps ssthresh.
+        w.on_rto(9000, false, false);
+        assert_eq!((w.ssthresh, w.cwnd), (4500, 1000));
+        // In fast recovery (ssthresh 4500 already halved) with 40000 B now in flight: kept.
+        w.on_rto(40_000, true, true);
+        assert_eq!((w.ssthresh, w.cwnd), (4500, 1000));
+        // In recovery with a smaller flight: eq. 4 applies, max(3000/2, 2000) = 2000.
+        w.on_rto(3000, true, true);
+        assert_eq!((w.ssthresh, w.cwnd), (2000, 1000));
+    }
+}

@@ -1,0 +1,249 @@
+//! Input handling: segments from the peer (RFC 793 §3.9 "SEGMENT ARRIVES", simplified to what
+//! a simulator needs) and expiry of the retransmission timer (RFC 6298 §5).
+//!
+//! Order per segment, as RFC 793: state-specific handshake checks, then the ACK field (new ACK →
+//! RTT sample, congestion control, timer, FIN-acknowledged transitions; duplicate ACK per the
+//! RFC 5681 §2 definition → fast retransmit), then payload and FIN (reassembly, ACK policy,
+//! PeerClosed transitions).
+//!
+//! Timeout: one expiry = back off (RTO doubles, capped), count it, give up after
+//! `max_syn_retries` (handshake) or `max_retries` (otherwise) consecutive expiries; otherwise
+//! retransmit the SYN/SYN-ACK, or go back N: SND.NXT = SND.UNA, congestion control's `on_rto`
+//! (ssthresh on the first expiry only, cwnd = 1 MSS, NewReno `recover` = SND.MAX). BSD and ns-2
+//! go back N the same way; both also restart RTT timing (Karn) as we do.
+//!
+//! Differences from BSD/ns-2: no RST generation or processing; no simultaneous open; a
+//! segment without ACK in a synchronized state is dropped (RFC 793); an ACK for data never sent
+//! is answered with an ACK and the segment dropped (RFC 793); a duplicate SYN in SYN-RECEIVED
+//! makes us resend the SYN-ACK at once (Linux does; BSD answers with an ACK), unless one was
+//! sent at the same instant.
+//!
+//! Validation: tests/listen.rs, tests/syn_sent.rs, tests/established.rs, tests/recovery.rs,
+//! tests/rto.rs, tests/closing.rs.
+
+use crate::congestion::AckInfo;
+use crate::endpoint::{Endpoint, State, EV_CLOSED, EV_CONNECTED, EV_DATA, EV_PEER_CLOSED};
+use crate::segment::{Flags, Segment};
+use crate::timers::Timer;
+use units::SimTime;
+
+impl Endpoint {
+    pub(crate) fn input_segment(&mut self, now: SimTime, seg: &Segment) {
+        let syn = seg.flags.contains(Flags::SYN);
+        let has_ack = seg.flags.contains(Flags::ACK);
+        match self.state {
+            State::Closed => return,
+            State::Listen => {
+                if syn && !has_ack {
+                    self.rcv.on_syn(seg.seq);
+                    self.peer_wnd = seg.wnd as u64;
+                    self.state = State::SynReceived;
+                    self.syn_pending = true;
+                }
+                return;
+            }
+            State::SynSent => {
+                if syn && has_ack && seg.ack == self.snd_max && self.snd_max == 1 {
+                    self.rcv.on_syn(seg.seq);
+                    self.peer_wnd = seg.wnd as u64;
+                    self.handshake_acked(now);
+                    self.ack_now = true;
+                }
+                return;
+            }
+            State::SynReceived => {
+                if syn && !has_ack {
+                    // The client retransmitted its SYN: our SYN-ACK was lost or is late. Answer
+                    // at once, unless a SYN-ACK already left at this instant (our own timer
+                    // fires at the same time whenever both sides use the same initial RTO).
+                    if now > self.syn_sent_at {
+                        self.syn_pending = true;
+                        self.handshake_rtx = true;
+                        self.timing = None;
+                    }
+                    return;
+                }
+                if !has_ack || seg.ack != 1 || self.snd_max != 1 {
+                    return;
+                }
+                self.peer_wnd = seg.wnd as u64;
+                self.handshake_acked(now);
+            }
+            _ => {
+                if syn {
+                    // A retransmitted SYN-ACK: our handshake ACK was lost. ACK again.
+                    self.ack_now = true;
+                    return;
+                }
+            }
+        }
+        if !has_ack || !self.process_ack(now, seg) {
+            return;
+        }
+        self.process_data(now, seg);
+    }
+
+    /// Our SYN (client) or SYN-ACK (server) was acknowledged: ESTABLISHED (or FIN-WAIT-1 if
+    /// the application already closed).
+    fn handshake_acked(&mut self, now: SimTime) {
+        self.snd_una = 1;
+        self.snd_nxt = self.snd_nxt.max(1);
+        if let Some((_, sent)) = self.timing.take() {
+            self.rtt.sample(sent, now);
+        }
+        // RFC 6298 §5.7: after the timer expired on our SYN/SYN-ACK, data transmission starts
+        // from max(initial RTO, 3 s); Karn kept us from sampling it, so the backoff must go.
+        if self.retries > 0 {
+            self.rtt.syn_timed_out();
+        }
+        self.rtt.reset_backoff();
+        self.retries = 0;
+        self.timers.stop(Timer::Rto);
+        let mss = self.cfg.mss.max(1) as u64;
+        // RFC 5681 §3.1: IW = 1 segment if the SYN or SYN-ACK was retransmitted.
+        let iw = if self.handshake_rtx { mss } else { self.cfg.initial_window.max(1) as u64 * mss };
+        self.cc.on_connected(iw, self.peer_wnd);
+        self.events |= EV_CONNECTED;
+        if self.close_pending {
+            self.state = State::FinWait1;
+            self.fin_queued = true;
+        } else {
+            self.state = State::Established;
+        }
+    }
+
+    /// The ACK field in a synchronized state. False: drop the rest of the segment.
+    fn process_ack(&mut self, now: SimTime, seg: &Segment) -> bool {
+        let ack = seg.ack;
+        if ack > self.snd_max {
+            self.ack_now = true;
+            return false;
+        }
+        if ack > self.snd_una {
+            let acked = self.data_bytes(self.snd_una, ack);
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.retries = 0;
+            self.peer_wnd = seg.wnd as u64;
+            if let Some((timed, sent)) = self.timing {
+                if ack > timed {
+                    self.rtt.sample(sent, now);
+                    self.timing = None;
+                }
+            }
+            let info = AckInfo { ack, acked, flight: self.flight_size(), snd_max: self.snd_max };
+            let v = self.cc.on_new_ack(&info);
+            if v.retransmit_head && self.snd_una < self.snd_max {
+                self.rtx_head = true;
+                self.timing = None;
+            }
+            if self.snd_una == self.snd_max {
+                self.timers.stop(Timer::Rto);
+            } else if v.restart_timer {
+                self.restart_rto(now);
+            }
+            if self.fin_queued && self.snd_una > self.data_end {
+                self.our_fin_acked();
+            }
+        } else if ack == self.snd_una
+            && seg.len == 0
+            && !seg.flags.contains(Flags::FIN)
+            && self.snd_max > self.snd_una
+            && seg.wnd as u64 == self.peer_wnd
+        {
+            // RFC 5681 §2 duplicate ACK (SYN excluded by the caller).
+            let info = AckInfo { ack, acked: 0, flight: self.flight_size(), snd_max: self.snd_max };
+            if self.cc.on_dupack(&info) {
+                self.rtx_head = true;
+                self.timing = None;
+                self.stats.fast_retransmits += 1;
+                self.restart_rto(now);
+            }
+        }
+        true
+    }
+
+    fn our_fin_acked(&mut self) {
+        match self.state {
+            State::FinWait1 => self.state = State::FinWait2,
+            State::Closing => {
+                self.state = State::TimeWait;
+                self.events |= EV_CLOSED;
+            }
+            State::LastAck => {
+                self.state = State::Closed;
+                self.events |= EV_CLOSED;
+                self.timers.stop_all();
+            }
+            _ => {}
+        }
+    }
+
+    /// Payload and FIN; decides when to acknowledge (RFC 5681 §4.2, RFC 1122 §4.2.3.2). With
+    /// delayed ACKs, "every second full-sized segment" is counted in bytes: an ACK goes out once
+    /// 2·MSS payload bytes are unacknowledged (both ends share `mss` in aqmlab).
+    fn process_data(&mut self, now: SimTime, seg: &Segment) {
+        let fin = seg.flags.contains(Flags::FIN);
+        if seg.len == 0 && !fin {
+            return;
+        }
+        let a = self.rcv.on_segment(seg.seq, seg.len, fin);
+        if a.new_bytes > 0 {
+            self.events |= EV_DATA;
+        }
+        let immediate = a.out_of_order || a.filled_hole || a.duplicate || a.fin;
+        match self.cfg.delayed_ack {
+            Some(delay) if !immediate => {
+                if a.new_bytes > 0 {
+                    self.unacked_rx += a.new_bytes;
+                    if self.unacked_rx >= 2 * self.cfg.mss as u64 {
+                        self.ack_now = true;
+                    } else if !self.timers.is_armed(Timer::DelayedAck) {
+                        self.timers.set(Timer::DelayedAck, now + delay);
+                    }
+                }
+            }
+            _ => self.ack_now = true,
+        }
+        if a.fin {
+            self.events |= EV_PEER_CLOSED;
+            match self.state {
+                State::Established => self.state = State::CloseWait,
+                State::FinWait1 => self.state = State::Closing,
+                State::FinWait2 => {
+                    self.state = State::TimeWait;
+                    self.events |= EV_CLOSED;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4–5.6).
+    pub(crate) fn fire_rto(&mut self, now: SimTime) {
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let handshake = matches!(self.state, State::SynSent | State::SynReceived);
+        let limit = if handshake { self.cfg.max_syn_retries } else { self.cfg.max_retries };
+        if self.retries >= limit {
+            self.abort();
+            return;
+        }
+        let first_expiry = self.retries == 0;
+        self.retries += 1;
+        self.rtt.back_off();
+        self.timing = None;
+        self.rtx_head = false;
+        if handshake {
+            self.syn_pending = true;
+            self.handshake_rtx = true;
+        } else {
+            let info = AckInfo { ack: self.snd_una, acked: 0, flight: self.flight_size(), snd_max: self.snd_max };
+            self.cc.on_rto(&info, first_expiry);
+            self.snd_nxt = self.snd_una;
+        }
+        self.restart_rto(now);
+    }
+}

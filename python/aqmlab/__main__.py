@@ -1,0 +1,5 @@
+import sys
+
+from aqmlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,158 @@
+"""Run directories on disk: write one atomically, read one back.
+
+A run directory holds `summary.json` (the summary exactly as the Rust core serialized it, plus a
+newline), `requests.parquet`, `queue.parquet`, `links.parquet` and `run.json` (name, scenario,
+seed, warm-up, engine counters). Every file is deterministic: the same run gives byte-identical
+files (Parquet: zstd, no pandas metadata; pyarrow writes no timestamp).
+
+Atomicity: everything is written into `<dir>.tmp-<pid>` beside the target, `summary.json` last,
+then renamed to `<dir>`; an existing run directory is moved aside to `<dir>.old-<pid>` only after
+the new one is complete and removed after the rename. A failure removes the temporary
+directory. Readers (`is_run_dir`) ignore `*.tmp-*` / `*.old-*` names.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from aqmlab.tables import TABLES, arrow_to_frame, frame_to_arrow
+
+if TYPE_CHECKING:
+    from aqmlab.api import RunResult
+
+SUMMARY = "summary.json"
+RUN_INFO = "run.json"
+_SCRATCH = re.compile(r"\.(tmp|old)-\d+$")
+
+
+def parquet_name(table: str) -> str:
+    return f"{table}.parquet"
+
+
+def write_parquet(t: pa.Table, path: Path) -> None:
+    pq.write_table(t, path, compression="zstd", compression_level=3)
+
+
+def _write_text(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def run_info(result: RunResult) -> dict:
+    return {
+        "name": result.name,
+        "scenario": result.scenario,
+        "seed": result.seed,
+        "warmup_ns": result.warmup_ns,
+        "engine": result.engine,
+    }
+
+
+def _write_files(result: RunResult, d: Path) -> None:
+    for table in TABLES:
+        write_parquet(frame_to_arrow(table, getattr(result, table)), d / parquet_name(table))
+    _write_text(d / RUN_INFO, json.dumps(run_info(result), indent=2) + "\n")
+    # Last: a directory with summary.json is a complete run.
+    _write_text(d / SUMMARY, result.summary_json + "\n")
+
+
+def is_run_dir(path: Path) -> bool:
+    """A complete run directory (not a scratch directory of an unfinished write)."""
+    return path.is_dir() and not _SCRATCH.search(path.name) and (path / SUMMARY).is_file()
+
+
+def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
+    """Write `result` to the run directory `dir` atomically (see the module doc). An existing
+    `dir` is replaced if it is a run directory or empty; anything else there is an error."""
+    final = Path(dir)
+    if final.exists() and not (is_run_dir(final) or (final.is_dir() and not any(final.iterdir()))):
+        raise FileExistsError(f"{final}: exists and is not a run directory; not replacing it")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
+    old = final.with_name(f"{final.name}.old-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        _write_files(result, tmp)
+        if final.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            os.rename(final, old)
+            try:
+                os.rename(tmp, final)
+            except BaseException:
+                os.rename(old, final)
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _nan_for_null(summary: dict) -> dict:
+    # serde_json writes non-finite floats (e.g. the median of no responses) as null.
+    return {k: (math.nan if v is None else v) for k, v in summary.items()}
+
+
+def parse_summary(text: str) -> dict:
+    return _nan_for_null(json.loads(text))
+
+
+def read_summary(d: Path) -> dict:
+    return parse_summary((Path(d) / SUMMARY).read_text(encoding="utf-8"))
+
+
+def read_info(d: Path) -> dict:
+    p = Path(d) / RUN_INFO
+    return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
+
+
+def warmup_ns_of(info: dict, summary: dict) -> int:
+    """The run's warm-up, ns: as recorded, else end of run − measured time."""
+    if info.get("warmup_ns") is not None:
+        return int(info["warmup_ns"])
+    end_ns = int(info.get("engine", {}).get("end_ns", 0))
+    return max(0, end_ns - round(float(summary["measured_s"]) * 1e9))
+
+
+def read_table(d: Path, table: str, columns: list[str] | None = None):
+    return arrow_to_frame(pq.read_table(Path(d) / parquet_name(table), columns=columns))
+
+
+def load_run(dir: str | os.PathLike) -> RunResult:
+    """Read a run directory written by `write_run` back into a `RunResult`."""
+    from aqmlab.api import RunResult
+
+    d = Path(dir)
+    if not is_run_dir(d):
+        raise FileNotFoundError(f"{d}: not a run directory (no {SUMMARY})")
+    text = (d / SUMMARY).read_text(encoding="utf-8")
+    summary_json = text[:-1] if text.endswith("\n") else text
+    summary = parse_summary(summary_json)
+    info = read_info(d)
+    return RunResult(
+        name=info.get("name", d.name),
+        summary=summary,
+        requests=read_table(d, "requests"),
+        queue=read_table(d, "queue"),
+        links=read_table(d, "links"),
+        engine=info.get("engine", {}),
+        summary_json=summary_json,
+        warmup_ns=warmup_ns_of(info, summary),
+        seed=info.get("seed"),
+        scenario=info.get("scenario"),
+        wall_s=None,
+    )

@@ -1,0 +1,169 @@
+"""Reports over run directories: the response-time CDF (the studies' main figure) and the
+summaries side by side in the format of seed 000's tables (Tables 4.2/4.4: KB/s, % drops,
+% unforced, % forced, mean queue, median response time and the shares of responses in
+[0,1], (1,2], (2,3], (3,∞) s), plus the 90th/99th percentiles.
+
+The CDF counts what the summary counts: completed HTTP responses whose first SYN was sent at or
+after the warm-up (crates/metrics/src/summary.rs), response time = end_ns − start_ns.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.io import is_run_dir, read_info, read_summary, read_table, warmup_ns_of
+
+# (header, summary key) in seed 000's column order.
+COLUMNS: list[tuple[str, str]] = [
+    ("KB/s", "kb_per_s"),
+    ("% drops", "drops_pct"),
+    ("% unforced", "unforced_pct"),
+    ("% forced", "forced_pct"),
+    ("mean qlen", "mean_qlen"),
+    ("median rt (ms)", "median_rt_ms"),
+    ("≤1s", "pct_le_1s"),
+    ("1-2s", "pct_1_2s"),
+    ("2-3s", "pct_2_3s"),
+    (">3s", "pct_gt_3s"),
+    ("p90 (ms)", "p90_rt_ms"),
+    ("p99 (ms)", "p99_rt_ms"),
+]
+
+CDF_COLUMNS = ["kind", "start_ns", "end_ns", "completed"]
+
+
+def response_time_cdf(requests: pd.DataFrame, warmup_ns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical CDF of response times: x = sorted response times (s) of the completed HTTP
+    requests that started at or after `warmup_ns`, y[i] = (i + 1) / n. Empty arrays if none."""
+    m = (
+        (requests["kind"] == "http")
+        & requests["completed"].astype(bool)
+        & (requests["start_ns"] >= warmup_ns)
+    )
+    rt_ns = requests["end_ns"][m].to_numpy(dtype=np.int64) - requests["start_ns"][m].to_numpy(dtype=np.int64)
+    x = np.sort(rt_ns).astype(np.float64) / 1e9
+    n = len(x)
+    y = np.arange(1, n + 1, dtype=np.float64) / n if n else np.zeros(0)
+    return x, y
+
+
+def fmt_value(v: float | int | None) -> str:
+    """Three significant digits as in seed 000's tables (1142, 11.2, 9.56, 0.40), integers in
+    full from 100 up; "-" for a missing value (e.g. the median of no responses)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def summary_table(summaries: Sequence[tuple[str, dict]]) -> str:
+    """One row per run (label, summary dict), seed 000's columns; a text table."""
+    header = ["run"] + [h for h, _ in COLUMNS]
+    rows = [[label] + [fmt_value(s.get(key)) for _, key in COLUMNS] for label, s in summaries]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+
+
+@dataclass
+class RunDir:
+    label: str
+    path: Path
+    summary: dict
+    warmup_ns: int
+
+
+def find_run_dirs(dirs: Sequence[str | os.PathLike]) -> list[Path]:
+    """Each DIR is a run directory (has summary.json) or a parent of run directories (its
+    complete run subdirectories, sorted by name). Raises FileNotFoundError if a DIR is neither."""
+    found: list[Path] = []
+    for d in map(Path, dirs):
+        if is_run_dir(d):
+            found.append(d)
+            continue
+        if not d.is_dir():
+            raise FileNotFoundError(f"{d}: no such directory")
+        children = sorted(c for c in d.iterdir() if is_run_dir(c))
+        if not children:
+            raise FileNotFoundError(f"{d}: not a run directory and contains none (no summary.json)")
+        found.extend(children)
+    return found
+
+
+def open_runs(dirs: Sequence[str | os.PathLike]) -> list[RunDir]:
+    """The runs under `dirs`, labelled by run name (by parent/name where names repeat)."""
+    paths = find_run_dirs(dirs)
+    runs = []
+    for p in paths:
+        summary = read_summary(p)
+        info = read_info(p)
+        runs.append(RunDir(str(info.get("name", p.name)), p, summary, warmup_ns_of(info, summary)))
+    names = [r.label for r in runs]
+    for r in runs:
+        if names.count(r.label) > 1:
+            r.label = f"{r.path.parent.name}/{r.label}"
+    labels = [r.label for r in runs]
+    for r in runs:
+        if labels.count(r.label) > 1:
+            r.label = str(r.path)
+    return runs
+
+
+def run_cdf(run: RunDir) -> tuple[np.ndarray, np.ndarray]:
+    return response_time_cdf(read_table(run.path, "requests", CDF_COLUMNS), run.warmup_ns)
+
+
+def _thin(x: np.ndarray, y: np.ndarray, max_points: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """At most `max_points` points of a CDF (the last one kept): y error ≤ 1/max_points."""
+    if len(x) <= max_points:
+        return x, y
+    idx = np.unique(np.linspace(0, len(x) - 1, max_points).astype(np.int64))
+    return x[idx], y[idx]
+
+
+def plot_cdfs(
+    curves: Sequence[tuple[str, np.ndarray, np.ndarray]], out: str | os.PathLike, xmax: float = 2.0
+) -> Path:
+    """One PNG with one CDF line per (label, x, y); x from 0 to `xmax` seconds, y from 0 to 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=120)
+    for label, x, y in curves:
+        x, y = _thin(x, y)
+        ax.plot(np.concatenate([[0.0], x]), np.concatenate([[0.0], y]), drawstyle="steps-post", label=label)
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("response time (s)")
+    ax.set_ylabel("cumulative fraction of responses")
+    ax.set_title("Response-time CDF (completed HTTP responses after the warm-up)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    out = Path(out)
+    if out.parent != Path(""):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    plt.close(fig)
+    return out

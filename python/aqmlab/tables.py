@@ -1,0 +1,86 @@
+"""The three per-run tables (requests, queue, links) as Arrow tables and pandas DataFrames.
+
+Columns are the fields of the Rust row structs (crates/metrics/src/records.rs) in field order;
+`aqmlab._core` hands them over as lists. Types: every integer column is int64 (the Rust fields are
+u64/u32; int64 keeps `end_ns - start_ns` and time differences signed and exact), flags are bool,
+`mean_qlen`/`var_qlen` float64, `kind`/`link` strings. A column the Rust side adds later and that
+is not declared here is kept with the type Arrow infers.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+
+_I = pa.int64()
+
+TYPES: dict[str, dict[str, pa.DataType]] = {
+    "requests": {
+        "id": _I,
+        "workload": _I,
+        "kind": pa.string(),
+        "client": _I,
+        "server": _I,
+        "start_ns": _I,
+        "end_ns": _I,
+        "request_bytes": _I,
+        "response_bytes": _I,
+        "base_rtt_ns": _I,
+        "completed": pa.bool_(),
+        "syn_retx": _I,
+        "fin_retx": _I,
+        "data_retx": _I,
+        "timeouts": _I,
+        "fast_retx": _I,
+    },
+    "queue": {
+        "link": pa.string(),
+        "t_ns": _I,
+        "forwarded": _I,
+        "early_drops": _I,
+        "forced_drops": _I,
+        "overflow_drops": _I,
+        "marks": _I,
+        "min_qlen": _I,
+        "max_qlen": _I,
+        "mean_qlen": pa.float64(),
+        "var_qlen": pa.float64(),
+    },
+    "links": {
+        "link": pa.string(),
+        "t_ns": _I,
+        "bytes": _I,
+        "packets": _I,
+    },
+}
+
+TABLES = tuple(TYPES)
+
+
+def columns_to_arrow(table: str, columns: dict[str, list]) -> pa.Table:
+    """Arrow table from `_core`'s column dict (column name → list), with the declared types."""
+    declared = TYPES[table]
+    names = list(columns) if columns else list(declared)
+    arrays = []
+    for name in names:
+        values = columns.get(name, [])
+        arrays.append(pa.array(values, type=declared.get(name)))
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def frame_to_arrow(table: str, df: pd.DataFrame) -> pa.Table:
+    """Arrow table from a DataFrame of table `table`, with the declared types and no pandas
+    metadata (so the Parquet bytes depend on the data only)."""
+    declared = TYPES[table]
+    fields = []
+    for name in df.columns:
+        typ = declared.get(name)
+        if typ is None:
+            typ = pa.array(df[name]).type
+        fields.append(pa.field(name, typ))
+    t = pa.Table.from_pandas(df, schema=pa.schema(fields), preserve_index=False)
+    return t.replace_schema_metadata(None)
+
+
+def arrow_to_frame(t: pa.Table) -> pd.DataFrame:
+    return t.to_pandas()

@@ -1,0 +1,153 @@
+"""Shared helpers: a hand-made RunResult (no engine needed) and tiny scenario files for the
+engine tests (marked `engine`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aqmlab.api import RunResult
+from aqmlab.tables import TYPES
+
+# The metrics::Summary fields in struct order (crates/metrics/src/summary.rs).
+SUMMARY_FIELDS = [
+    "measured_s", "kb_per_s", "utilization", "drops_pct", "unforced_pct", "forced_pct", "marks",
+    "arrivals", "drops", "mean_qlen", "max_qlen", "responses_started", "responses_completed",
+    "median_rt_ms", "mean_rt_ms", "p10_rt_ms", "p25_rt_ms", "p75_rt_ms", "p90_rt_ms", "p95_rt_ms",
+    "p99_rt_ms", "pct_le_1s", "pct_1_2s", "pct_2_3s", "pct_gt_3s", "syn_retx", "fin_retx",
+    "data_retx", "timeouts",
+]  # fmt: skip
+
+
+def synthetic_summary(**over) -> dict:
+    s = {k: 0 for k in SUMMARY_FIELDS}
+    s.update(
+        measured_s=2.0, kb_per_s=1142.0, utilization=0.9136, drops_pct=11.2, unforced_pct=43.4,
+        forced_pct=56.6, mean_qlen=12.2, median_rt_ms=402.0, pct_le_1s=62.7, pct_1_2s=12.8,
+        pct_2_3s=9.56, pct_gt_3s=14.9, p90_rt_ms=3512.0, p99_rt_ms=12000.0,
+    )  # fmt: skip
+    s.update(over)
+    return s
+
+
+def summary_json(summary: dict) -> str:
+    # Same shape as serde_json::to_string_pretty (2-space indent, null for NaN).
+    nulled = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in summary.items()}
+    return json.dumps(nulled, indent=2)
+
+
+def synthetic_requests() -> pd.DataFrame:
+    """Warm-up 1 s. Response times of the measured completed HTTP requests: 0.5, 1.0, 1.0, 2.0 s;
+    plus one before the warm-up, one incomplete and one bulk transfer (all three excluded)."""
+    s = 1_000_000_000
+    rows = [
+        # kind, start_ns, end_ns, completed
+        ("http", s // 2, s // 2 + s // 10, True),  # starts before the warm-up
+        ("http", s, s + s // 2, True),  # 0.5 s
+        ("http", s + 1, 2 * s + 1, True),  # 1.0 s
+        ("http", 2 * s, 3 * s, True),  # 1.0 s
+        ("http", 2 * s, 4 * s, True),  # 2.0 s
+        ("http", 2 * s, 5 * s, False),  # incomplete
+        ("bulk", s, 2 * s, True),  # not HTTP
+    ]
+    n = len(rows)
+    cols = {c: [0] * n for c in TYPES["requests"]}
+    cols["id"] = list(range(n))
+    cols["kind"] = [r[0] for r in rows]
+    cols["start_ns"] = [r[1] for r in rows]
+    cols["end_ns"] = [r[2] for r in rows]
+    cols["completed"] = [r[3] for r in rows]
+    cols["response_bytes"] = [1000 * (i + 1) for i in range(n)]
+    from aqmlab.tables import arrow_to_frame, columns_to_arrow
+
+    return arrow_to_frame(columns_to_arrow("requests", cols))
+
+
+def synthetic_result(name: str = "red", **summary_over) -> RunResult:
+    from aqmlab.tables import arrow_to_frame, columns_to_arrow
+
+    summary = synthetic_summary(**summary_over)
+    queue = {
+        "link": ["bottleneck_fwd", "bottleneck_fwd"],
+        "t_ns": [100_000_000, 200_000_000],
+        "forwarded": [80, 81],
+        "early_drops": [1, 0],
+        "forced_drops": [0, 2],
+        "overflow_drops": [0, 0],
+        "marks": [0, 0],
+        "min_qlen": [3, 4],
+        "max_qlen": [20, 25],
+        "mean_qlen": [10.5, 12.25],
+        "var_qlen": [4.0, 6.5],
+    }
+    links = {"link": ["bottleneck_fwd"], "t_ns": [1_000_000_000], "bytes": [1_142_000], "packets": [800]}
+    return RunResult(
+        name=name,
+        summary=summary,
+        requests=synthetic_requests(),
+        queue=arrow_to_frame(columns_to_arrow("queue", queue)),
+        links=arrow_to_frame(columns_to_arrow("links", links)),
+        engine={"events": 12345, "end_ns": 3_000_000_000},
+        summary_json=summary_json(summary),
+        warmup_ns=1_000_000_000,
+        seed=1,
+        scenario="synthetic.toml",
+        wall_s=0.5,
+    )
+
+
+TINY_SCENARIO = """\
+# Tiny quickstart-like scenario for the engine tests: 10 Mbps dumbbell, HTTP/1.0 at ~45 % load,
+# 2 s warm-up + 20 s measured.
+[run]
+seed = {seed}
+warmup = "2s"
+duration = "20s"
+
+[topology]
+kind = "dumbbell"
+clients = 10
+servers = 10
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+
+[topology.delaybox]
+rtt = {{ dist = "uniform", min = "0ms", max = "150ms" }}
+
+[queue]
+kind = "droptail"
+limit = 120
+
+[[workload]]
+kind = "http10"
+arrival = "poisson"
+rate = 120.0
+request_size = {{ dist = "constant", value = "300B" }}
+response_size = {{ dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }}
+
+[[variant]]
+name = "dt120"
+queue = {{ kind = "droptail", limit = 120 }}
+
+[[variant]]
+name = "dt30"
+queue = {{ kind = "droptail", limit = 30 }}
+"""
+
+
+def write_tiny_scenario(dir: Path, seed: int = 1, name: str = "tiny.toml") -> Path:
+    p = dir / name
+    p.write_text(textwrap.dedent(TINY_SCENARIO).format(seed=seed))
+    return p
+
+
+@pytest.fixture
+def tiny_scenario(tmp_path: Path) -> Path:
+    return write_tiny_scenario(tmp_path)

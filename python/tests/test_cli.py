@@ -1,0 +1,140 @@
+"""The `aqmlab` command's help and error paths (no engine needed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from aqmlab import cli
+
+
+def aqmlab(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "aqmlab", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_help_lists_commands():
+    p = aqmlab("--help")
+    assert p.returncode == 0
+    assert "run" in p.stdout and "report" in p.stdout
+
+
+def test_missing_scenario_file_is_one_line_exit_2_and_no_output_dir(tmp_path):
+    out = tmp_path / "runs"
+    p = aqmlab("run", str(tmp_path / "nope.toml"), "--out", str(out))
+    assert p.returncode == 2
+    assert p.stderr.splitlines() == [
+        f"aqmlab: error: {tmp_path / 'nope.toml'}: (file): cannot read the file: "
+        "No such file or directory (os error 2)"
+    ]
+    assert "Traceback" not in p.stderr
+    assert not out.exists()
+
+
+def test_bad_scenario_key_names_file_key_reason(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[run]\nseed = 1\nwarmup = "5 parsecs"\nduration = "10s"\n')
+    out = tmp_path / "runs"
+    p = aqmlab("run", str(bad), "--out", str(out))
+    assert p.returncode == 2
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"aqmlab: error: {bad}: ")
+    assert not out.exists()
+
+
+def test_unknown_variant_in_process(tmp_path, capsys, tiny_scenario):
+    out = tmp_path / "runs"
+    assert cli.main(["run", str(tiny_scenario), "--out", str(out), "--variant", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f'aqmlab: error: {tiny_scenario}: variant: no variant named "nope" (the file has: dt120, dt30)\n'
+    )
+    assert not out.exists()
+
+
+def test_report_of_missing_dir(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path / "none"), "--out", str(tmp_path / "r.png")]) == 2
+    assert capsys.readouterr().err == f"aqmlab: error: {tmp_path / 'none'}: no such directory\n"
+    assert not (tmp_path / "r.png").exists()
+
+
+def test_usage_error_exits_2():
+    with pytest.raises(SystemExit) as e:
+        cli.main(["run"])
+    assert e.value.code == 2
+
+
+def _fake_core(monkeypatch, fail_variant=None, exc=None):
+    """Replace the engine entry point with one that returns hand-made results (and reports
+    progress), or raises `exc` in `fail_variant` after some progress."""
+    import pyarrow as pa
+    from conftest import synthetic_result
+
+    from aqmlab import _core
+
+    def run_variant(path, variant, progress=None):
+        if variant not in _core.scenario_variants(path):
+            raise AssertionError(variant)
+        for s in range(0, 23, 2):
+            if progress is not None:
+                progress(float(s), 22.0)
+            if variant == fail_variant and s == 10:
+                raise exc
+        r = synthetic_result(variant, kb_per_s=100.0 + len(variant))
+        return {
+            "name": variant,
+            "seed": 1,
+            "warmup_ns": r.warmup_ns,
+            "summary_json": r.summary_json,
+            "requests": pa.Table.from_pandas(r.requests).to_pydict(),
+            "queue": pa.Table.from_pandas(r.queue).to_pydict(),
+            "links": pa.Table.from_pandas(r.links).to_pydict(),
+            "engine": r.engine,
+            "wall_s": 0.25,
+        }
+
+    monkeypatch.setattr(_core, "run_variant", run_variant)
+
+
+def test_run_command_writes_every_variant_and_prints_the_table(tmp_path, capsys, monkeypatch, tiny_scenario):
+    _fake_core(monkeypatch)
+    out = tmp_path / "runs"
+    assert cli.main(["run", str(tiny_scenario), "--out", str(out)]) == 0
+    cap = capsys.readouterr()
+    rows = cap.out.splitlines()
+    assert rows[0].split()[:2] == ["run", "KB/s"]
+    assert [r.split()[:2] for r in rows[2:]] == [["dt120", "105"], ["dt30", "104"]]
+    assert "22/22 sim s" in cap.err  # the progress bar reached the end
+    assert sorted(p.name for p in out.iterdir()) == ["dt120", "dt30"]
+    assert (out / "dt30" / "summary.json").is_file()
+
+
+def test_run_command_one_variant(tmp_path, capsys, monkeypatch, tiny_scenario):
+    _fake_core(monkeypatch)
+    out = tmp_path / "runs"
+    assert cli.main(["run", str(tiny_scenario), "--out", str(out), "--variant", "dt30", "--quiet"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["dt30"]
+    assert "sim s" not in capsys.readouterr().err
+
+
+def test_sim_error_is_one_line_and_leaves_no_output_dir(tmp_path, capsys, monkeypatch, tiny_scenario):
+    from aqmlab import SimError
+
+    _fake_core(monkeypatch, "dt120", SimError("topology.delaybox.matrix: must be 10 rows"))
+    out = tmp_path / "runs"
+    assert cli.main(["run", str(tiny_scenario), "--out", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == "aqmlab: error: topology.delaybox.matrix: must be 10 rows\n"
+    assert not out.exists()
+
+
+def test_interrupt_keeps_finished_variants_only(tmp_path, capsys, monkeypatch, tiny_scenario):
+    _fake_core(monkeypatch, "dt30", KeyboardInterrupt())
+    out = tmp_path / "runs"
+    assert cli.main(["run", str(tiny_scenario), "--out", str(out), "--quiet"]) == 130
+    assert capsys.readouterr().err == "aqmlab: interrupted\n"
+    assert sorted(p.name for p in out.iterdir()) == ["dt120"]  # complete; nothing of dt30

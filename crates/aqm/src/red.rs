@@ -1,59 +1,428 @@
-//! RED — placeholder; implemented by the RED work item (see module doc when written).
+//! RED — Random Early Detection, exactly as Floyd & Jacobson 1993 (seed 000 §2.1.2, Figure 2.2),
+//! in packet mode.
+//!
+//! On each arrival:
+//! 1. the average queue `avg` is updated: if the link is busy, `avg ← (1 − w_q)·avg + w_q·q`
+//!    with `q` the packets waiting (the arrival and the packet on the wire not counted); if the
+//!    link has been idle since `q_time`, `m = (now − q_time)/s` and `avg ← (1 − w_q)^m·avg`,
+//!    where `s` is the transmission time of a `mean_pktsize`-byte packet on the link (m is real,
+//!    not rounded, as in the paper; ns-2 rounds it down);
+//! 2. if `min_th ≤ avg < max_th`: `count += 1`, `p_b = max_p·(avg − min_th)/(max_th − min_th)`,
+//!    `p_a = p_b/(1 − count·p_b)` (1 once `count·p_b ≥ 1`); with probability `p_a` the arrival is
+//!    dropped (an *early* drop) and `count ← 0`;
+//! 3. else if `avg ≥ max_th`: the arrival is dropped (a *forced* drop) and `count ← 0`;
+//! 4. else `count ← −1`.
+//!
+//! A packet RED accepts but that finds `limit` packets waiting is dropped as `Overflow` (the
+//! buffer is full; the paper's router simply has no room) and `count ← 0`, as ALTQ does.
+//! "The queue becomes empty" is the moment the link asks for a packet and none is waiting
+//! (`dequeue` returning `None`), so a packet arriving while the last one is still on the wire
+//! takes the busy branch with `q = 0`.
+//!
+//! With `ecn`, an early drop of an ECN-capable packet becomes a CE mark (RFC 3168 §7: mark
+//! whenever RED would drop early); forced and overflow drops stay drops.
+//!
+//! Validation: tests below, hand-computed (`average_follows_ewma_by_hand`,
+//! `idle_decay_uses_real_m`, `probability_by_hand`, `uniform_gap_between_drops`,
+//! `forced_drop_above_max_th`, `overflow_at_limit_resets_count`).
 
 use crate::discipline::{LinkInfo, ParamError, QueueDisc};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
+use rand::Rng as _;
+use std::collections::VecDeque;
 use units::{Rng, SimTime};
 
 /// RED parameters (Floyd & Jacobson 1993; seed 000 §2.1.2). Packet mode.
+///
+/// Defaults are the 1993 paper's recommendations as ns-2 had them before 2001 (`thresh_ 5`,
+/// `maxthresh_ 15`, `q_weight_ 0.002`, `linterm_ 10`), with ns-2's `limit_ 50` and a 1000-byte
+/// typical packet; seed 000's own settings are in `scenarios/`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedParams {
-    /// Minimum threshold on the average queue, packets.
+    /// Minimum threshold on the average queue, packets; `0 ≤ min_th < max_th`.
     pub min_th: f64,
     /// Maximum threshold on the average queue, packets.
     pub max_th: f64,
-    /// EWMA weight of the average queue.
+    /// EWMA weight of the average queue, in (0, 1].
     pub w_q: f64,
-    /// Maximum early-drop probability (at avg = max_th).
+    /// Maximum early-drop probability (p_b at avg = max_th), in (0, 1].
     pub max_p: f64,
-    /// Buffer size, packets.
+    /// Buffer size, packets waiting (the packet on the wire not counted); ≥ 1.
     pub limit: u64,
-    /// Typical packet size in bytes, for the idle-time packet count m = idle / s.
+    /// Typical packet size in bytes; its transmission time is `s` of the idle decay.
     pub mean_pktsize: u32,
+    /// Mark ECN-capable packets instead of dropping them early (RFC 3168). Default false.
+    pub ecn: bool,
 }
 
 impl Default for RedParams {
     fn default() -> Self {
-        RedParams { min_th: 5.0, max_th: 15.0, w_q: 0.002, max_p: 0.1, limit: 50, mean_pktsize: 1000 }
+        RedParams { min_th: 5.0, max_th: 15.0, w_q: 0.002, max_p: 0.1, limit: 50, mean_pktsize: 1000, ecn: false }
     }
 }
 
-/// RED queue.
+impl RedParams {
+    fn validate(&self) -> Result<(), ParamError> {
+        let err = |key: &str, reason: String| Err(ParamError { key: key.into(), reason });
+        if !(self.min_th >= 0.0 && self.min_th.is_finite()) {
+            return err("min_th", format!("must be a finite number ≥ 0, got {}", self.min_th));
+        }
+        if !(self.max_th > self.min_th && self.max_th.is_finite()) {
+            return err("max_th", format!("must be greater than min_th ({}), got {}", self.min_th, self.max_th));
+        }
+        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
+            return err("w_q", format!("must be in (0, 1], got {}", self.w_q));
+        }
+        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
+            return err("max_p", format!("must be in (0, 1], got {}", self.max_p));
+        }
+        if self.limit == 0 {
+            return err("limit", "must be at least 1 packet".into());
+        }
+        if self.mean_pktsize == 0 {
+            return err("mean_pktsize", "must be at least 1 byte".into());
+        }
+        Ok(())
+    }
+
+    /// Base probability `p_b` for an average in `[min_th, max_th)` (equation 2.4).
+    pub fn p_b(&self, avg: f64) -> f64 {
+        self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+    }
+
+    /// Actual drop probability `p_a = p_b/(1 − count·p_b)` (equation 2.5); 1 once
+    /// `count·p_b ≥ 1`.
+    pub fn p_a(p_b: f64, count: i64) -> f64 {
+        let denom = 1.0 - count as f64 * p_b;
+        if denom <= p_b {
+            1.0
+        } else {
+            (p_b / denom).min(1.0)
+        }
+    }
+}
+
+/// RED queue (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Red {
-    inner: crate::droptail::DropTail,
+    params: RedParams,
+    /// Transmission time `s` of a typical packet, seconds.
+    s: f64,
+    avg: f64,
+    count: i64,
+    /// Start of the current idle period, if the link is idle.
+    idle_since: Option<SimTime>,
+    queue: VecDeque<PacketMeta>,
+    bytes: u64,
+    stats: QueueStats,
 }
 
 impl Red {
-    pub fn new(_params: RedParams, _link: LinkInfo) -> Result<Self, ParamError> {
-        unimplemented!("RED is being written")
+    /// Validate `params` and build the queue for a link of `link.rate`.
+    pub fn new(params: RedParams, link: LinkInfo) -> Result<Self, ParamError> {
+        params.validate()?;
+        let s = link.rate.serialization(params.mean_pktsize as u64).as_secs_f64();
+        Ok(Red {
+            params,
+            s,
+            avg: 0.0,
+            count: -1,
+            idle_since: Some(SimTime::ZERO),
+            queue: VecDeque::new(),
+            bytes: 0,
+            stats: QueueStats::default(),
+        })
+    }
+
+    /// Current average queue size, packets.
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    /// Packets since the last drop (−1 while the average is below `min_th`).
+    pub fn count(&self) -> i64 {
+        self.count
+    }
+
+    fn update_avg(&mut self, now: SimTime) {
+        let w = self.params.w_q;
+        match self.idle_since.take() {
+            Some(since) => {
+                let m = now.saturating_since(since).as_secs_f64() / self.s;
+                self.avg *= (1.0 - w).powf(m);
+            }
+            None => self.avg = (1.0 - w) * self.avg + w * self.queue.len() as f64,
+        }
+    }
+
+    /// RED's decision on an arrival (Figure 2.2): `None` = accept, else the drop reason.
+    fn decide(&mut self, rng: &mut Rng) -> Option<DropReason> {
+        let p = &self.params;
+        if self.avg >= p.min_th && self.avg < p.max_th {
+            self.count += 1;
+            let p_a = RedParams::p_a(p.p_b(self.avg), self.count);
+            if rng.gen::<f64>() < p_a {
+                self.count = 0;
+                return Some(DropReason::Early);
+            }
+            None
+        } else if self.avg >= p.max_th {
+            self.count = 0;
+            Some(DropReason::Forced)
+        } else {
+            self.count = -1;
+            None
+        }
     }
 }
 
 impl QueueDisc for Red {
-    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
-        self.inner.enqueue(now, pkt, rng)
+    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+        self.stats.arrivals += 1;
+        self.update_avg(now);
+        let mut marked = false;
+        match self.decide(rng) {
+            Some(DropReason::Early) if self.params.ecn && pkt.ect => marked = true,
+            Some(reason) => {
+                self.stats.count_drop(pkt.class, reason);
+                return Verdict::Dropped(reason);
+            }
+            None => {}
+        }
+        if self.queue.len() as u64 >= self.params.limit {
+            self.count = 0;
+            self.stats.count_drop(pkt.class, DropReason::Overflow);
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        pkt.enqueued_at = now;
+        self.bytes += pkt.size_bytes as u64;
+        self.queue.push_back(pkt);
+        self.stats.enqueued += 1;
+        if marked {
+            self.stats.marks += 1;
+            Verdict::EnqueuedMarked
+        } else {
+            Verdict::Enqueued
+        }
     }
-    fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<(PacketMeta, DropReason)>) -> Option<PacketMeta> {
-        self.inner.dequeue(now, dropped)
+
+    fn dequeue(&mut self, now: SimTime, _dropped: &mut Vec<(PacketMeta, DropReason)>) -> Option<PacketMeta> {
+        match self.queue.pop_front() {
+            Some(p) => {
+                self.bytes -= p.size_bytes as u64;
+                self.stats.dequeued += 1;
+                Some(p)
+            }
+            None => {
+                if self.idle_since.is_none() {
+                    self.idle_since = Some(now);
+                }
+                None
+            }
+        }
     }
+
     fn len_packets(&self) -> u32 {
-        self.inner.len_packets()
+        self.queue.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.inner.len_bytes()
+        self.bytes
     }
     fn stats(&self) -> &QueueStats {
-        self.inner.stats()
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketClass;
+    use units::{Rate, SimDuration};
+
+    /// 10 Mbps: a 1250-byte typical packet takes s = 1 ms.
+    fn link() -> LinkInfo {
+        LinkInfo { rate: Rate::from_bps(10_000_000), delay: SimDuration::from_millis(10) }
+    }
+
+    fn pkt(id: u32) -> PacketMeta {
+        PacketMeta { id, size_bytes: 1000, ect: true, class: PacketClass::Http, cwnd_hint: 0, flow: 0, enqueued_at: SimTime::ZERO }
+    }
+
+    fn red(p: RedParams) -> Red {
+        Red::new(p, link()).unwrap()
+    }
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    #[test]
+    fn average_follows_ewma_by_hand() {
+        // w_q = 0.5; thresholds high so nothing is dropped. The link stays busy (no dequeue
+        // returns None), so each arrival sees q = packets waiting before it.
+        let mut q = red(RedParams { w_q: 0.5, min_th: 100.0, max_th: 200.0, limit: 1000, ..Default::default() });
+        let mut rng = units::stream(1, "red");
+        // First arrival: the link starts idle at t=0, arrival at t=0 → m = 0, avg stays 0.
+        q.enqueue(ms(0), pkt(0), &mut rng);
+        assert_eq!(q.avg(), 0.0);
+        // Now busy: q = 1 → 0.5; q = 2 → 1.25; q = 3 → 2.125.
+        let mut expect = Vec::new();
+        for i in 1..4 {
+            q.enqueue(ms(0), pkt(i), &mut rng);
+            expect.push(q.avg());
+        }
+        assert_eq!(expect, vec![0.5, 1.25, 2.125]);
+        assert_eq!(q.count(), -1);
+    }
+
+    #[test]
+    fn idle_decay_uses_real_m() {
+        let p = RedParams { w_q: 0.1, min_th: 100.0, max_th: 200.0, mean_pktsize: 1250, limit: 1000, ..Default::default() };
+        let mut q = red(p);
+        let mut rng = units::stream(1, "red");
+        for i in 0..5 {
+            q.enqueue(ms(0), pkt(i), &mut rng);
+        }
+        // avg after q = 1,2,3,4 with w 0.1 (first arrival at idle t=0 gives 0):
+        let mut a = 0.0;
+        for qq in 1..5 {
+            a = 0.9 * a + 0.1 * qq as f64;
+        }
+        assert!((q.avg() - a).abs() < 1e-12);
+        // Drain: the fifth dequeue finds the queue empty at t = 7 ms → idle since 7 ms.
+        let mut d = Vec::new();
+        for _ in 0..5 {
+            assert!(q.dequeue(ms(5), &mut d).is_some());
+        }
+        assert!(q.dequeue(ms(7), &mut d).is_none());
+        // A later None does not move the start of the idle period.
+        assert!(q.dequeue(ms(8), &mut d).is_none());
+        // Arrival at 17.5 ms: m = 10.5 ms / 1 ms = 10.5 (not rounded).
+        q.enqueue(SimTime::from_micros(17_500), pkt(9), &mut rng);
+        let want = a * 0.9f64.powf(10.5);
+        assert!((q.avg() - want).abs() < 1e-12, "{} vs {}", q.avg(), want);
+        // The next arrival (link busy again) is a normal EWMA step with q = 1.
+        q.enqueue(ms(18), pkt(10), &mut rng);
+        assert!((q.avg() - (0.9 * want + 0.1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn probability_by_hand() {
+        let p = RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, ..Default::default() };
+        assert!((p.p_b(10.0) - 0.05).abs() < 1e-15);
+        assert!((p.p_b(5.0)).abs() < 1e-15);
+        assert!((RedParams::p_a(0.05, 0) - 0.05).abs() < 1e-15);
+        assert!((RedParams::p_a(0.05, 10) - 0.1).abs() < 1e-15);
+        assert!((RedParams::p_a(0.05, 18) - 0.5).abs() < 1e-12);
+        assert_eq!(RedParams::p_a(0.05, 19), 1.0);
+        assert_eq!(RedParams::p_a(0.05, 25), 1.0);
+    }
+
+    /// With avg pinned at 10 (w_q = 1, queue held at 10 packets), p_b = 0.05. Figure 2.2
+    /// increments count before computing p_a, so the k-th arrival after a drop has
+    /// p_a = p_b/(1 − k·p_b) and survives k arrivals with probability (1 − (k+1)·p_b)/(1 − p_b):
+    /// the gap from one drop to the next (the drop included) is uniform on 1..=19 (p_a = 1 at
+    /// k = 19), mean 10, so 1/10 of arrivals are early drops.
+    #[test]
+    fn uniform_gap_between_drops() {
+        let mut q = red(RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 1.0, limit: 100, ..Default::default() });
+        let mut rng = units::stream(7, "red");
+        let mut d = Vec::new();
+        // Fill to 10 waiting (early drops on the way are not part of the measurement).
+        let mut id = 0;
+        while q.len_packets() < 10 {
+            q.enqueue(ms(0), pkt(id), &mut rng);
+            id += 1;
+        }
+        let (n, mut drops, mut gap, mut max_gap) = (200_000u32, 0u32, 0u32, 0u32);
+        let mut hist = [0u32; 20];
+        for _ in 0..n {
+            gap += 1;
+            match q.enqueue(ms(1), pkt(id), &mut rng) {
+                Verdict::Dropped(DropReason::Early) => {
+                    drops += 1;
+                    max_gap = max_gap.max(gap);
+                    hist[gap.min(19) as usize] += 1;
+                    gap = 0;
+                }
+                Verdict::Enqueued => {
+                    q.dequeue(ms(1), &mut d).unwrap();
+                }
+                v => panic!("unexpected {v:?}"),
+            }
+            id += 1;
+            assert!((q.avg() - 10.0).abs() < 1e-9 || q.len_packets() == 10);
+        }
+        let rate = drops as f64 / n as f64;
+        assert!((rate - 0.1).abs() < 0.0015, "early-drop rate {rate}");
+        assert_eq!(max_gap, 19);
+        // Uniform: each gap length 1..=19 about 1/19 of the drops.
+        for (g, &c) in hist.iter().enumerate().skip(1) {
+            let share = c as f64 / drops as f64;
+            assert!((share - 1.0 / 19.0).abs() < 0.006, "gap {g}: share {share}");
+        }
+        assert_eq!(q.stats().forced_drops, 0);
+        q.stats().check_identities(q.len_packets() as u64).unwrap();
+    }
+
+    #[test]
+    fn forced_drop_above_max_th() {
+        let mut q = red(RedParams { min_th: 2.0, max_th: 4.0, w_q: 1.0, limit: 100, max_p: 1e-9, ..Default::default() });
+        let mut rng = units::stream(3, "red");
+        // w_q = 1: avg = packets waiting. Arrivals 0..=1 see avg 0,1 (< min_th): count −1.
+        // Arrivals seeing avg 2, 3: p_b ≈ 1e-9·{0, 0.5}, essentially never dropped.
+        for i in 0..4 {
+            assert_eq!(q.enqueue(ms(0), pkt(i), &mut rng), Verdict::Enqueued);
+        }
+        assert_eq!(q.count(), 1);
+        // avg = 4 = max_th → forced, count 0; the queue does not grow.
+        for i in 4..7 {
+            assert_eq!(q.enqueue(ms(0), pkt(i), &mut rng), Verdict::Dropped(DropReason::Forced));
+            assert_eq!(q.count(), 0);
+        }
+        assert_eq!(q.len_packets(), 4);
+        assert_eq!((q.stats().forced_drops, q.stats().early_drops), (3, 0));
+        assert_eq!(q.stats().drops_by_class[PacketClass::Http as usize][DropReason::Forced as usize], 3);
+        q.stats().check_identities(4).unwrap();
+    }
+
+    #[test]
+    fn overflow_at_limit_resets_count() {
+        // Tiny w_q keeps avg below min_th, so only the buffer limit can drop.
+        let mut q = red(RedParams { min_th: 5.0, max_th: 15.0, w_q: 1e-6, limit: 3, ..Default::default() });
+        let mut rng = units::stream(3, "red");
+        let v: Vec<_> = (0..5).map(|i| q.enqueue(ms(0), pkt(i), &mut rng)).collect();
+        assert_eq!(v[..3], [Verdict::Enqueued; 3]);
+        assert_eq!(v[3..], [Verdict::Dropped(DropReason::Overflow); 2]);
+        assert_eq!(q.count(), 0);
+        assert_eq!(q.stats().overflow_drops, 2);
+        q.stats().check_identities(3).unwrap();
+    }
+
+    #[test]
+    fn ecn_marks_early_but_drops_forced() {
+        let mut q = red(RedParams { min_th: 1.0, max_th: 3.0, w_q: 1.0, max_p: 1.0, limit: 100, ecn: true, ..Default::default() });
+        let mut rng = units::stream(3, "red");
+        let mut verdicts = Vec::new();
+        for i in 0..8 {
+            verdicts.push(q.enqueue(ms(0), pkt(i), &mut rng));
+        }
+        // avg = 2 gives p_b = 0.5: marks, never early drops (all packets ECT); avg 3 forces.
+        assert!(verdicts.contains(&Verdict::EnqueuedMarked));
+        assert!(!verdicts.contains(&Verdict::Dropped(DropReason::Early)));
+        assert_eq!(*verdicts.last().unwrap(), Verdict::Dropped(DropReason::Forced));
+        assert_eq!(q.stats().marks as usize, verdicts.iter().filter(|v| **v == Verdict::EnqueuedMarked).count());
+        q.stats().check_identities(q.len_packets() as u64).unwrap();
+    }
+
+    #[test]
+    fn bad_parameters_name_their_key() {
+        let bad = |p: RedParams| Red::new(p, link()).unwrap_err().key;
+        assert_eq!(bad(RedParams { min_th: 20.0, ..Default::default() }), "max_th");
+        assert_eq!(bad(RedParams { w_q: 0.0, ..Default::default() }), "w_q");
+        assert_eq!(bad(RedParams { max_p: 1.5, ..Default::default() }), "max_p");
+        assert_eq!(bad(RedParams { limit: 0, ..Default::default() }), "limit");
+        assert_eq!(bad(RedParams { min_th: -1.0, ..Default::default() }), "min_th");
     }
 }

@@ -6,7 +6,7 @@
 //!   `ns2_off_by_one` (bool). Defaults: `aqm::DropTailParams::default()`.
 //! - `kind = "red"`: `min_th`, `max_th` (packets, numbers), `w_q` (number, or a fraction string
 //!   "1/512" computed as 1.0/512.0), `max_p`, `limit` (integer packets), `mean_pktsize` (size
-//!   string, default "1500B"), plus RED's option fields. Other defaults:
+//!   string, default "1500B"), `ecn` (bool: mark ECT packets instead of early drops). Other defaults:
 //!   `aqm::RedParams::default()`.
 //!
 //! The checks here (thresholds ordered, 0 < w_q ≤ 1, 0 < max_p ≤ 1) give precise messages
@@ -90,7 +90,7 @@ fn parse_fraction(v: &Value, path: &str) -> Res<f64> {
 }
 
 /// Keys a `red` queue table may have.
-const RED_KEYS: &[&str] = &["kind", "min_th", "max_th", "w_q", "max_p", "limit", "mean_pktsize"];
+const RED_KEYS: &[&str] = &["kind", "min_th", "max_th", "w_q", "max_p", "limit", "mean_pktsize", "ecn"];
 
 fn parse_red(t: &Tbl) -> Res<RedParams> {
     t.allow(RED_KEYS)?;
@@ -115,6 +115,9 @@ fn parse_red(t: &Tbl) -> Res<RedParams> {
     }
     if let Some(b) = t.size("mean_pktsize")? {
         p.mean_pktsize = size_u32(b, &t.key("mean_pktsize"), 1)?;
+    }
+    if let Some(b) = t.bool("ecn")? {
+        p.ecn = b;
     }
     if p.min_th < 0.0 {
         return Err(t.err("min_th", format!("must be at least 0, got {}", p.min_th)));

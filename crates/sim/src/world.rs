@@ -253,11 +253,11 @@ impl<O: Observer> World<O> {
     /// After any input to an endpoint: send what it wants to send, run the application on its
     /// events, re-arm its wake-up, and free the connection when it is over.
     fn service(&mut self, now: SimTime, ci: u32, side: usize) {
+        // The application reacts first, so what it writes or closes leaves in the same segments
+        // as the ACK of what it received (a server's response carries the ACK of the request; a
+        // client's FIN carries the ACK of the last response byte), as in a real stack.
         let mut complete = false;
         loop {
-            while let Some(seg) = self.slot_conn(ci).eps[side].poll_transmit(now) {
-                self.send_segment(now, ci, side, seg);
-            }
             let mut any = false;
             while let Some(ev) = self.slot_conn(ci).eps[side].poll_event() {
                 any = true;
@@ -265,7 +265,12 @@ impl<O: Observer> World<O> {
                     complete = true;
                 }
             }
-            if !any {
+            let mut sent = false;
+            while let Some(seg) = self.slot_conn(ci).eps[side].poll_transmit(now) {
+                sent = true;
+                self.send_segment(now, ci, side, seg);
+            }
+            if !any && !sent {
                 break;
             }
         }

@@ -39,7 +39,11 @@ pub trait QueueDisc {
     fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict;
     /// Next packet to transmit, if any. Packets the discipline drops at dequeue time are pushed
     /// onto `dropped` with their reason.
-    fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<(PacketMeta, DropReason)>) -> Option<PacketMeta>;
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        dropped: &mut Vec<(PacketMeta, DropReason)>,
+    ) -> Option<PacketMeta>;
     /// Packets stored (not counting the one being transmitted).
     fn len_packets(&self) -> u32;
     /// Bytes stored.
@@ -99,7 +103,11 @@ impl QueueDisc for Discipline {
         dispatch!(self, d => d.enqueue(now, pkt, rng))
     }
     #[inline]
-    fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<(PacketMeta, DropReason)>) -> Option<PacketMeta> {
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        dropped: &mut Vec<(PacketMeta, DropReason)>,
+    ) -> Option<PacketMeta> {
         dispatch!(self, d => d.dequeue(now, dropped))
     }
     #[inline]

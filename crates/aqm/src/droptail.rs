@@ -38,9 +38,9 @@ pub struct DropTailParams {
 impl Default for DropTailParams {
     fn default() -> Self {
         DropTailParams {
-            limit: 50,               // ns-2 ns-default.tcl: Queue set limit_ 50
+            limit: 50,                // ns-2 ns-default.tcl: Queue set limit_ 50
             unit: LimitUnit::Packets, // ns-2: Queue/DropTail set queue_in_bytes_ false
-            ns2_off_by_one: false,   // aqmlab: the limit is the number of waiting packets
+            ns2_off_by_one: false,    // aqmlab: the limit is the number of waiting packets
         }
     }
 }
@@ -57,9 +57,17 @@ pub struct DropTail {
 impl DropTail {
     pub fn new(params: DropTailParams) -> Result<Self, ParamError> {
         if params.limit == 0 {
-            return Err(ParamError { key: "limit".into(), reason: "must be at least 1".into() });
+            return Err(ParamError {
+                key: "limit".into(),
+                reason: "must be at least 1".into(),
+            });
         }
-        Ok(DropTail { params, queue: VecDeque::new(), bytes: 0, stats: QueueStats::default() })
+        Ok(DropTail {
+            params,
+            queue: VecDeque::new(),
+            bytes: 0,
+            stats: QueueStats::default(),
+        })
     }
 
     fn fits(&self, size: u64) -> bool {
@@ -85,7 +93,11 @@ impl QueueDisc for DropTail {
         Verdict::Enqueued
     }
 
-    fn dequeue(&mut self, _now: SimTime, _dropped: &mut Vec<(PacketMeta, DropReason)>) -> Option<PacketMeta> {
+    fn dequeue(
+        &mut self,
+        _now: SimTime,
+        _dropped: &mut Vec<(PacketMeta, DropReason)>,
+    ) -> Option<PacketMeta> {
         let p = self.queue.pop_front()?;
         self.bytes -= p.size_bytes as u64;
         self.stats.dequeued += 1;
@@ -109,17 +121,33 @@ mod tests {
     use crate::packet::PacketClass;
 
     fn pkt(id: u32, size: u32) -> PacketMeta {
-        PacketMeta { id, size_bytes: size, ect: false, class: PacketClass::Http, cwnd_hint: 0, flow: 0, enqueued_at: SimTime::ZERO }
+        PacketMeta {
+            id,
+            size_bytes: size,
+            ect: false,
+            class: PacketClass::Http,
+            cwnd_hint: 0,
+            flow: 0,
+            enqueued_at: SimTime::ZERO,
+        }
     }
 
     fn offer(q: &mut DropTail, sizes: &[u32]) -> Vec<Verdict> {
         let mut rng = units::stream(1, "t");
-        sizes.iter().enumerate().map(|(i, s)| q.enqueue(SimTime::ZERO, pkt(i as u32, *s), &mut rng)).collect()
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| q.enqueue(SimTime::ZERO, pkt(i as u32, *s), &mut rng))
+            .collect()
     }
 
     #[test]
     fn packet_limit_holds_exactly_limit_packets() {
-        let mut q = DropTail::new(DropTailParams { limit: 3, ..Default::default() }).unwrap();
+        let mut q = DropTail::new(DropTailParams {
+            limit: 3,
+            ..Default::default()
+        })
+        .unwrap();
         let v = offer(&mut q, &[1500, 40, 1500, 1500, 40]);
         assert_eq!(v[..3], [Verdict::Enqueued; 3]);
         assert_eq!(v[3..], [Verdict::Dropped(DropReason::Overflow); 2]);
@@ -133,7 +161,12 @@ mod tests {
 
     #[test]
     fn byte_limit_admits_small_packets_after_large_is_refused() {
-        let mut q = DropTail::new(DropTailParams { limit: 3000, unit: LimitUnit::Bytes, ..Default::default() }).unwrap();
+        let mut q = DropTail::new(DropTailParams {
+            limit: 3000,
+            unit: LimitUnit::Bytes,
+            ..Default::default()
+        })
+        .unwrap();
         // 1500 + 1460 = 2960 fits; next 1500 would make 4460 > 3000; a 40-byte ACK fits (3000).
         let v = offer(&mut q, &[1500, 1460, 1500, 40, 1]);
         assert_eq!(
@@ -152,7 +185,12 @@ mod tests {
 
     #[test]
     fn ns2_off_by_one_holds_limit_minus_one() {
-        let mut q = DropTail::new(DropTailParams { limit: 3, ns2_off_by_one: true, ..Default::default() }).unwrap();
+        let mut q = DropTail::new(DropTailParams {
+            limit: 3,
+            ns2_off_by_one: true,
+            ..Default::default()
+        })
+        .unwrap();
         let v = offer(&mut q, &[100, 100, 100]);
         assert_eq!(v[2], Verdict::Dropped(DropReason::Overflow));
         assert_eq!(q.len_packets(), 2);
@@ -160,7 +198,11 @@ mod tests {
 
     #[test]
     fn zero_limit_is_rejected() {
-        let e = DropTail::new(DropTailParams { limit: 0, ..Default::default() }).unwrap_err();
+        let e = DropTail::new(DropTailParams {
+            limit: 0,
+            ..Default::default()
+        })
+        .unwrap_err();
         assert_eq!(e.key, "limit");
     }
 

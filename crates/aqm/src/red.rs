@@ -58,18 +58,40 @@ pub struct RedParams {
 
 impl Default for RedParams {
     fn default() -> Self {
-        RedParams { min_th: 5.0, max_th: 15.0, w_q: 0.002, max_p: 0.1, limit: 50, mean_pktsize: 1000, ecn: false }
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            w_q: 0.002,
+            max_p: 0.1,
+            limit: 50,
+            mean_pktsize: 1000,
+            ecn: false,
+        }
     }
 }
 
 impl RedParams {
     fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| Err(ParamError { key: key.into(), reason });
+        let err = |key: &str, reason: String| {
+            Err(ParamError {
+                key: key.into(),
+                reason,
+            })
+        };
         if !(self.min_th >= 0.0 && self.min_th.is_finite()) {
-            return err("min_th", format!("must be a finite number ≥ 0, got {}", self.min_th));
+            return err(
+                "min_th",
+                format!("must be a finite number ≥ 0, got {}", self.min_th),
+            );
         }
         if !(self.max_th > self.min_th && self.max_th.is_finite()) {
-            return err("max_th", format!("must be greater than min_th ({}), got {}", self.min_th, self.max_th));
+            return err(
+                "max_th",
+                format!(
+                    "must be greater than min_th ({}), got {}",
+                    self.min_th, self.max_th
+                ),
+            );
         }
         if !(self.w_q > 0.0 && self.w_q <= 1.0) {
             return err("w_q", format!("must be in (0, 1], got {}", self.w_q));
@@ -122,7 +144,10 @@ impl Red {
     /// Validate `params` and build the queue for a link of `link.rate`.
     pub fn new(params: RedParams, link: LinkInfo) -> Result<Self, ParamError> {
         params.validate()?;
-        let s = link.rate.serialization(params.mean_pktsize as u64).as_secs_f64();
+        let s = link
+            .rate
+            .serialization(params.mean_pktsize as u64)
+            .as_secs_f64();
         Ok(Red {
             params,
             s,
@@ -207,7 +232,11 @@ impl QueueDisc for Red {
         }
     }
 
-    fn dequeue(&mut self, now: SimTime, _dropped: &mut Vec<(PacketMeta, DropReason)>) -> Option<PacketMeta> {
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        _dropped: &mut Vec<(PacketMeta, DropReason)>,
+    ) -> Option<PacketMeta> {
         match self.queue.pop_front() {
             Some(p) => {
                 self.bytes -= p.size_bytes as u64;
@@ -242,11 +271,22 @@ mod tests {
 
     /// 10 Mbps: a 1250-byte typical packet takes s = 1 ms.
     fn link() -> LinkInfo {
-        LinkInfo { rate: Rate::from_bps(10_000_000), delay: SimDuration::from_millis(10) }
+        LinkInfo {
+            rate: Rate::from_bps(10_000_000),
+            delay: SimDuration::from_millis(10),
+        }
     }
 
     fn pkt(id: u32) -> PacketMeta {
-        PacketMeta { id, size_bytes: 1000, ect: true, class: PacketClass::Http, cwnd_hint: 0, flow: 0, enqueued_at: SimTime::ZERO }
+        PacketMeta {
+            id,
+            size_bytes: 1000,
+            ect: true,
+            class: PacketClass::Http,
+            cwnd_hint: 0,
+            flow: 0,
+            enqueued_at: SimTime::ZERO,
+        }
     }
 
     fn red(p: RedParams) -> Red {
@@ -261,7 +301,13 @@ mod tests {
     fn average_follows_ewma_by_hand() {
         // w_q = 0.5; thresholds high so nothing is dropped. The link stays busy (no dequeue
         // returns None), so each arrival sees q = packets waiting before it.
-        let mut q = red(RedParams { w_q: 0.5, min_th: 100.0, max_th: 200.0, limit: 1000, ..Default::default() });
+        let mut q = red(RedParams {
+            w_q: 0.5,
+            min_th: 100.0,
+            max_th: 200.0,
+            limit: 1000,
+            ..Default::default()
+        });
         let mut rng = units::stream(1, "red");
         // First arrival: the link starts idle at t=0, arrival at t=0 → m = 0, avg stays 0.
         q.enqueue(ms(0), pkt(0), &mut rng);
@@ -278,7 +324,14 @@ mod tests {
 
     #[test]
     fn idle_decay_uses_real_m() {
-        let p = RedParams { w_q: 0.1, min_th: 100.0, max_th: 200.0, mean_pktsize: 1250, limit: 1000, ..Default::default() };
+        let p = RedParams {
+            w_q: 0.1,
+            min_th: 100.0,
+            max_th: 200.0,
+            mean_pktsize: 1250,
+            limit: 1000,
+            ..Default::default()
+        };
         let mut q = red(p);
         let mut rng = units::stream(1, "red");
         for i in 0..5 {
@@ -309,7 +362,12 @@ mod tests {
 
     #[test]
     fn probability_by_hand() {
-        let p = RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, ..Default::default() };
+        let p = RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            ..Default::default()
+        };
         assert!((p.p_b(10.0) - 0.05).abs() < 1e-15);
         assert!((p.p_b(5.0)).abs() < 1e-15);
         assert!((RedParams::p_a(0.05, 0) - 0.05).abs() < 1e-15);
@@ -326,7 +384,14 @@ mod tests {
     /// k = 19), mean 10, so 1/10 of arrivals are early drops.
     #[test]
     fn uniform_gap_between_drops() {
-        let mut q = red(RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 1.0, limit: 100, ..Default::default() });
+        let mut q = red(RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            limit: 100,
+            ..Default::default()
+        });
         let mut rng = units::stream(7, "red");
         let mut d = Vec::new();
         // Fill to 10 waiting (early drops on the way are not part of the measurement).
@@ -368,7 +433,14 @@ mod tests {
 
     #[test]
     fn forced_drop_above_max_th() {
-        let mut q = red(RedParams { min_th: 2.0, max_th: 4.0, w_q: 1.0, limit: 100, max_p: 1e-9, ..Default::default() });
+        let mut q = red(RedParams {
+            min_th: 2.0,
+            max_th: 4.0,
+            w_q: 1.0,
+            limit: 100,
+            max_p: 1e-9,
+            ..Default::default()
+        });
         let mut rng = units::stream(3, "red");
         // w_q = 1: avg = packets waiting. Arrivals 0..=1 see avg 0,1 (< min_th): count −1.
         // Arrivals seeing avg 2, 3: p_b ≈ 1e-9·{0, 0.5}, essentially never dropped.
@@ -378,19 +450,31 @@ mod tests {
         assert_eq!(q.count(), 1);
         // avg = 4 = max_th → forced, count 0; the queue does not grow.
         for i in 4..7 {
-            assert_eq!(q.enqueue(ms(0), pkt(i), &mut rng), Verdict::Dropped(DropReason::Forced));
+            assert_eq!(
+                q.enqueue(ms(0), pkt(i), &mut rng),
+                Verdict::Dropped(DropReason::Forced)
+            );
             assert_eq!(q.count(), 0);
         }
         assert_eq!(q.len_packets(), 4);
         assert_eq!((q.stats().forced_drops, q.stats().early_drops), (3, 0));
-        assert_eq!(q.stats().drops_by_class[PacketClass::Http as usize][DropReason::Forced as usize], 3);
+        assert_eq!(
+            q.stats().drops_by_class[PacketClass::Http as usize][DropReason::Forced as usize],
+            3
+        );
         q.stats().check_identities(4).unwrap();
     }
 
     #[test]
     fn overflow_at_limit_resets_count() {
         // Tiny w_q keeps avg below min_th, so only the buffer limit can drop.
-        let mut q = red(RedParams { min_th: 5.0, max_th: 15.0, w_q: 1e-6, limit: 3, ..Default::default() });
+        let mut q = red(RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            w_q: 1e-6,
+            limit: 3,
+            ..Default::default()
+        });
         let mut rng = units::stream(3, "red");
         let v: Vec<_> = (0..5).map(|i| q.enqueue(ms(0), pkt(i), &mut rng)).collect();
         assert_eq!(v[..3], [Verdict::Enqueued; 3]);
@@ -402,7 +486,15 @@ mod tests {
 
     #[test]
     fn ecn_marks_early_but_drops_forced() {
-        let mut q = red(RedParams { min_th: 1.0, max_th: 3.0, w_q: 1.0, max_p: 1.0, limit: 100, ecn: true, ..Default::default() });
+        let mut q = red(RedParams {
+            min_th: 1.0,
+            max_th: 3.0,
+            w_q: 1.0,
+            max_p: 1.0,
+            limit: 100,
+            ecn: true,
+            ..Default::default()
+        });
         let mut rng = units::stream(3, "red");
         let mut verdicts = Vec::new();
         for i in 0..8 {
@@ -411,18 +503,57 @@ mod tests {
         // avg = 2 gives p_b = 0.5: marks, never early drops (all packets ECT); avg 3 forces.
         assert!(verdicts.contains(&Verdict::EnqueuedMarked));
         assert!(!verdicts.contains(&Verdict::Dropped(DropReason::Early)));
-        assert_eq!(*verdicts.last().unwrap(), Verdict::Dropped(DropReason::Forced));
-        assert_eq!(q.stats().marks as usize, verdicts.iter().filter(|v| **v == Verdict::EnqueuedMarked).count());
+        assert_eq!(
+            *verdicts.last().unwrap(),
+            Verdict::Dropped(DropReason::Forced)
+        );
+        assert_eq!(
+            q.stats().marks as usize,
+            verdicts
+                .iter()
+                .filter(|v| **v == Verdict::EnqueuedMarked)
+                .count()
+        );
         q.stats().check_identities(q.len_packets() as u64).unwrap();
     }
 
     #[test]
     fn bad_parameters_name_their_key() {
         let bad = |p: RedParams| Red::new(p, link()).unwrap_err().key;
-        assert_eq!(bad(RedParams { min_th: 20.0, ..Default::default() }), "max_th");
-        assert_eq!(bad(RedParams { w_q: 0.0, ..Default::default() }), "w_q");
-        assert_eq!(bad(RedParams { max_p: 1.5, ..Default::default() }), "max_p");
-        assert_eq!(bad(RedParams { limit: 0, ..Default::default() }), "limit");
-        assert_eq!(bad(RedParams { min_th: -1.0, ..Default::default() }), "min_th");
+        assert_eq!(
+            bad(RedParams {
+                min_th: 20.0,
+                ..Default::default()
+            }),
+            "max_th"
+        );
+        assert_eq!(
+            bad(RedParams {
+                w_q: 0.0,
+                ..Default::default()
+            }),
+            "w_q"
+        );
+        assert_eq!(
+            bad(RedParams {
+                max_p: 1.5,
+                ..Default::default()
+            }),
+            "max_p"
+        );
+        assert_eq!(
+            bad(RedParams {
+                limit: 0,
+                ..Default::default()
+            }),
+            "limit"
+        );
+        assert_eq!(
+            bad(RedParams {
+                min_th: -1.0,
+                ..Default::default()
+            }),
+            "min_th"
+        );
     }
 }

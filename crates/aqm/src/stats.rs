@@ -44,7 +44,11 @@ impl QueueStats {
         if self.arrivals != accounted {
             return Err(format!(
                 "arrivals {} != enqueued {} + early {} + forced {} + overflow {}",
-                self.arrivals, self.enqueued, self.early_drops, self.forced_drops, self.overflow_drops
+                self.arrivals,
+                self.enqueued,
+                self.early_drops,
+                self.forced_drops,
+                self.overflow_drops
             ));
         }
         if self.enqueued != self.dequeued + self.dequeue_drops + queued_now {
@@ -55,7 +59,11 @@ impl QueueStats {
         }
         let by_class: u64 = self.drops_by_class.iter().flatten().sum();
         if by_class != self.drops() {
-            return Err(format!("drops by class {} != drops {}", by_class, self.drops()));
+            return Err(format!(
+                "drops by class {} != drops {}",
+                by_class,
+                self.drops()
+            ));
         }
         Ok(())
     }

@@ -11,7 +11,12 @@ use units::{SimDuration, SimTime};
 
 fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 fn main() {
@@ -32,13 +37,20 @@ fn main() {
             "scenarios/bench_100mbps.toml".into(),
         ];
     }
-    println!("{:<40} {:>10} {:>12} {:>12} {:>14} {:>12} {:>10}", "run", "sim_s", "wall_s", "events", "events/s", "sim_s/wall_s", "peak_MiB");
+    println!(
+        "{:<40} {:>10} {:>12} {:>12} {:>14} {:>12} {:>10}",
+        "run", "sim_s", "wall_s", "events", "events/s", "sim_s/wall_s", "peak_MiB"
+    );
     for t in targets {
         let (file, variant) = match t.split_once(':') {
             Some((f, v)) => (f.to_string(), Some(v.to_string())),
             None => (t.clone(), None),
         };
-        let path = if PathBuf::from(&file).is_absolute() { PathBuf::from(&file) } else { root.join(&file) };
+        let path = if PathBuf::from(&file).is_absolute() {
+            PathBuf::from(&file)
+        } else {
+            root.join(&file)
+        };
         let exps = match scenario::load(&path) {
             Ok(e) => e,
             Err(e) => {

@@ -13,7 +13,11 @@ pub struct LinkMonitor {
 
 impl LinkMonitor {
     pub fn new(link: &str) -> Self {
-        LinkMonitor { link: link.to_string(), bytes: 0, packets: 0 }
+        LinkMonitor {
+            link: link.to_string(),
+            bytes: 0,
+            packets: 0,
+        }
     }
     /// A packet of `bytes` started transmission.
     #[inline]
@@ -23,7 +27,12 @@ impl LinkMonitor {
     }
     /// Emit the row for the interval ending at `t_ns` and reset.
     pub fn close_interval(&mut self, t_ns: u64, obs: &mut impl Observer) {
-        obs.on_link_row(LinkRow { link: self.link.clone(), t_ns, bytes: self.bytes, packets: self.packets });
+        obs.on_link_row(LinkRow {
+            link: self.link.clone(),
+            t_ns,
+            bytes: self.bytes,
+            packets: self.packets,
+        });
         self.bytes = 0;
         self.packets = 0;
     }

@@ -123,13 +123,29 @@ mod tests {
         }
         m.close_interval(100, 1, &mut r);
         let row = &r.queue[0];
-        assert_eq!((row.forwarded, row.early_drops, row.overflow_drops, row.forced_drops, row.marks), (3, 1, 1, 0, 1));
+        assert_eq!(
+            (
+                row.forwarded,
+                row.early_drops,
+                row.overflow_drops,
+                row.forced_drops,
+                row.marks
+            ),
+            (3, 1, 1, 0, 1)
+        );
         assert_eq!((row.min_qlen, row.max_qlen), (1, 4));
         // samples 1,2,3,6: mean 3, E[q²] = (1+4+9+36)/4 = 12.5, var = 12.5 − 9 = 3.5
         assert_eq!(row.mean_qlen, 3.0);
         assert_eq!(row.var_qlen, 3.5);
         // next interval starts from the current queue length
         m.close_interval(200, 1, &mut r);
-        assert_eq!((r.queue[1].min_qlen, r.queue[1].max_qlen, r.queue[1].forwarded), (1, 1, 0));
+        assert_eq!(
+            (
+                r.queue[1].min_qlen,
+                r.queue[1].max_qlen,
+                r.queue[1].forwarded
+            ),
+            (1, 1, 0)
+        );
     }
 }

@@ -93,7 +93,10 @@ fn pct(num: u64, den: u64) -> f64 {
 
 impl Summary {
     pub fn compute(inp: &SummaryInput) -> Summary {
-        let measured = inp.requests.iter().filter(|r| r.kind == RequestKind::Http && r.start_ns >= inp.warmup_ns);
+        let measured = inp
+            .requests
+            .iter()
+            .filter(|r| r.kind == RequestKind::Http && r.start_ns >= inp.warmup_ns);
         let mut rts: Vec<u64> = Vec::new();
         let (mut started, mut syn, mut fin, mut data, mut to) = (0u64, 0u64, 0u64, 0u64, 0u64);
         for r in measured {
@@ -112,17 +115,37 @@ impl Summary {
         let count_in = |lo: u64, hi: u64| rts.iter().filter(|&&t| t > lo && t <= hi).count() as u64;
         const S: u64 = 1_000_000_000;
         let le1 = rts.iter().filter(|&&t| t <= S).count() as u64;
-        let mean_rt = if n == 0 { f64::NAN } else { rts.iter().map(|&t| t as f64).sum::<f64>() / n as f64 / 1e6 };
-        let rows: Vec<&QueueRow> = inp.queue_rows.iter().filter(|r| r.t_ns > inp.warmup_ns).collect();
-        let mean_qlen = if rows.is_empty() { 0.0 } else { rows.iter().map(|r| r.mean_qlen).sum::<f64>() / rows.len() as f64 };
+        let mean_rt = if n == 0 {
+            f64::NAN
+        } else {
+            rts.iter().map(|&t| t as f64).sum::<f64>() / n as f64 / 1e6
+        };
+        let rows: Vec<&QueueRow> = inp
+            .queue_rows
+            .iter()
+            .filter(|r| r.t_ns > inp.warmup_ns)
+            .collect();
+        let mean_qlen = if rows.is_empty() {
+            0.0
+        } else {
+            rows.iter().map(|r| r.mean_qlen).sum::<f64>() / rows.len() as f64
+        };
         let max_qlen = rows.iter().map(|r| r.max_qlen).max().unwrap_or(0);
         let d = inp.drops;
         let drops = d.early + d.forced + d.overflow;
         let secs = inp.measured_ns as f64 / 1e9;
         Summary {
             measured_s: secs,
-            kb_per_s: if secs > 0.0 { inp.fwd_bytes as f64 / 1000.0 / secs } else { 0.0 },
-            utilization: if secs > 0.0 { inp.fwd_bytes as f64 * 8.0 / secs / inp.bottleneck_bps as f64 } else { 0.0 },
+            kb_per_s: if secs > 0.0 {
+                inp.fwd_bytes as f64 / 1000.0 / secs
+            } else {
+                0.0
+            },
+            utilization: if secs > 0.0 {
+                inp.fwd_bytes as f64 * 8.0 / secs / inp.bottleneck_bps as f64
+            } else {
+                0.0
+            },
             drops_pct: pct(drops, d.arrivals),
             unforced_pct: pct(d.early, drops),
             forced_pct: pct(d.forced + d.overflow, drops),
@@ -214,13 +237,23 @@ mod tests {
             mean_qlen: m,
             var_qlen: 0.0,
         };
-        let rows = vec![row(1_000_000_000, 100.0, 200), row(1_100_000_000, 10.0, 12), row(1_200_000_000, 20.0, 30)];
+        let rows = vec![
+            row(1_000_000_000, 100.0, 200),
+            row(1_100_000_000, 10.0, 12),
+            row(1_200_000_000, 20.0, 30),
+        ];
         let s = Summary::compute(&SummaryInput {
             requests: &reqs,
             queue_rows: &rows,
             fwd_bytes: 2_500_000,
             bottleneck_bps: 10_000_000,
-            drops: DropCounts { arrivals: 1000, early: 30, forced: 5, overflow: 15, marks: 0 },
+            drops: DropCounts {
+                arrivals: 1000,
+                early: 30,
+                forced: 5,
+                overflow: 15,
+                marks: 0,
+            },
             warmup_ns: 1_000_000_000,
             measured_ns: 2_000_000_000,
         });
@@ -228,10 +261,16 @@ mod tests {
         assert_eq!(s.responses_completed, 5);
         assert_eq!(s.median_rt_ms, 1500.0); // rank ceil(2.5) = 3rd of 500,1000,1500,2500,4000
         assert_eq!(s.mean_rt_ms, 1900.0);
-        assert_eq!((s.pct_le_1s, s.pct_1_2s, s.pct_2_3s, s.pct_gt_3s), (40.0, 20.0, 20.0, 20.0));
+        assert_eq!(
+            (s.pct_le_1s, s.pct_1_2s, s.pct_2_3s, s.pct_gt_3s),
+            (40.0, 20.0, 20.0, 20.0)
+        );
         assert_eq!(s.kb_per_s, 1250.0);
         assert_eq!(s.utilization, 1.0);
-        assert_eq!((s.drops_pct, s.unforced_pct, s.forced_pct), (5.0, 60.0, 40.0));
+        assert_eq!(
+            (s.drops_pct, s.unforced_pct, s.forced_pct),
+            (5.0, 60.0, 40.0)
+        );
         assert_eq!(s.mean_qlen, 15.0); // the row ending exactly at the warm-up is excluded
         assert_eq!(s.max_qlen, 30);
         assert_eq!((s.syn_retx, s.data_retx, s.timeouts), (6, 12, 6));

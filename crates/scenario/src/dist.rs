@@ -33,7 +33,14 @@ pub(crate) enum Quantity {
     Seconds,
 }
 
-const DISTS: &[&str] = &["constant", "exponential", "uniform", "lognormal", "bounded_pareto", "empirical"];
+const DISTS: &[&str] = &[
+    "constant",
+    "exponential",
+    "uniform",
+    "lognormal",
+    "bounded_pareto",
+    "empirical",
+];
 
 /// Parse and validate the distribution table `v` found at `path`.
 pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) -> Res<SizeDist> {
@@ -58,7 +65,9 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
         })
     };
     let dist = match d {
-        "constant" => SizeDist::Constant { value: amount("value")? },
+        "constant" => SizeDist::Constant {
+            value: amount("value")?,
+        },
         "exponential" => {
             let mean = amount("mean")?;
             if mean <= 0.0 {
@@ -69,7 +78,10 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
         "uniform" => {
             let (min, max) = (amount("min")?, amount("max")?);
             if min > max {
-                return Err(t.err("min", format!("must not exceed max ({} > {})", show(min, q), show(max, q))));
+                return Err(t.err(
+                    "min",
+                    format!("must not exceed max ({} > {})", show(min, q), show(max, q)),
+                ));
             }
             SizeDist::Uniform { min, max }
         }
@@ -91,7 +103,14 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
                 return Err(t.err("min", "must be greater than 0"));
             }
             if min >= max {
-                return Err(t.err("min", format!("must be less than max ({} ≥ {})", show(min, q), show(max, q))));
+                return Err(t.err(
+                    "min",
+                    format!(
+                        "must be less than max ({} ≥ {})",
+                        show(min, q),
+                        show(max, q)
+                    ),
+                ));
             }
             SizeDist::BoundedPareto { shape, min, max }
         }
@@ -119,9 +138,15 @@ fn validate_upstream(_dist: &SizeDist, _path: &str) -> Res<()> {
 
 /// Read an empirical CDF CSV (`value,cdf` per line) at `file`; errors are reported at `key`.
 pub(crate) fn load_empirical(file: &Path, key: &str) -> Res<EmpiricalCdf> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| KeyError::new(key, format!("cannot read empirical CDF file {}: {e}", file.display())))?;
-    let bad = |line: usize, why: String| KeyError::new(key, format!("{} line {line}: {why}", file.display()));
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        KeyError::new(
+            key,
+            format!("cannot read empirical CDF file {}: {e}", file.display()),
+        )
+    })?;
+    let bad = |line: usize, why: String| {
+        KeyError::new(key, format!("{} line {line}: {why}", file.display()))
+    };
     let mut points: Vec<(f64, f64)> = Vec::new();
     let mut first = true;
     for (n, raw) in text.lines().enumerate() {
@@ -137,7 +162,10 @@ pub(crate) fn load_empirical(file: &Path, key: &str) -> Res<EmpiricalCdf> {
             continue;
         }
         if fields.len() != 2 {
-            return Err(bad(n + 1, format!("expected 2 columns (value,cdf), found {}", fields.len())));
+            return Err(bad(
+                n + 1,
+                format!("expected 2 columns (value,cdf), found {}", fields.len()),
+            ));
         }
         let (Some(v), Some(p)) = (nums[0], nums[1]) else {
             return Err(bad(n + 1, format!("{line:?} is not two numbers")));
@@ -150,19 +178,29 @@ pub(crate) fn load_empirical(file: &Path, key: &str) -> Res<EmpiricalCdf> {
         }
         if let Some(&(pv, pp)) = points.last() {
             if v < pv {
-                return Err(bad(n + 1, format!("values must be non-decreasing ({v} after {pv})")));
+                return Err(bad(
+                    n + 1,
+                    format!("values must be non-decreasing ({v} after {pv})"),
+                ));
             }
             if p < pp {
-                return Err(bad(n + 1, format!("cdf must be non-decreasing ({p} after {pp})")));
+                return Err(bad(
+                    n + 1,
+                    format!("cdf must be non-decreasing ({p} after {pp})"),
+                ));
             }
         }
         points.push((v, p));
     }
     match points.last() {
-        None => Err(KeyError::new(key, format!("{}: no data lines", file.display()))),
-        Some(&(_, p)) if (p - 1.0).abs() > 1e-6 => {
-            Err(KeyError::new(key, format!("{}: the cdf must end at 1, ends at {p}", file.display())))
-        }
+        None => Err(KeyError::new(
+            key,
+            format!("{}: no data lines", file.display()),
+        )),
+        Some(&(_, p)) if (p - 1.0).abs() > 1e-6 => Err(KeyError::new(
+            key,
+            format!("{}: the cdf must end at 1, ends at {p}", file.display()),
+        )),
         Some(_) => Ok(EmpiricalCdf { points }),
     }
 }
@@ -178,29 +216,79 @@ mod tests {
 
     #[test]
     fn sizes_become_bytes_and_durations_seconds() {
-        assert_eq!(parse(r#"{ dist = "constant", value = "300B" }"#, Quantity::Bytes).unwrap(), SizeDist::Constant { value: 300.0 });
         assert_eq!(
-            parse(r#"{ dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }"#, Quantity::Bytes).unwrap(),
-            SizeDist::BoundedPareto { shape: 1.2, min: 1000.0, max: 2e6 }
+            parse(r#"{ dist = "constant", value = "300B" }"#, Quantity::Bytes).unwrap(),
+            SizeDist::Constant { value: 300.0 }
         );
-        assert_eq!(parse(r#"{ dist = "exponential", mean = "5s" }"#, Quantity::Seconds).unwrap(), SizeDist::Exponential { mean: 5.0 });
         assert_eq!(
-            parse(r#"{ dist = "uniform", min = "0ms", max = "150ms" }"#, Quantity::Seconds).unwrap(),
-            SizeDist::Uniform { min: 0.0, max: 0.15 }
+            parse(
+                r#"{ dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }"#,
+                Quantity::Bytes
+            )
+            .unwrap(),
+            SizeDist::BoundedPareto {
+                shape: 1.2,
+                min: 1000.0,
+                max: 2e6
+            }
         );
-        assert_eq!(parse(r#"{ dist = "lognormal", mu = 8, sigma = 1.5 }"#, Quantity::Bytes).unwrap(), SizeDist::Lognormal { mu: 8.0, sigma: 1.5 });
+        assert_eq!(
+            parse(
+                r#"{ dist = "exponential", mean = "5s" }"#,
+                Quantity::Seconds
+            )
+            .unwrap(),
+            SizeDist::Exponential { mean: 5.0 }
+        );
+        assert_eq!(
+            parse(
+                r#"{ dist = "uniform", min = "0ms", max = "150ms" }"#,
+                Quantity::Seconds
+            )
+            .unwrap(),
+            SizeDist::Uniform {
+                min: 0.0,
+                max: 0.15
+            }
+        );
+        assert_eq!(
+            parse(
+                r#"{ dist = "lognormal", mu = 8, sigma = 1.5 }"#,
+                Quantity::Bytes
+            )
+            .unwrap(),
+            SizeDist::Lognormal {
+                mu: 8.0,
+                sigma: 1.5
+            }
+        );
     }
 
     #[test]
     fn errors_name_the_key() {
-        let e = parse(r#"{ dist = "bounded_pareto", shape = 0, min = "1KB", max = "2MB" }"#, Quantity::Bytes).unwrap_err();
+        let e = parse(
+            r#"{ dist = "bounded_pareto", shape = 0, min = "1KB", max = "2MB" }"#,
+            Quantity::Bytes,
+        )
+        .unwrap_err();
         assert_eq!(e.key, "x.d.shape");
-        let e = parse(r#"{ dist = "uniform", min = "2s", max = "1s" }"#, Quantity::Seconds).unwrap_err();
-        assert_eq!((e.key.as_str(), e.reason.as_str()), ("x.d.min", "must not exceed max (2 s > 1 s)"));
+        let e = parse(
+            r#"{ dist = "uniform", min = "2s", max = "1s" }"#,
+            Quantity::Seconds,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            ("x.d.min", "must not exceed max (2 s > 1 s)")
+        );
         let e = parse(r#"{ dist = "constant", value = "3ms" }"#, Quantity::Bytes).unwrap_err();
         assert_eq!(e.key, "x.d.value");
         assert!(e.reason.contains("unknown size unit"), "{}", e.reason);
-        let e = parse(r#"{ dist = "constant", value = "3B", mean = "1B" }"#, Quantity::Bytes).unwrap_err();
+        let e = parse(
+            r#"{ dist = "constant", value = "3B", mean = "1B" }"#,
+            Quantity::Bytes,
+        )
+        .unwrap_err();
         assert_eq!(e.key, "x.d.mean");
     }
 
@@ -213,7 +301,12 @@ mod tests {
         let ok = load_empirical(&dir.join("ok.csv"), "k").unwrap();
         assert_eq!(ok.points, vec![(100.0, 0.5), (1000.0, 1.0)]);
         let e = load_empirical(&dir.join("bad.csv"), "k").unwrap_err();
-        assert!(e.reason.ends_with("line 2: values must be non-decreasing (50 after 100)"), "{}", e.reason);
+        assert!(
+            e.reason
+                .ends_with("line 2: values must be non-decreasing (50 after 100)"),
+            "{}",
+            e.reason
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

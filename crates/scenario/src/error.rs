@@ -35,11 +35,18 @@ pub(crate) struct KeyError {
 
 impl KeyError {
     pub fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        KeyError { key: key.into(), reason: reason.into() }
+        KeyError {
+            key: key.into(),
+            reason: reason.into(),
+        }
     }
 
     pub fn in_file(self, file: &str) -> ScenarioError {
-        ScenarioError { file: file.to_string(), key: self.key, reason: self.reason }
+        ScenarioError {
+            file: file.to_string(),
+            key: self.key,
+            reason: self.reason,
+        }
     }
 }
 

@@ -17,7 +17,16 @@ use std::path::Path;
 use toml::Table;
 
 /// Top-level keys (`variant` is removed before this runs; listed for the message).
-const TOP_KEYS: &[&str] = &["run", "topology", "queue", "reverse_queue", "tcp", "workload", "monitor", "variant"];
+const TOP_KEYS: &[&str] = &[
+    "run",
+    "topology",
+    "queue",
+    "reverse_queue",
+    "tcp",
+    "workload",
+    "monitor",
+    "variant",
+];
 
 pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
     let root = Tbl::root(doc);
@@ -34,10 +43,15 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
             format!("warmup ({warmup}) + duration ({duration}) exceeds the simulated clock's range (about 584 years)"),
         ));
     }
-    let stop_after_responses = run.int("stop_after_responses", 1, i64::MAX)?.map(|n| n as u64);
+    let stop_after_responses = run
+        .int("stop_after_responses", 1, i64::MAX)?
+        .map(|n| n as u64);
 
     let dumbbell = topology::parse(&root, base_dir)?;
-    let hosts = Hosts { clients: dumbbell.clients, servers: dumbbell.servers };
+    let hosts = Hosts {
+        clients: dumbbell.clients,
+        servers: dumbbell.servers,
+    };
     let tcp = tcp::parse(&root)?;
     let workloads = workload::parse(&root, hosts, base_dir)?;
     let monitor = parse_monitor(&root)?;
@@ -56,7 +70,9 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
 
 fn parse_monitor(root: &Tbl) -> Res<MonitorConfig> {
     let mut m = MonitorConfig::default();
-    let Some(t) = root.table("monitor")? else { return Ok(m) };
+    let Some(t) = root.table("monitor")? else {
+        return Ok(m);
+    };
     t.allow(&["queue_interval", "queue_sample", "link_interval"])?;
     for (k, slot) in [
         ("queue_interval", &mut m.queue_interval),

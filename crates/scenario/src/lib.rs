@@ -41,8 +41,11 @@ pub struct NamedExperiment {
 /// Load and validate the scenario file at `path`.
 pub fn load(path: &Path) -> Result<Vec<NamedExperiment>, ScenarioError> {
     let label = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError { file: label.clone(), key: "(file)".into(), reason: format!("cannot read the file: {e}") })?;
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: label.clone(),
+        key: "(file)".into(),
+        reason: format!("cannot read the file: {e}"),
+    })?;
     let base_dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -52,21 +55,37 @@ pub fn load(path: &Path) -> Result<Vec<NamedExperiment>, ScenarioError> {
 
 /// Parse and validate scenario `text`; `file_label` names it in errors and gives the default
 /// experiment name (its stem); data files resolve against `base_dir`.
-pub fn parse_str(text: &str, file_label: &str, base_dir: &Path) -> Result<Vec<NamedExperiment>, ScenarioError> {
-    let root: toml::Table = toml::from_str(text).map_err(|e| syntax_error(&e, text).in_file(file_label))?;
+pub fn parse_str(
+    text: &str,
+    file_label: &str,
+    base_dir: &Path,
+) -> Result<Vec<NamedExperiment>, ScenarioError> {
+    let root: toml::Table =
+        toml::from_str(text).map_err(|e| syntax_error(&e, text).in_file(file_label))?;
     parse_root(root, &default_name(file_label), base_dir).map_err(|e| e.in_file(file_label))
 }
 
-fn parse_root(mut root: toml::Table, default_name: &str, base_dir: &Path) -> Result<Vec<NamedExperiment>, KeyError> {
+fn parse_root(
+    mut root: toml::Table,
+    default_name: &str,
+    base_dir: &Path,
+) -> Result<Vec<NamedExperiment>, KeyError> {
     match merge::take_variants(&mut root)? {
-        None => Ok(vec![NamedExperiment { name: default_name.to_string(), experiment: experiment::build(&root, base_dir)? }]),
+        None => Ok(vec![NamedExperiment {
+            name: default_name.to_string(),
+            experiment: experiment::build(&root, base_dir)?,
+        }]),
         Some(variants) => variants
             .iter()
             .map(|v| {
                 let mut doc = root.clone();
                 merge::deep_merge(&mut doc, &v.overrides);
-                let experiment = experiment::build(&doc, base_dir).map_err(|e| merge::attribute(e, v))?;
-                Ok(NamedExperiment { name: v.name.clone(), experiment })
+                let experiment =
+                    experiment::build(&doc, base_dir).map_err(|e| merge::attribute(e, v))?;
+                Ok(NamedExperiment {
+                    name: v.name.clone(),
+                    experiment,
+                })
             })
             .collect(),
     }
@@ -108,7 +127,10 @@ mod tests {
     #[test]
     fn syntax_error_has_position() {
         let e = parse_str("[run]\nseed = = 1\n", "f.toml", Path::new(".")).unwrap_err();
-        assert_eq!((e.file.as_str(), e.key.as_str()), ("f.toml", "line 2, column 8"));
+        assert_eq!(
+            (e.file.as_str(), e.key.as_str()),
+            ("f.toml", "line 2, column 8")
+        );
         assert!(e.reason.starts_with("TOML syntax error"), "{}", e.reason);
     }
 }

@@ -32,15 +32,22 @@ pub(crate) fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."
         && name != ".."
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// Remove `variant` from `root` and check it; `None` when there is no `variant` key.
 pub(crate) fn take_variants(root: &mut Table) -> Res<Option<Vec<Variant>>> {
-    let Some(v) = root.remove("variant") else { return Ok(None) };
+    let Some(v) = root.remove("variant") else {
+        return Ok(None);
+    };
     let list = as_array(&v, "variant")?;
     if list.is_empty() {
-        return Err(KeyError::new("variant", "empty: add [[variant]] tables or remove the key"));
+        return Err(KeyError::new(
+            "variant",
+            "empty: add [[variant]] tables or remove the key",
+        ));
     }
     let mut out: Vec<Variant> = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
@@ -54,14 +61,23 @@ pub(crate) fn take_variants(root: &mut Table) -> Res<Option<Vec<Variant>>> {
             ));
         }
         if let Some(j) = out.iter().position(|o| o.name == name) {
-            return Err(t.err("name", format!("duplicate variant name {name:?} (also variant[{j}])")));
+            return Err(t.err(
+                "name",
+                format!("duplicate variant name {name:?} (also variant[{j}])"),
+            ));
         }
         let mut overrides = t.t.clone();
         overrides.remove("name");
         if overrides.contains_key("variant") {
-            return Err(KeyError::new(format!("variant[{name}].variant"), "a variant cannot contain variants"));
+            return Err(KeyError::new(
+                format!("variant[{name}].variant"),
+                "a variant cannot contain variants",
+            ));
         }
-        out.push(Variant { name: name.to_string(), overrides });
+        out.push(Variant {
+            name: name.to_string(),
+            overrides,
+        });
     }
     Ok(Some(out))
 }
@@ -90,10 +106,12 @@ pub(crate) fn deep_merge(base: &mut Table, over: &Table) {
 
 /// Whether the two tables have the same selectors (an absent selector in `over` keeps the base's).
 fn same_kind(base: &Table, over: &Table) -> bool {
-    ["kind", "dist"].iter().all(|sel| match (base.get(*sel), over.get(*sel)) {
-        (Some(b), Some(o)) => b == o,
-        _ => true,
-    })
+    ["kind", "dist"]
+        .iter()
+        .all(|sel| match (base.get(*sel), over.get(*sel)) {
+            (Some(b), Some(o)) => b == o,
+            _ => true,
+        })
 }
 
 /// First component of a key path (`workload[1].x` → `workload`).
@@ -105,7 +123,10 @@ fn head(key: &str) -> &str {
 /// Report `e` under `variant[<name>]` when it lies in what the variant overrides.
 pub(crate) fn attribute(e: KeyError, v: &Variant) -> KeyError {
     if v.overrides.contains_key(head(&e.key)) {
-        KeyError { key: format!("variant[{}].{}", v.name, e.key), reason: e.reason }
+        KeyError {
+            key: format!("variant[{}].{}", v.name, e.key),
+            reason: e.reason,
+        }
     } else {
         e
     }
@@ -122,19 +143,34 @@ mod tests {
     #[test]
     fn tables_merge_and_kind_switch_replaces() {
         let mut base = t("[tcp]\nmss = \"1000B\"\nmin_rto = \"1s\"\n[queue]\nkind = \"droptail\"\nlimit = \"180KB\"\n");
-        deep_merge(&mut base, &t("[tcp]\nmin_rto = \"200ms\"\n[queue]\nkind = \"red\"\nmin_th = 5"));
-        assert_eq!(base["tcp"], Value::Table(t("mss = \"1000B\"\nmin_rto = \"200ms\"")));
+        deep_merge(
+            &mut base,
+            &t("[tcp]\nmin_rto = \"200ms\"\n[queue]\nkind = \"red\"\nmin_th = 5"),
+        );
+        assert_eq!(
+            base["tcp"],
+            Value::Table(t("mss = \"1000B\"\nmin_rto = \"200ms\""))
+        );
         assert_eq!(base["queue"], Value::Table(t("kind = \"red\"\nmin_th = 5")));
         let mut base = t("[queue]\nkind = \"droptail\"\nlimit = 10\nns2_off_by_one = true");
         deep_merge(&mut base, &t("[queue]\nlimit = 20"));
-        assert_eq!(base["queue"], Value::Table(t("kind = \"droptail\"\nlimit = 20\nns2_off_by_one = true")));
+        assert_eq!(
+            base["queue"],
+            Value::Table(t("kind = \"droptail\"\nlimit = 20\nns2_off_by_one = true"))
+        );
     }
 
     #[test]
     fn dist_switch_and_exclusive_delaybox_sources_replace() {
         let mut base = t("[d]\nrtt = { dist = \"uniform\", min = \"0ms\", max = \"1ms\" }");
-        deep_merge(&mut base, &t("[d]\nrtt = { dist = \"constant\", value = \"5ms\" }"));
-        assert_eq!(base["d"], Value::Table(t("rtt = { dist = \"constant\", value = \"5ms\" }")));
+        deep_merge(
+            &mut base,
+            &t("[d]\nrtt = { dist = \"constant\", value = \"5ms\" }"),
+        );
+        assert_eq!(
+            base["d"],
+            Value::Table(t("rtt = { dist = \"constant\", value = \"5ms\" }"))
+        );
         deep_merge(&mut base, &t("[d]\nmatrix_file = \"m.csv\""));
         assert_eq!(base["d"], Value::Table(t("matrix_file = \"m.csv\"")));
     }
@@ -154,13 +190,25 @@ mod tests {
         }
         let mut root = t("[[variant]]\nname = \"a\"\n[[variant]]\nname = \"a\"");
         let e = take_variants(&mut root).unwrap_err();
-        assert_eq!((e.key.as_str(), e.reason.as_str()), ("variant[1].name", "duplicate variant name \"a\" (also variant[0])"));
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            (
+                "variant[1].name",
+                "duplicate variant name \"a\" (also variant[0])"
+            )
+        );
     }
 
     #[test]
     fn attribution_by_top_level_key() {
-        let v = Variant { name: "red".into(), overrides: t("[queue]\nkind = \"red\"") };
-        assert_eq!(attribute(KeyError::new("queue.min_th", "x"), &v).key, "variant[red].queue.min_th");
+        let v = Variant {
+            name: "red".into(),
+            overrides: t("[queue]\nkind = \"red\""),
+        };
+        assert_eq!(
+            attribute(KeyError::new("queue.min_th", "x"), &v).key,
+            "variant[red].queue.min_th"
+        );
         assert_eq!(attribute(KeyError::new("tcp.mss", "x"), &v).key, "tcp.mss");
     }
 }

@@ -68,7 +68,12 @@ fn parse_droptail(t: &Tbl) -> Res<DropTailParams> {
 fn parse_fraction(v: &Value, path: &str) -> Res<f64> {
     let x = match v {
         Value::String(s) => {
-            let bad = || KeyError::new(path, format!("{s:?} is not a number or a fraction such as \"1/512\""));
+            let bad = || {
+                KeyError::new(
+                    path,
+                    format!("{s:?} is not a number or a fraction such as \"1/512\""),
+                )
+            };
             match s.split_once('/') {
                 Some((a, b)) => {
                     let a: f64 = a.trim().parse().map_err(|_| bad())?;
@@ -90,11 +95,23 @@ fn parse_fraction(v: &Value, path: &str) -> Res<f64> {
 }
 
 /// Keys a `red` queue table may have.
-const RED_KEYS: &[&str] = &["kind", "min_th", "max_th", "w_q", "max_p", "limit", "mean_pktsize", "ecn"];
+const RED_KEYS: &[&str] = &[
+    "kind",
+    "min_th",
+    "max_th",
+    "w_q",
+    "max_p",
+    "limit",
+    "mean_pktsize",
+    "ecn",
+];
 
 fn parse_red(t: &Tbl) -> Res<RedParams> {
     t.allow(RED_KEYS)?;
-    let mut p = RedParams { mean_pktsize: 1500, ..RedParams::default() };
+    let mut p = RedParams {
+        mean_pktsize: 1500,
+        ..RedParams::default()
+    };
     if let Some(x) = t.num("min_th")? {
         p.min_th = x;
     }
@@ -109,7 +126,13 @@ fn parse_red(t: &Tbl) -> Res<RedParams> {
     }
     if let Some(v) = t.get("limit") {
         if let Value::String(_) = v {
-            return Err(t.err("limit", format!("RED's limit is in packets: expected an integer, found {}", crate::value::describe(v))));
+            return Err(t.err(
+                "limit",
+                format!(
+                    "RED's limit is in packets: expected an integer, found {}",
+                    crate::value::describe(v)
+                ),
+            ));
         }
         p.limit = crate::value::as_int(v, &t.key("limit"), 1, i64::MAX)? as u64;
     }
@@ -123,7 +146,13 @@ fn parse_red(t: &Tbl) -> Res<RedParams> {
         return Err(t.err("min_th", format!("must be at least 0, got {}", p.min_th)));
     }
     if p.min_th >= p.max_th {
-        return Err(t.err("min_th", format!("must be less than max_th (min_th = {}, max_th = {})", p.min_th, p.max_th)));
+        return Err(t.err(
+            "min_th",
+            format!(
+                "must be less than max_th (min_th = {}, max_th = {})",
+                p.min_th, p.max_th
+            ),
+        ));
     }
     if !(p.w_q > 0.0 && p.w_q <= 1.0) {
         return Err(t.err("w_q", format!("must be in (0, 1], got {}", p.w_q)));
@@ -136,7 +165,9 @@ fn parse_red(t: &Tbl) -> Res<RedParams> {
 
 /// Validate `p` as the discipline of a link with `link`'s rate and delay; errors under `path`.
 pub(crate) fn check(p: &DisciplineParams, link: LinkInfo, path: &str) -> Res<()> {
-    p.build(link).map(|_| ()).map_err(|e| KeyError::new(crate::error::join(path, &e.key), e.reason))
+    p.build(link)
+        .map(|_| ())
+        .map_err(|e| KeyError::new(crate::error::join(path, &e.key), e.reason))
 }
 
 #[cfg(test)]
@@ -145,14 +176,22 @@ mod tests {
 
     fn q(text: &str) -> Res<DisciplineParams> {
         let t: toml::Table = toml::from_str(text).unwrap();
-        parse(&Tbl { path: "queue".into(), t: &t })
+        parse(&Tbl {
+            path: "queue".into(),
+            t: &t,
+        })
     }
 
     #[test]
     fn droptail_packets_and_bytes() {
-        let DisciplineParams::DropTail(p) = q("kind = \"droptail\"\nlimit = 120").unwrap() else { panic!() };
+        let DisciplineParams::DropTail(p) = q("kind = \"droptail\"\nlimit = 120").unwrap() else {
+            panic!()
+        };
         assert_eq!((p.limit, p.unit), (120, LimitUnit::Packets));
-        let DisciplineParams::DropTail(p) = q("kind = \"droptail\"\nlimit = \"180KB\"").unwrap() else { panic!() };
+        let DisciplineParams::DropTail(p) = q("kind = \"droptail\"\nlimit = \"180KB\"").unwrap()
+        else {
+            panic!()
+        };
         assert_eq!((p.limit, p.unit), (180_000, LimitUnit::Bytes));
         let e = q("kind = \"droptail\"\nlimit = 1.5").unwrap_err();
         assert_eq!(e.key, "queue.limit");
@@ -160,12 +199,17 @@ mod tests {
 
     #[test]
     fn red_fraction_w_q_is_exact() {
-        let DisciplineParams::Red(p) = q("kind = \"red\"\nmin_th = 30\nmax_th = 90\nw_q = \"1/512\"\nmax_p = 0.1\nlimit = 480").unwrap()
-        else {
+        let DisciplineParams::Red(p) = q(
+            "kind = \"red\"\nmin_th = 30\nmax_th = 90\nw_q = \"1/512\"\nmax_p = 0.1\nlimit = 480",
+        )
+        .unwrap() else {
             panic!()
         };
         assert_eq!(p.w_q, 1.0 / 512.0);
-        assert_eq!((p.min_th, p.max_th, p.max_p, p.limit, p.mean_pktsize), (30.0, 90.0, 0.1, 480, 1500));
+        assert_eq!(
+            (p.min_th, p.max_th, p.max_p, p.limit, p.mean_pktsize),
+            (30.0, 90.0, 0.1, 480, 1500)
+        );
     }
 
     #[test]
@@ -173,10 +217,19 @@ mod tests {
         let e = q("kind = \"red\"\nmin_th = 30\nmax_th = 30").unwrap_err();
         assert_eq!(e.key, "queue.min_th");
         let e = q("kind = \"red\"\nmin_th = 3\nmax_th = 30\nw_q = \"1/0\"").unwrap_err();
-        assert_eq!((e.key.as_str(), e.reason.as_str()), ("queue.w_q", "\"1/0\" divides by zero"));
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            ("queue.w_q", "\"1/0\" divides by zero")
+        );
         let e = q("kind = \"red\"\nmax_p = 1.5").unwrap_err();
         assert_eq!(e.key, "queue.max_p");
         let e = q("kind = \"codel\"").unwrap_err();
-        assert_eq!((e.key.as_str(), e.reason.as_str()), ("queue.kind", "unknown kind \"codel\"; expected one of: droptail, red"));
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            (
+                "queue.kind",
+                "unknown kind \"codel\"; expected one of: droptail, red"
+            )
+        );
     }
 }

@@ -36,7 +36,9 @@ const KEYS: &[&str] = &[
 /// Parse `[tcp]` of the root (absent table = all defaults).
 pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     let mut c = TcpConfig::default();
-    let Some(t) = root.table("tcp")? else { return Ok(c) };
+    let Some(t) = root.table("tcp")? else {
+        return Ok(c);
+    };
     t.allow(KEYS)?;
     if t.has("variant") {
         c.variant = match crate::value::kind(&t, "variant", &["reno", "newreno"])? {
@@ -89,16 +91,46 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     }
     // Cross-field checks, reported at the key the user most likely set.
     if c.receive_window < c.mss {
-        let k = if t.has("receive_window") { "receive_window" } else { "mss" };
-        return Err(t.err(k, format!("receive_window ({} B) must be at least one mss ({} B)", c.receive_window, c.mss)));
+        let k = if t.has("receive_window") {
+            "receive_window"
+        } else {
+            "mss"
+        };
+        return Err(t.err(
+            k,
+            format!(
+                "receive_window ({} B) must be at least one mss ({} B)",
+                c.receive_window, c.mss
+            ),
+        ));
     }
     if c.min_rto > c.max_rto {
-        let k = if t.has("min_rto") { "min_rto" } else { "max_rto" };
-        return Err(t.err(k, format!("min_rto ({}) must not exceed max_rto ({})", c.min_rto, c.max_rto)));
+        let k = if t.has("min_rto") {
+            "min_rto"
+        } else {
+            "max_rto"
+        };
+        return Err(t.err(
+            k,
+            format!(
+                "min_rto ({}) must not exceed max_rto ({})",
+                c.min_rto, c.max_rto
+            ),
+        ));
     }
     if c.initial_rto > c.max_rto {
-        let k = if t.has("initial_rto") { "initial_rto" } else { "max_rto" };
-        return Err(t.err(k, format!("initial_rto ({}) must not exceed max_rto ({})", c.initial_rto, c.max_rto)));
+        let k = if t.has("initial_rto") {
+            "initial_rto"
+        } else {
+            "max_rto"
+        };
+        return Err(t.err(
+            k,
+            format!(
+                "initial_rto ({}) must not exceed max_rto ({})",
+                c.initial_rto, c.max_rto
+            ),
+        ));
     }
     Ok(c)
 }
@@ -130,6 +162,9 @@ mod tests {
         assert_eq!(e.key, "tcp.min_rto");
         assert!(e.reason.contains("must not exceed max_rto"), "{}", e.reason);
         let e = tcp("[tcp]\ninitial_window = 0").unwrap_err();
-        assert_eq!((e.key.as_str(), e.reason.as_str()), ("tcp.initial_window", "must be at least 1, got 0"));
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            ("tcp.initial_window", "must be at least 1, got 0")
+        );
     }
 }

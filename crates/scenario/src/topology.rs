@@ -15,8 +15,8 @@
 
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{index, KeyError, Res};
-use crate::value::{as_array, as_duration, as_str, kind, Tbl};
 use crate::queue;
+use crate::value::{as_array, as_duration, as_str, kind, Tbl};
 use aqm::{DisciplineParams, DropTailParams, LimitUnit, LinkInfo};
 use sim::{DelayBoxConfig, DumbbellConfig};
 use std::path::Path;
@@ -37,7 +37,11 @@ const TOPOLOGY_KEYS: &[&str] = &[
 /// Default access-link queue: drop-tail, 1000 packets (large enough never to be the bottleneck
 /// at 100 Mbps access links; aqmlab choice).
 fn default_access_queue() -> DisciplineParams {
-    DisciplineParams::DropTail(DropTailParams { limit: 1000, unit: LimitUnit::Packets, ..DropTailParams::default() })
+    DisciplineParams::DropTail(DropTailParams {
+        limit: 1000,
+        unit: LimitUnit::Packets,
+        ..DropTailParams::default()
+    })
 }
 
 /// Parse the topology from the document root `root` (which holds `topology`, `queue`,
@@ -57,9 +61,19 @@ pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
         Some(q) => queue::parse(&q)?,
         None => default_access_queue(),
     };
-    queue::check(&access_queue, LinkInfo { rate: access_rate, delay: access_delay }, &t.key("access_queue"))?;
+    queue::check(
+        &access_queue,
+        LinkInfo {
+            rate: access_rate,
+            delay: access_delay,
+        },
+        &t.key("access_queue"),
+    )?;
 
-    let bottleneck = LinkInfo { rate: bottleneck_rate, delay: bottleneck_delay };
+    let bottleneck = LinkInfo {
+        rate: bottleneck_rate,
+        delay: bottleneck_delay,
+    };
     let forward_queue = queue::parse(&root.req_table("queue")?)?;
     queue::check(&forward_queue, bottleneck, "queue")?;
     let reverse_queue = match root.table("reverse_queue")? {
@@ -95,12 +109,24 @@ fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<D
     d.allow(KEYS)?;
     let given: Vec<&str> = KEYS.iter().copied().filter(|k| d.has(k)).collect();
     match given.as_slice() {
-        [] => return Err(KeyError::new(d.path.clone(), "expected exactly one of: rtt, matrix, matrix_file")),
+        [] => {
+            return Err(KeyError::new(
+                d.path.clone(),
+                "expected exactly one of: rtt, matrix, matrix_file",
+            ))
+        }
         [_] => {}
-        [a, b, ..] => return Err(d.err(b, format!("conflicts with {a}; give exactly one of: rtt, matrix, matrix_file"))),
+        [a, b, ..] => {
+            return Err(d.err(
+                b,
+                format!("conflicts with {a}; give exactly one of: rtt, matrix, matrix_file"),
+            ))
+        }
     }
     if let Some(v) = d.get("rtt") {
-        return Ok(DelayBoxConfig::Distribution { rtt_s: parse_dist(v, &d.key("rtt"), Quantity::Seconds, base_dir)? });
+        return Ok(DelayBoxConfig::Distribution {
+            rtt_s: parse_dist(v, &d.key("rtt"), Quantity::Seconds, base_dir)?,
+        });
     }
     let (rtt, key, source) = if let Some(v) = d.get("matrix") {
         let key = d.key("matrix");
@@ -109,13 +135,23 @@ fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<D
         for (i, row) in rows.iter().enumerate() {
             let rp = index(&key, i);
             let cells = as_array(row, &rp)?;
-            rtt.push(cells.iter().enumerate().map(|(j, c)| as_duration(c, &index(&rp, j))).collect::<Res<Vec<_>>>()?);
+            rtt.push(
+                cells
+                    .iter()
+                    .enumerate()
+                    .map(|(j, c)| as_duration(c, &index(&rp, j)))
+                    .collect::<Res<Vec<_>>>()?,
+            );
         }
         (rtt, key, "matrix".to_string())
     } else {
         let key = d.key("matrix_file");
         let file = base_dir.join(as_str(d.req("matrix_file")?, &key)?);
-        (read_matrix_csv(&file, &key)?, key, file.display().to_string())
+        (
+            read_matrix_csv(&file, &key)?,
+            key,
+            file.display().to_string(),
+        )
     };
     if rtt.len() != clients as usize {
         return Err(KeyError::new(
@@ -126,8 +162,16 @@ fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<D
             ),
         ));
     }
-    if let Some((i, row)) = rtt.iter().enumerate().find(|(_, r)| r.len() != servers as usize) {
-        let where_ = if source == "matrix" { index(&key, i) } else { key.clone() };
+    if let Some((i, row)) = rtt
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.len() != servers as usize)
+    {
+        let where_ = if source == "matrix" {
+            index(&key, i)
+        } else {
+            key.clone()
+        };
         return Err(KeyError::new(
             where_,
             format!(
@@ -141,8 +185,12 @@ fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<D
 
 /// A CSV of extra RTTs in milliseconds (plain numbers), one row per client.
 fn read_matrix_csv(file: &Path, key: &str) -> Res<Vec<Vec<SimDuration>>> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| KeyError::new(key, format!("cannot read RTT matrix file {}: {e}", file.display())))?;
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        KeyError::new(
+            key,
+            format!("cannot read RTT matrix file {}: {e}", file.display()),
+        )
+    })?;
     let mut rows = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -155,7 +203,9 @@ fn read_matrix_csv(file: &Path, key: &str) -> Res<Vec<Vec<SimDuration>>> {
             .map(|(j, cell)| {
                 let cell = cell.trim();
                 match cell.parse::<f64>() {
-                    Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(SimDuration((ms * 1e6).round() as u64)),
+                    Ok(ms) if ms.is_finite() && ms >= 0.0 => {
+                        Ok(SimDuration((ms * 1e6).round() as u64))
+                    }
                     _ => Err(KeyError::new(
                         key,
                         format!(

@@ -32,7 +32,10 @@ fn wrong_type(path: &str, expected: &str, v: &Value) -> KeyError {
 
 pub(crate) fn as_table<'a>(v: &'a Value, path: &str) -> Res<Tbl<'a>> {
     match v {
-        Value::Table(t) => Ok(Tbl { path: path.to_string(), t }),
+        Value::Table(t) => Ok(Tbl {
+            path: path.to_string(),
+            t,
+        }),
         _ => Err(wrong_type(path, "a table", v)),
     }
 }
@@ -65,10 +68,16 @@ pub(crate) fn as_int(v: &Value, path: &str, min: i64, max: i64) -> Res<i64> {
         _ => return Err(wrong_type(path, "an integer", v)),
     };
     if i < min {
-        return Err(KeyError::new(path, format!("must be at least {min}, got {i}")));
+        return Err(KeyError::new(
+            path,
+            format!("must be at least {min}, got {i}"),
+        ));
     }
     if i > max {
-        return Err(KeyError::new(path, format!("must be at most {max}, got {i}")));
+        return Err(KeyError::new(
+            path,
+            format!("must be at most {max}, got {i}"),
+        ));
     }
     Ok(i)
 }
@@ -81,7 +90,10 @@ pub(crate) fn as_num(v: &Value, path: &str) -> Res<f64> {
         _ => return Err(wrong_type(path, "a number", v)),
     };
     if !x.is_finite() {
-        return Err(KeyError::new(path, format!("must be a finite number, got {x}")));
+        return Err(KeyError::new(
+            path,
+            format!("must be a finite number, got {x}"),
+        ));
     }
     Ok(x)
 }
@@ -92,7 +104,10 @@ fn unit_str<'a>(v: &'a Value, path: &str, hint: &str) -> Res<&'a str> {
         Value::String(s) => Ok(s),
         Value::Integer(_) | Value::Float(_) => Err(KeyError::new(
             path,
-            format!("a unit is required: expected {hint}, found the plain number {}", plain(v)),
+            format!(
+                "a unit is required: expected {hint}, found the plain number {}",
+                plain(v)
+            ),
         )),
         _ => Err(wrong_type(path, hint, v)),
     }
@@ -131,7 +146,10 @@ pub(crate) struct Tbl<'a> {
 
 impl<'a> Tbl<'a> {
     pub fn root(t: &'a Table) -> Self {
-        Tbl { path: String::new(), t }
+        Tbl {
+            path: String::new(),
+            t,
+        }
     }
 
     /// Path of a key of this table.
@@ -164,7 +182,9 @@ impl<'a> Tbl<'a> {
     }
 
     pub fn req(&self, k: &str) -> Res<&'a Value> {
-        self.t.get(k).ok_or_else(|| KeyError::new(self.key(k), "missing required key"))
+        self.t
+            .get(k)
+            .ok_or_else(|| KeyError::new(self.key(k), "missing required key"))
     }
 
     /// Apply `f` to the value of `k` and its path, if present.
@@ -183,7 +203,10 @@ impl<'a> Tbl<'a> {
         self.opt(k, as_table)
     }
     pub fn req_table(&self, k: &str) -> Res<Tbl<'a>> {
-        let v = self.t.get(k).ok_or_else(|| KeyError::new(self.key(k), "missing required table"))?;
+        let v = self
+            .t
+            .get(k)
+            .ok_or_else(|| KeyError::new(self.key(k), "missing required table"))?;
         as_table(v, &self.key(k))
     }
     pub fn array(&self, k: &str) -> Res<Option<&'a [Value]>> {
@@ -245,9 +268,17 @@ pub(crate) fn positive(d: SimDuration, path: &str) -> Res<SimDuration> {
 /// A byte count that must fit a u32 and be at least `min`.
 pub(crate) fn size_u32(bytes: u64, path: &str, min: u32) -> Res<u32> {
     if bytes < min as u64 {
-        return Err(KeyError::new(path, format!("must be at least {min} bytes, got {bytes} B")));
+        return Err(KeyError::new(
+            path,
+            format!("must be at least {min} bytes, got {bytes} B"),
+        ));
     }
-    u32::try_from(bytes).map_err(|_| KeyError::new(path, format!("must be at most {} bytes, got {bytes} B", u32::MAX)))
+    u32::try_from(bytes).map_err(|_| {
+        KeyError::new(
+            path,
+            format!("must be at most {} bytes, got {bytes} B", u32::MAX),
+        )
+    })
 }
 
 /// Kind selector of a table (`kind`, `dist`): required string from `choices`.
@@ -256,7 +287,10 @@ pub(crate) fn kind<'a>(t: &Tbl<'a>, k: &str, choices: &[&str]) -> Res<&'a str> {
     if choices.contains(&s) {
         Ok(s)
     } else {
-        Err(t.err(k, format!("unknown {k} {s:?}; expected one of: {}", choices.join(", "))))
+        Err(t.err(
+            k,
+            format!("unknown {k} {s:?}; expected one of: {}", choices.join(", ")),
+        ))
     }
 }
 
@@ -271,8 +305,16 @@ mod tests {
     #[test]
     fn unknown_key_lists_expected() {
         let t = tbl("a = 1\nzz = 2");
-        let e = Tbl { path: "x".into(), t: &t }.allow(&["a", "b"]).unwrap_err();
-        assert_eq!(e, KeyError::new("x.zz", "unknown key; expected one of: a, b"));
+        let e = Tbl {
+            path: "x".into(),
+            t: &t,
+        }
+        .allow(&["a", "b"])
+        .unwrap_err();
+        assert_eq!(
+            e,
+            KeyError::new("x.zz", "unknown key; expected one of: a, b")
+        );
     }
 
     #[test]
@@ -280,17 +322,30 @@ mod tests {
         let t = tbl("r = 10");
         let e = Tbl::root(&t).req_rate("r").unwrap_err();
         assert_eq!(e.key, "r");
-        assert!(e.reason.contains("a unit is required") && e.reason.contains("Mbps"), "{}", e.reason);
+        assert!(
+            e.reason.contains("a unit is required") && e.reason.contains("Mbps"),
+            "{}",
+            e.reason
+        );
     }
 
     #[test]
     fn int_range_and_type() {
         let t = tbl("n = 0\ns = \"3\"");
         let r = Tbl::root(&t);
-        assert_eq!(r.u32("n", 1).unwrap_err().reason, "must be at least 1, got 0");
-        assert_eq!(r.u32("s", 1).unwrap_err().reason, "expected an integer, found the string \"3\"");
+        assert_eq!(
+            r.u32("n", 1).unwrap_err().reason,
+            "must be at least 1, got 0"
+        );
+        assert_eq!(
+            r.u32("s", 1).unwrap_err().reason,
+            "expected an integer, found the string \"3\""
+        );
         assert_eq!(r.u32("absent", 1).unwrap(), None);
-        assert_eq!(r.req_u32("absent", 1).unwrap_err().reason, "missing required key");
+        assert_eq!(
+            r.req_u32("absent", 1).unwrap_err().reason,
+            "missing required key"
+        );
     }
 
     #[test]

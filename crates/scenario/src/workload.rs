@@ -30,7 +30,12 @@ pub(crate) struct Hosts {
 
 /// Parse every `[[workload]]` of the document root.
 pub(crate) fn parse(root: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<Vec<WorkloadConfig>> {
-    let none = || KeyError::new("workload", "no workload: at least one [[workload]] table is required");
+    let none = || {
+        KeyError::new(
+            "workload",
+            "no workload: at least one [[workload]] table is required",
+        )
+    };
     let list = root.array("workload")?.ok_or_else(none)?;
     if list.is_empty() {
         return Err(none());
@@ -52,10 +57,16 @@ fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
 /// Optional `clients`/`servers` subset sizes, bounded by the topology.
 fn host_subset(t: &Tbl, hosts: Hosts) -> Res<(u32, u32)> {
     let mut out = (hosts.clients, hosts.servers);
-    for (k, have, slot) in [("clients", hosts.clients, &mut out.0), ("servers", hosts.servers, &mut out.1)] {
+    for (k, have, slot) in [
+        ("clients", hosts.clients, &mut out.0),
+        ("servers", hosts.servers, &mut out.1),
+    ] {
         if let Some(n) = t.u32(k, 1)? {
             if n > have {
-                return Err(t.err(k, format!("no route: {n} {k} requested but the topology has {have}")));
+                return Err(t.err(
+                    k,
+                    format!("no route: {n} {k} requested but the topology has {have}"),
+                ));
             }
             *slot = n;
         }
@@ -64,37 +75,76 @@ fn host_subset(t: &Tbl, hosts: Hosts) -> Res<(u32, u32)> {
 }
 
 fn parse_http10(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
-    let common = ["kind", "arrival", "request_size", "response_size", "clients", "servers"];
+    let common = [
+        "kind",
+        "arrival",
+        "request_size",
+        "response_size",
+        "clients",
+        "servers",
+    ];
     let arrival_kind = kind(t, "arrival", &["poisson", "users"])?;
-    let extra: &[&str] = if arrival_kind == "poisson" { &["rate"] } else { &["users", "think"] };
+    let extra: &[&str] = if arrival_kind == "poisson" {
+        &["rate"]
+    } else {
+        &["users", "think"]
+    };
     let allowed: Vec<&str> = common.iter().chain(extra).copied().collect();
     t.allow(&allowed)?;
     let arrival = if arrival_kind == "poisson" {
         let rate = t.req_num("rate")?;
         if rate <= 0.0 {
-            return Err(t.err("rate", format!("must be greater than 0 connections per second, got {rate}")));
+            return Err(t.err(
+                "rate",
+                format!("must be greater than 0 connections per second, got {rate}"),
+            ));
         }
         Arrival::Poisson { rate }
     } else {
         let users = t.req_u32("users", 1)?;
-        let think_s = parse_dist(t.req("think")?, &t.key("think"), Quantity::Seconds, base_dir)?;
+        let think_s = parse_dist(
+            t.req("think")?,
+            &t.key("think"),
+            Quantity::Seconds,
+            base_dir,
+        )?;
         Arrival::Users { users, think_s }
     };
-    let request_bytes = parse_dist(t.req("request_size")?, &t.key("request_size"), Quantity::Bytes, base_dir)?;
-    let response_bytes = parse_dist(t.req("response_size")?, &t.key("response_size"), Quantity::Bytes, base_dir)?;
+    let request_bytes = parse_dist(
+        t.req("request_size")?,
+        &t.key("request_size"),
+        Quantity::Bytes,
+        base_dir,
+    )?;
+    let response_bytes = parse_dist(
+        t.req("response_size")?,
+        &t.key("response_size"),
+        Quantity::Bytes,
+        base_dir,
+    )?;
     let (clients, servers) = host_subset(t, hosts)?;
-    Ok(WorkloadConfig::Http10 { arrival, request_bytes, response_bytes, clients, servers })
+    Ok(WorkloadConfig::Http10 {
+        arrival,
+        request_bytes,
+        response_bytes,
+        clients,
+        servers,
+    })
 }
 
 fn parse_pareto_web(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
-    t.allow(&["kind", "flows", "shape", "mean", "min", "max", "off_time", "clients", "servers"])?;
+    t.allow(&[
+        "kind", "flows", "shape", "mean", "min", "max", "off_time", "clients", "servers",
+    ])?;
     let flows = t.req_u32("flows", 1)?;
     // Seed 003 §4 (p. 548–550): max 2 MB, mean 10 KB, min 1 KB, shape 1.2, off time 0.5 s.
     let shape = t.num("shape")?.unwrap_or(1.2);
     let mean = t.size("mean")?.unwrap_or(10_000) as f64;
     let min = t.size("min")?.unwrap_or(1_000) as f64;
     let max = t.size("max")?.unwrap_or(2_000_000) as f64;
-    let off_time = t.duration("off_time")?.unwrap_or(SimDuration::from_millis(500));
+    let off_time = t
+        .duration("off_time")?
+        .unwrap_or(SimDuration::from_millis(500));
     if shape <= 0.0 {
         return Err(t.err("shape", format!("must be greater than 0, got {shape}")));
     }
@@ -105,7 +155,10 @@ fn parse_pareto_web(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         return Err(t.err("min", format!("must be less than max ({min} B ≥ {max} B)")));
     }
     if !(mean > min && mean < max) {
-        return Err(t.err("mean", format!("must lie strictly between min and max ({min} B … {max} B), got {mean} B")));
+        return Err(t.err(
+            "mean",
+            format!("must lie strictly between min and max ({min} B … {max} B), got {mean} B"),
+        ));
     }
     let (clients, servers) = host_subset(t, hosts)?;
     Ok(WorkloadConfig::ParetoWeb {
@@ -144,7 +197,10 @@ fn parse_bulk(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         let start = SimTime(f.req_duration("start")?.0);
         let client = f.req_u32("client", 0)?;
         let server = f.req_u32("server", 0)?;
-        for (k, idx, have) in [("client", client, hosts.clients), ("server", server, hosts.servers)] {
+        for (k, idx, have) in [
+            ("client", client, hosts.clients),
+            ("server", server, hosts.servers),
+        ] {
             if idx >= have {
                 return Err(f.err(
                     k,
@@ -153,11 +209,20 @@ fn parse_bulk(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
             }
         }
         let bytes = match f.size("bytes")? {
-            Some(0) => return Err(f.err("bytes", "must be at least 1 byte (omit it for an endless flow)")),
+            Some(0) => {
+                return Err(f.err(
+                    "bytes",
+                    "must be at least 1 byte (omit it for an endless flow)",
+                ))
+            }
             b => b,
         };
-        flows.push(BulkFlow { start, client, server, bytes });
+        flows.push(BulkFlow {
+            start,
+            client,
+            server,
+            bytes,
+        });
     }
     Ok(WorkloadConfig::Bulk { flows })
 }
-

@@ -43,12 +43,20 @@ fn edit(pairs: &[(&str, &str)]) -> String {
 /// Parse `text` (expecting failure) and check key and reason.
 fn rejects(text: &str, key: &str, reason_part: &str) -> ScenarioError {
     let e = match parse_str(text, "bad.toml", Path::new("/nonexistent-scenario-dir")) {
-        Ok(x) => panic!("accepted; expected an error at {key}: {} experiments", x.len()),
+        Ok(x) => panic!(
+            "accepted; expected an error at {key}: {} experiments",
+            x.len()
+        ),
         Err(e) => e,
     };
     assert_eq!(e.file, "bad.toml");
     assert_eq!(e.key, key, "reason was: {}", e.reason);
-    assert!(e.reason.contains(reason_part), "reason {:?} lacks {:?}", e.reason, reason_part);
+    assert!(
+        e.reason.contains(reason_part),
+        "reason {:?} lacks {:?}",
+        e.reason,
+        reason_part
+    );
     e
 }
 
@@ -68,42 +76,74 @@ fn unknown_key_at_top_level() {
 
 #[test]
 fn unknown_key_in_tcp() {
-    rejects(&format!("{BASE}\n[tcp]\nmss = \"1460B\"\nslow_start = true\n"), "tcp.slow_start", "unknown key; expected one of: variant, mss,");
+    rejects(
+        &format!("{BASE}\n[tcp]\nmss = \"1460B\"\nslow_start = true\n"),
+        "tcp.slow_start",
+        "unknown key; expected one of: variant, mss,",
+    );
 }
 
 #[test]
 fn unknown_key_in_a_variant() {
-    rejects(&format!("{BASE}\n[[variant]]\nname = \"v\"\ntcp = {{ msss = \"1B\" }}\n"), "variant[v].tcp.msss", "unknown key");
+    rejects(
+        &format!("{BASE}\n[[variant]]\nname = \"v\"\ntcp = {{ msss = \"1B\" }}\n"),
+        "variant[v].tcp.msss",
+        "unknown key",
+    );
 }
 
 #[test]
 fn missing_bottleneck_rate() {
-    rejects(&edit(&[("bottleneck_rate = \"10Mbps\"\n", "")]), "topology.bottleneck_rate", "missing required key");
+    rejects(
+        &edit(&[("bottleneck_rate = \"10Mbps\"\n", "")]),
+        "topology.bottleneck_rate",
+        "missing required key",
+    );
 }
 
 #[test]
 fn missing_run_warmup() {
-    rejects(&edit(&[("warmup = \"1s\"\n", "")]), "run.warmup", "missing required key");
+    rejects(
+        &edit(&[("warmup = \"1s\"\n", "")]),
+        "run.warmup",
+        "missing required key",
+    );
 }
 
 #[test]
 fn rate_with_a_size_unit() {
-    rejects(&edit(&[("\"10Mbps\"", "\"10MB\"")]), "topology.bottleneck_rate", "unknown rate unit \"MB\"");
+    rejects(
+        &edit(&[("\"10Mbps\"", "\"10MB\"")]),
+        "topology.bottleneck_rate",
+        "unknown rate unit \"MB\"",
+    );
 }
 
 #[test]
 fn rate_negative() {
-    rejects(&edit(&[("\"10Mbps\"", "\"-10Mbps\"")]), "topology.bottleneck_rate", "cannot be negative");
+    rejects(
+        &edit(&[("\"10Mbps\"", "\"-10Mbps\"")]),
+        "topology.bottleneck_rate",
+        "cannot be negative",
+    );
 }
 
 #[test]
 fn rate_plain_number_names_the_unit() {
-    rejects(&edit(&[("\"10Mbps\"", "10")]), "topology.bottleneck_rate", "a unit is required: expected a rate string");
+    rejects(
+        &edit(&[("\"10Mbps\"", "10")]),
+        "topology.bottleneck_rate",
+        "a unit is required: expected a rate string",
+    );
 }
 
 #[test]
 fn poisson_rate_zero() {
-    rejects(&edit(&[("rate = 10.0", "rate = 0")]), "workload[0].rate", "must be greater than 0 connections per second");
+    rejects(
+        &edit(&[("rate = 10.0", "rate = 0")]),
+        "workload[0].rate",
+        "must be greater than 0 connections per second",
+    );
 }
 
 #[test]
@@ -111,13 +151,20 @@ fn red_min_th_above_max_th_in_variant() {
     let text = format!(
         "{BASE}\n[[variant]]\nname = \"ok\"\n\n[[variant]]\nname = \"red\"\nqueue = {{ kind = \"red\", min_th = 100, max_th = 90, w_q = \"1/512\", max_p = 0.1, limit = 480 }}\n"
     );
-    rejects(&text, "variant[red].queue.min_th", "must be less than max_th (min_th = 100, max_th = 90)");
+    rejects(
+        &text,
+        "variant[red].queue.min_th",
+        "must be less than max_th (min_th = 100, max_th = 90)",
+    );
 }
 
 #[test]
 fn red_w_q_zero() {
     rejects(
-        &edit(&[("kind = \"droptail\"\nlimit = 100", "kind = \"red\"\nmin_th = 5\nmax_th = 15\nw_q = 0")]),
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"red\"\nmin_th = 5\nmax_th = 15\nw_q = 0",
+        )]),
         "queue.w_q",
         "must be in (0, 1], got 0",
     );
@@ -125,26 +172,49 @@ fn red_w_q_zero() {
 
 #[test]
 fn unknown_queue_kind() {
-    rejects(&edit(&[("kind = \"droptail\"", "kind = \"codel\"")]), "queue.kind", "unknown kind \"codel\"; expected one of: droptail, red");
+    rejects(
+        &edit(&[("kind = \"droptail\"", "kind = \"codel\"")]),
+        "queue.kind",
+        "unknown kind \"codel\"; expected one of: droptail, red",
+    );
 }
 
 #[test]
 fn droptail_key_on_red_queue() {
-    rejects(&edit(&[("kind = \"droptail\"", "kind = \"red\"\nns2_off_by_one = true")]), "queue.ns2_off_by_one", "unknown key");
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"",
+            "kind = \"red\"\nns2_off_by_one = true",
+        )]),
+        "queue.ns2_off_by_one",
+        "unknown key",
+    );
 }
 
 #[test]
 fn bulk_server_out_of_range_has_no_route() {
     let text = format!("{BASE}\n[[workload]]\nkind = \"bulk\"\nflows = [{{ start = \"0s\", client = 1, server = 2 }}]\n");
-    rejects(&text, "workload[1].flows[0].server", "no route: server 2 does not exist; the topology has 2 servers");
+    rejects(
+        &text,
+        "workload[1].flows[0].server",
+        "no route: server 2 does not exist; the topology has 2 servers",
+    );
 }
 
 #[test]
 fn delaybox_matrix_wrong_dimensions() {
     let text = format!("{BASE}\n[topology.delaybox]\nmatrix = [[\"1ms\", \"2ms\"], [\"3ms\", \"4ms\"], [\"5ms\", \"6ms\"]]\n");
-    rejects(&text, "topology.delaybox.matrix", "matrix has 3 rows but the topology has 2 clients");
+    rejects(
+        &text,
+        "topology.delaybox.matrix",
+        "matrix has 3 rows but the topology has 2 clients",
+    );
     let text = format!("{BASE}\n[topology.delaybox]\nmatrix = [[\"1ms\", \"2ms\"], [\"3ms\"]]\n");
-    rejects(&text, "topology.delaybox.matrix[1]", "row 1 has 1 columns but the topology has 2 servers");
+    rejects(
+        &text,
+        "topology.delaybox.matrix[1]",
+        "row 1 has 1 columns but the topology has 2 servers",
+    );
 }
 
 #[test]
@@ -156,13 +226,20 @@ fn delaybox_needs_exactly_one_source() {
 #[test]
 fn delaybox_matrix_file_missing() {
     let text = format!("{BASE}\n[topology.delaybox]\nmatrix_file = \"rtt.csv\"\n");
-    rejects(&text, "topology.delaybox.matrix_file", "cannot read RTT matrix file /nonexistent-scenario-dir/rtt.csv");
+    rejects(
+        &text,
+        "topology.delaybox.matrix_file",
+        "cannot read RTT matrix file /nonexistent-scenario-dir/rtt.csv",
+    );
 }
 
 #[test]
 fn empirical_file_missing() {
     rejects(
-        &edit(&[("{ dist = \"constant\", value = \"300B\" }", "{ dist = \"empirical\", file = \"req.csv\" }")]),
+        &edit(&[(
+            "{ dist = \"constant\", value = \"300B\" }",
+            "{ dist = \"empirical\", file = \"req.csv\" }",
+        )]),
         "workload[0].request_size.file",
         "cannot read empirical CDF file /nonexistent-scenario-dir/req.csv",
     );
@@ -170,13 +247,23 @@ fn empirical_file_missing() {
 
 #[test]
 fn duplicate_variant_names() {
-    let text = format!("{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n[[variant]]\nname = \"a\"\n");
-    rejects(&text, "variant[2].name", "duplicate variant name \"a\" (also variant[0])");
+    let text = format!(
+        "{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n[[variant]]\nname = \"a\"\n"
+    );
+    rejects(
+        &text,
+        "variant[2].name",
+        "duplicate variant name \"a\" (also variant[0])",
+    );
 }
 
 #[test]
 fn variant_name_not_a_directory_name() {
-    rejects(&format!("{BASE}\n[[variant]]\nname = \"red/1\"\n"), "variant[0].name", "invalid variant name \"red/1\"");
+    rejects(
+        &format!("{BASE}\n[[variant]]\nname = \"red/1\"\n"),
+        "variant[0].name",
+        "invalid variant name \"red/1\"",
+    );
 }
 
 #[test]
@@ -190,24 +277,38 @@ fn unknown_dist() {
 
 #[test]
 fn wrong_type_string_where_integer() {
-    rejects(&edit(&[("clients = 2", "clients = \"2\"")]), "topology.clients", "expected an integer, found the string \"2\"");
+    rejects(
+        &edit(&[("clients = 2", "clients = \"2\"")]),
+        "topology.clients",
+        "expected an integer, found the string \"2\"",
+    );
 }
 
 #[test]
 fn no_workload() {
     let text = BASE.split("[[workload]]").next().unwrap();
-    rejects(text, "workload", "no workload: at least one [[workload]] table is required");
+    rejects(
+        text,
+        "workload",
+        "no workload: at least one [[workload]] table is required",
+    );
 }
 
 #[test]
 fn lognormal_sigma_not_positive() {
     rejects(
-        &edit(&[("{ dist = \"bounded_pareto\", shape = 1.2, min = \"1KB\", max = \"2MB\" }", "{ dist = \"lognormal\", mu = 8, sigma = 0 }")]),
+        &edit(&[(
+            "{ dist = \"bounded_pareto\", shape = 1.2, min = \"1KB\", max = \"2MB\" }",
+            "{ dist = \"lognormal\", mu = 8, sigma = 0 }",
+        )]),
         "workload[0].response_size.sigma",
         "must be greater than 0, got 0",
     );
     rejects(
-        &edit(&[("{ dist = \"bounded_pareto\", shape = 1.2, min = \"1KB\", max = \"2MB\" }", "{ dist = \"lognormal\", mu = 8, sigma = -1.5 }")]),
+        &edit(&[(
+            "{ dist = \"bounded_pareto\", shape = 1.2, min = \"1KB\", max = \"2MB\" }",
+            "{ dist = \"lognormal\", mu = 8, sigma = -1.5 }",
+        )]),
         "workload[0].response_size.sigma",
         "must be greater than 0, got -1.5",
     );
@@ -215,37 +316,73 @@ fn lognormal_sigma_not_positive() {
 
 #[test]
 fn bounded_pareto_shape_not_positive() {
-    rejects(&edit(&[("shape = 1.2", "shape = -1")]), "workload[0].response_size.shape", "must be greater than 0");
+    rejects(
+        &edit(&[("shape = 1.2", "shape = -1")]),
+        "workload[0].response_size.shape",
+        "must be greater than 0",
+    );
 }
 
 #[test]
 fn duration_zero() {
-    rejects(&edit(&[("duration = \"10s\"", "duration = \"0s\"")]), "run.duration", "must be greater than 0");
+    rejects(
+        &edit(&[("duration = \"10s\"", "duration = \"0s\"")]),
+        "run.duration",
+        "must be greater than 0",
+    );
 }
 
 #[test]
 fn toml_syntax_error_has_a_position() {
-    rejects(&edit(&[("clients = 2", "clients = = 2")]), "line 8, column 11", "TOML syntax error");
+    rejects(
+        &edit(&[("clients = 2", "clients = = 2")]),
+        "line 8, column 11",
+        "TOML syntax error",
+    );
 }
 
 #[test]
 fn display_is_file_key_reason() {
-    let e = rejects(&edit(&[("duration = \"10s\"", "duration = \"0s\"")]), "run.duration", "must be greater than 0");
-    assert_eq!(e.to_string(), "bad.toml: run.duration: must be greater than 0");
+    let e = rejects(
+        &edit(&[("duration = \"10s\"", "duration = \"0s\"")]),
+        "run.duration",
+        "must be greater than 0",
+    );
+    assert_eq!(
+        e.to_string(),
+        "bad.toml: run.duration: must be greater than 0"
+    );
     let boxed: Box<dyn std::error::Error> = Box::new(e);
-    assert_eq!(boxed.to_string(), "bad.toml: run.duration: must be greater than 0");
+    assert_eq!(
+        boxed.to_string(),
+        "bad.toml: run.duration: must be greater than 0"
+    );
 }
 
 #[test]
 fn no_panic_on_odd_inputs() {
-    for text in ["", "run = 1", "[[run]]\nx = 1", "variant = 3", "[[variant]]\nname = 5", "workload = []", "\u{0}"] {
-        assert!(parse_str(text, "odd.toml", Path::new(".")).is_err(), "{text:?}");
+    for text in [
+        "",
+        "run = 1",
+        "[[run]]\nx = 1",
+        "variant = 3",
+        "[[variant]]\nname = 5",
+        "workload = []",
+        "\u{0}",
+    ] {
+        assert!(
+            parse_str(text, "odd.toml", Path::new(".")).is_err(),
+            "{text:?}"
+        );
     }
 }
 
 #[test]
 fn load_of_a_missing_file() {
     let e = scenario::load(Path::new("/nonexistent-scenario-dir/x.toml")).unwrap_err();
-    assert_eq!((e.file.as_str(), e.key.as_str()), ("/nonexistent-scenario-dir/x.toml", "(file)"));
+    assert_eq!(
+        (e.file.as_str(), e.key.as_str()),
+        ("/nonexistent-scenario-dir/x.toml", "(file)")
+    );
     assert!(e.reason.starts_with("cannot read the file"), "{}", e.reason);
 }

@@ -98,7 +98,11 @@ fn dumbbell(e: &Experiment) -> &DumbbellConfig {
 }
 
 fn droptail(limit: u64, unit: LimitUnit) -> DisciplineParams {
-    DisciplineParams::DropTail(DropTailParams { limit, unit, ..Default::default() })
+    DisciplineParams::DropTail(DropTailParams {
+        limit,
+        unit,
+        ..Default::default()
+    })
 }
 
 // `..Default::default()` keeps these compiling when the owners add fields (with defaults).
@@ -139,14 +143,27 @@ fn expected_workloads() -> Vec<WorkloadConfig> {
         WorkloadConfig::Http10 {
             arrival: Arrival::Poisson { rate: 225.0 },
             request_bytes: SizeDist::Constant { value: 300.0 },
-            response_bytes: SizeDist::BoundedPareto { shape: 1.2, min: 1000.0, max: 2_000_000.0 },
+            response_bytes: SizeDist::BoundedPareto {
+                shape: 1.2,
+                min: 1000.0,
+                max: 2_000_000.0,
+            },
             clients: 2,
             servers: 3,
         },
         WorkloadConfig::Http10 {
-            arrival: Arrival::Users { users: 100, think_s: SizeDist::Exponential { mean: 5.0 } },
-            request_bytes: SizeDist::Uniform { min: 200.0, max: 1500.0 },
-            response_bytes: SizeDist::Lognormal { mu: 8.5, sigma: 1.25 },
+            arrival: Arrival::Users {
+                users: 100,
+                think_s: SizeDist::Exponential { mean: 5.0 },
+            },
+            request_bytes: SizeDist::Uniform {
+                min: 200.0,
+                max: 1500.0,
+            },
+            response_bytes: SizeDist::Lognormal {
+                mu: 8.5,
+                sigma: 1.25,
+            },
             clients: 1,
             servers: 3,
         },
@@ -162,8 +179,18 @@ fn expected_workloads() -> Vec<WorkloadConfig> {
         },
         WorkloadConfig::Bulk {
             flows: vec![
-                BulkFlow { start: SimTime::ZERO, client: 0, server: 2, bytes: Some(10_000_000) },
-                BulkFlow { start: SimTime::from_millis(2500), client: 1, server: 0, bytes: None },
+                BulkFlow {
+                    start: SimTime::ZERO,
+                    client: 0,
+                    server: 2,
+                    bytes: Some(10_000_000),
+                },
+                BulkFlow {
+                    start: SimTime::from_millis(2500),
+                    client: 1,
+                    server: 0,
+                    bytes: None,
+                },
             ],
         },
     ]
@@ -184,7 +211,13 @@ fn assert_common(e: &Experiment) {
     match &d.delaybox {
         Some(DelayBoxConfig::Matrix { rtt }) => {
             let ms = |x: u64| SimDuration::from_millis(x);
-            assert_eq!(rtt, &vec![vec![ms(10), ms(20), ms(30)], vec![ms(40), SimDuration(1_500_000), ms(0)]]);
+            assert_eq!(
+                rtt,
+                &vec![
+                    vec![ms(10), ms(20), ms(30)],
+                    vec![ms(40), SimDuration(1_500_000), ms(0)]
+                ]
+            );
         }
         other => panic!("expected a matrix delaybox, got {other:?}"),
     }
@@ -226,9 +259,11 @@ fn full_scenario_red_variant_is_deep_merged() {
     assert_eq!(e.seed, 8);
     let d = dumbbell(e);
     assert_eq!(d.forward_queue, red_30_90());
-    let DisciplineParams::Red(r) = &d.forward_queue else { unreachable!() };
+    let DisciplineParams::Red(r) = &d.forward_queue else {
+        unreachable!()
+    };
     assert_eq!(r.w_q, 0.001953125); // 1/512 exactly
-    // reverse_queue = { limit = 2000 } merges into the base's droptail reverse queue.
+                                    // reverse_queue = { limit = 2000 } merges into the base's droptail reverse queue.
     assert_eq!(d.reverse_queue, droptail(2000, LimitUnit::Packets));
 }
 
@@ -273,7 +308,13 @@ flows = [{ start = "1s", client = 0, server = 0 }]
     assert_eq!(d.bottleneck_rate.bps, 1_500_000);
     assert_eq!(d.bottleneck_delay, SimDuration::from_millis(79));
     assert_eq!(d.access_queue, droptail(1000, LimitUnit::Packets));
-    assert_eq!(d.forward_queue, DisciplineParams::Red(RedParams { mean_pktsize: 1500, ..RedParams::default() }));
+    assert_eq!(
+        d.forward_queue,
+        DisciplineParams::Red(RedParams {
+            mean_pktsize: 1500,
+            ..RedParams::default()
+        })
+    );
     assert_eq!(d.reverse_queue, d.forward_queue);
     assert!(d.delaybox.is_none());
     assert_eq!(e.monitor.queue_interval, SimDuration::from_millis(100));
@@ -290,7 +331,11 @@ fn temp_dir(tag: &str) -> PathBuf {
 fn data_files_resolve_against_the_scenario_directory() {
     let dir = temp_dir("data");
     std::fs::create_dir_all(dir.join("data")).unwrap();
-    std::fs::write(dir.join("data/resp.csv"), "value,cdf\n500,0.25\n1500,0.75\n15000,1.0\n").unwrap();
+    std::fs::write(
+        dir.join("data/resp.csv"),
+        "value,cdf\n500,0.25\n1500,0.75\n15000,1.0\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("data/rtt.csv"), "# ms\n10, 20.5\n0,150\n").unwrap();
     let text = FULL
         .split("[[variant]]")
@@ -320,10 +365,14 @@ fn data_files_resolve_against_the_scenario_directory() {
         ),
         other => panic!("expected a matrix delaybox, got {other:?}"),
     }
-    let WorkloadConfig::Http10 { response_bytes, .. } = &e.workloads[1] else { panic!() };
+    let WorkloadConfig::Http10 { response_bytes, .. } = &e.workloads[1] else {
+        panic!()
+    };
     assert_eq!(
         response_bytes,
-        &SizeDist::Empirical(EmpiricalCdf { points: vec![(500.0, 0.25), (1500.0, 0.75), (15000.0, 1.0)] })
+        &SizeDist::Empirical(EmpiricalCdf {
+            points: vec![(500.0, 0.25), (1500.0, 0.75), (15000.0, 1.0)]
+        })
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -342,10 +391,22 @@ fn quickstart_file_loads_with_both_variants() {
         assert_eq!(e.tcp, TcpConfig::default());
         let d = dumbbell(e);
         assert_eq!((d.clients, d.servers), (20, 20));
-        assert_eq!((d.access_rate.bps, d.access_delay), (100_000_000, SimDuration::from_millis(1)));
-        assert_eq!((d.bottleneck_rate.bps, d.bottleneck_delay), (10_000_000, SimDuration::from_millis(10)));
+        assert_eq!(
+            (d.access_rate.bps, d.access_delay),
+            (100_000_000, SimDuration::from_millis(1))
+        );
+        assert_eq!(
+            (d.bottleneck_rate.bps, d.bottleneck_delay),
+            (10_000_000, SimDuration::from_millis(10))
+        );
         match &d.delaybox {
-            Some(DelayBoxConfig::Distribution { rtt_s }) => assert_eq!(rtt_s, &SizeDist::Uniform { min: 0.0, max: 0.15 }),
+            Some(DelayBoxConfig::Distribution { rtt_s }) => assert_eq!(
+                rtt_s,
+                &SizeDist::Uniform {
+                    min: 0.0,
+                    max: 0.15
+                }
+            ),
             other => panic!("expected a uniform RTT distribution, got {other:?}"),
         }
         assert_eq!(
@@ -353,14 +414,21 @@ fn quickstart_file_loads_with_both_variants() {
             vec![WorkloadConfig::Http10 {
                 arrival: Arrival::Poisson { rate: 225.0 },
                 request_bytes: SizeDist::Constant { value: 300.0 },
-                response_bytes: SizeDist::BoundedPareto { shape: 1.2, min: 1000.0, max: 2_000_000.0 },
+                response_bytes: SizeDist::BoundedPareto {
+                    shape: 1.2,
+                    min: 1000.0,
+                    max: 2_000_000.0
+                },
                 clients: 20,
                 servers: 20,
             }]
         );
         assert_eq!(d.reverse_queue, d.forward_queue);
     }
-    assert_eq!(dumbbell(&exps[0].experiment).forward_queue, droptail(120, LimitUnit::Packets));
+    assert_eq!(
+        dumbbell(&exps[0].experiment).forward_queue,
+        droptail(120, LimitUnit::Packets)
+    );
     assert_eq!(dumbbell(&exps[1].experiment).forward_queue, red_30_90());
 }
 

@@ -55,10 +55,14 @@ impl Conn {
             (SERVER, AppEvent::Connected) if self.record.request_bytes == 0 && !self.responded => {
                 self.respond();
             }
-            (SERVER, AppEvent::Data { total }) if !self.responded && total >= self.record.request_bytes => {
+            (SERVER, AppEvent::Data { total })
+                if !self.responded && total >= self.record.request_bytes =>
+            {
                 self.respond();
             }
-            (CLIENT, AppEvent::Data { total }) if !self.completed && total >= self.record.response_bytes => {
+            (CLIENT, AppEvent::Data { total })
+                if !self.completed && total >= self.record.response_bytes =>
+            {
                 self.completed = true;
                 self.record.completed = true;
                 self.record.end_ns = now.as_nanos();

@@ -65,13 +65,26 @@ pub struct EventQueue {
 
 impl EventQueue {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1 << 16), seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1 << 16),
+            seq: 0,
+            now: SimTime::ZERO,
+            popped: 0,
+        }
     }
     /// Schedule `ev` at `time`, which must not be in the past.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, ev: Event) {
-        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
-        self.heap.push(Entry { time, seq: self.seq, ev });
+        debug_assert!(
+            time >= self.now,
+            "event scheduled in the past: {time} < {}",
+            self.now
+        );
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            ev,
+        });
         self.seq += 1;
     }
     /// Earliest event, advancing the clock; asserts time never goes backwards.

@@ -4,10 +4,10 @@
 //! wires `tcp`, `aqm` and `traffic` together and reports through `metrics`.
 
 pub mod config;
-pub mod output;
 mod conn;
 pub mod event;
 pub mod network;
+pub mod output;
 mod packet;
 mod run;
 mod topology;

@@ -35,25 +35,43 @@ pub struct Network {
     route: Vec<u32>,
 }
 
+/// What a topology builder says about a link it adds.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkSpec<'a> {
+    /// Name in monitors and outputs, e.g. `bottleneck_fwd`.
+    pub name: &'a str,
+    pub from: u32,
+    pub to: u32,
+    /// Transmission rate.
+    pub rate: Rate,
+    /// Propagation delay.
+    pub delay: SimDuration,
+    /// Discipline at the sending end.
+    pub queue: &'a DisciplineParams,
+}
+
 /// Marker for "no route".
 pub const NO_ROUTE: u32 = u32::MAX;
 
 impl Network {
     pub fn new(nodes: u32) -> Self {
-        Network { nodes, links: Vec::new(), route: Vec::new() }
+        Network {
+            nodes,
+            links: Vec::new(),
+            route: Vec::new(),
+        }
     }
 
-    /// Add a link `from → to`; returns its index. Fails if the queue parameters are invalid.
-    pub fn add_link(
-        &mut self,
-        name: &str,
-        from: u32,
-        to: u32,
-        rate: Rate,
-        delay: SimDuration,
-        queue: &DisciplineParams,
-        seed: u64,
-    ) -> Result<u32, aqm::ParamError> {
+    /// Add the link `spec`; returns its index. Fails if the queue parameters are invalid.
+    pub fn add_link(&mut self, spec: LinkSpec<'_>, seed: u64) -> Result<u32, aqm::ParamError> {
+        let LinkSpec {
+            name,
+            from,
+            to,
+            rate,
+            delay,
+            queue,
+        } = spec;
         let disc = queue.build(LinkInfo { rate, delay })?;
         self.links.push(Link {
             name: name.to_string(),
@@ -119,9 +137,45 @@ mod tests {
         let q = DisciplineParams::DropTail(DropTailParams::default());
         let r = Rate::from_mbps(10);
         let d = SimDuration::from_millis(1);
-        let a = n.add_link("a", 0, 1, r, d, &q, 1).unwrap();
-        let b = n.add_link("b", 1, 2, r, d, &q, 1).unwrap();
-        let c = n.add_link("c", 2, 0, r, d, &q, 1).unwrap();
+        let a = n
+            .add_link(
+                LinkSpec {
+                    name: "a",
+                    from: 0,
+                    to: 1,
+                    rate: r,
+                    delay: d,
+                    queue: &q,
+                },
+                1,
+            )
+            .unwrap();
+        let b = n
+            .add_link(
+                LinkSpec {
+                    name: "b",
+                    from: 1,
+                    to: 2,
+                    rate: r,
+                    delay: d,
+                    queue: &q,
+                },
+                1,
+            )
+            .unwrap();
+        let c = n
+            .add_link(
+                LinkSpec {
+                    name: "c",
+                    from: 2,
+                    to: 0,
+                    rate: r,
+                    delay: d,
+                    queue: &q,
+                },
+                1,
+            )
+            .unwrap();
         n.compute_routes();
         assert_eq!(n.next_link(0, 2), a);
         assert_eq!(n.next_link(1, 2), b);

@@ -14,10 +14,22 @@ use units::{SimDuration, SimTime};
 fn check_hosts(i: usize, cfg: &WorkloadConfig, clients: u32, servers: u32) -> Result<(), SimError> {
     let bad = |what: &str, idx: u32, n: u32| SimError {
         key: format!("workload[{i}]"),
-        reason: format!("{what} {idx} has no route: the topology has {n} {what}s (0..{})", n.saturating_sub(1)),
+        reason: format!(
+            "{what} {idx} has no route: the topology has {n} {what}s (0..{})",
+            n.saturating_sub(1)
+        ),
     };
     match cfg {
-        WorkloadConfig::Http10 { clients: c, servers: s, .. } | WorkloadConfig::ParetoWeb { clients: c, servers: s, .. } => {
+        WorkloadConfig::Http10 {
+            clients: c,
+            servers: s,
+            ..
+        }
+        | WorkloadConfig::ParetoWeb {
+            clients: c,
+            servers: s,
+            ..
+        } => {
             if *c > clients {
                 return Err(bad("client", *c - 1, clients));
             }
@@ -40,24 +52,39 @@ fn check_hosts(i: usize, cfg: &WorkloadConfig, clients: u32, servers: u32) -> Re
 }
 
 /// Run `exp` to completion. `progress(now, end)` is called about every simulated second.
-pub fn run(exp: &Experiment, progress: &mut dyn FnMut(SimTime, SimTime)) -> Result<RunOutput, SimError> {
+pub fn run(
+    exp: &Experiment,
+    progress: &mut dyn FnMut(SimTime, SimTime),
+) -> Result<RunOutput, SimError> {
     let Topology::Dumbbell(db) = &exp.topology;
     let built = topology::dumbbell::build(db, exp.seed)?;
     if let Some(DelayBoxConfig::Matrix { rtt }) = &db.delaybox {
         if rtt.len() != db.clients as usize || rtt.iter().any(|r| r.len() != db.servers as usize) {
             return Err(SimError {
                 key: "topology.delaybox.matrix".into(),
-                reason: format!("must be {} rows (clients) × {} columns (servers)", db.clients, db.servers),
+                reason: format!(
+                    "must be {} rows (clients) × {} columns (servers)",
+                    db.clients, db.servers
+                ),
             });
         }
     }
     let mut workloads = Vec::new();
     for (i, w) in exp.workloads.iter().enumerate() {
         check_hosts(i, w, db.clients, db.servers)?;
-        workloads.push(Workload::new(w.clone()).map_err(|e| SimError { key: format!("workload[{i}]"), reason: e })?);
+        workloads.push(Workload::new(w.clone()).map_err(|e| SimError {
+            key: format!("workload[{i}]"),
+            reason: e,
+        })?);
     }
-    if exp.monitor.queue_sample.as_nanos() == 0 || exp.monitor.queue_interval.as_nanos() == 0 || exp.monitor.link_interval.as_nanos() == 0 {
-        return Err(SimError { key: "monitor".into(), reason: "intervals must be positive".into() });
+    if exp.monitor.queue_sample.as_nanos() == 0
+        || exp.monitor.queue_interval.as_nanos() == 0
+        || exp.monitor.link_interval.as_nanos() == 0
+    {
+        return Err(SimError {
+            key: "monitor".into(),
+            reason: "intervals must be positive".into(),
+        });
     }
     let fwd = built.bottleneck_fwd;
     let bottleneck_bps = built.net.links[fwd as usize].rate.bps;
@@ -81,7 +108,11 @@ pub fn run(exp: &Experiment, progress: &mut dyn FnMut(SimTime, SimTime)) -> Resu
         let link = &mut w.net.links[l as usize];
         link.monitor = Some(mi);
         let name = link.name.clone();
-        w.monitors.push(Monitors { link: l, queue: QueueMonitor::new(&name, 0), bytes: LinkMonitor::new(&name) });
+        w.monitors.push(Monitors {
+            link: l,
+            queue: QueueMonitor::new(&name, 0),
+            bytes: LinkMonitor::new(&name),
+        });
     }
     for l in 0..w.net.links.len() {
         if let Some(d) = w.net.links[l].disc.next_deadline() {
@@ -111,7 +142,8 @@ pub fn run(exp: &Experiment, progress: &mut dyn FnMut(SimTime, SimTime)) -> Resu
         match ev {
             Event::QueueSample => {
                 for m in w.monitors.iter_mut() {
-                    m.queue.sample(w.net.links[m.link as usize].disc.len_packets());
+                    m.queue
+                        .sample(w.net.links[m.link as usize].disc.len_packets());
                 }
                 w.q.schedule(now + mon.queue_sample, Event::QueueSample);
             }
@@ -159,15 +191,26 @@ pub fn run(exp: &Experiment, progress: &mut dyn FnMut(SimTime, SimTime)) -> Resu
     let created = w.pkts.created();
     let live = w.pkts.live();
     let events = w.q.processed();
-    let on_wire = w.q.drain().filter(|e| matches!(e, Event::Arrive { .. })).count() as u64;
+    let on_wire =
+        w.q.drain()
+            .filter(|e| matches!(e, Event::Arrive { .. }))
+            .count() as u64;
     if created != w.delivered + w.dropped + live {
-        identity_errors.push(format!("created {created} != delivered {} + dropped {} + live {live}", w.delivered, w.dropped));
+        identity_errors.push(format!(
+            "created {created} != delivered {} + dropped {} + live {live}",
+            w.delivered, w.dropped
+        ));
     }
     if live != in_queues + on_wire {
-        identity_errors.push(format!("live packets {live} != queued {in_queues} + on the wire {on_wire}"));
+        identity_errors.push(format!(
+            "live packets {live} != queued {in_queues} + on the wire {on_wire}"
+        ));
     }
     if !identity_errors.is_empty() {
-        return Err(SimError { key: "engine".into(), reason: format!("conservation violated: {}", identity_errors.join("; ")) });
+        return Err(SimError {
+            key: "engine".into(),
+            reason: format!("conservation violated: {}", identity_errors.join("; ")),
+        });
     }
 
     let fl = &w.net.links[fwd as usize];
@@ -179,7 +222,9 @@ pub fn run(exp: &Experiment, progress: &mut dyn FnMut(SimTime, SimTime)) -> Resu
             DropCounts {
                 arrivals: st.arrivals - snap_stats.arrivals,
                 early: st.early_drops - snap_stats.early_drops,
-                forced: st.forced_drops + st.dequeue_drops - snap_stats.forced_drops - snap_stats.dequeue_drops,
+                forced: st.forced_drops + st.dequeue_drops
+                    - snap_stats.forced_drops
+                    - snap_stats.dequeue_drops,
                 overflow: st.overflow_drops - snap_stats.overflow_drops,
                 marks: st.marks - snap_stats.marks,
             },
@@ -190,7 +235,12 @@ pub fn run(exp: &Experiment, progress: &mut dyn FnMut(SimTime, SimTime)) -> Resu
     let fwd_name = fl.name.clone();
     let mut rec = std::mem::take(&mut w.obs);
     rec.requests.sort_by_key(|r| r.id);
-    let fwd_rows: Vec<_> = rec.queue.iter().filter(|r| r.link == fwd_name).cloned().collect();
+    let fwd_rows: Vec<_> = rec
+        .queue
+        .iter()
+        .filter(|r| r.link == fwd_name)
+        .cloned()
+        .collect();
     let summary = Summary::compute(&SummaryInput {
         requests: &rec.requests,
         queue_rows: &fwd_rows,

@@ -75,7 +75,9 @@ impl<O: Observer> World<O> {
             pkts: PacketArena::default(),
             slots: Vec::new(),
             free_slots: Vec::new(),
-            wl_rngs: (0..n).map(|i| units::stream(p.seed, &format!("workload:{i}"))).collect(),
+            wl_rngs: (0..n)
+                .map(|i| units::stream(p.seed, &format!("workload:{i}")))
+                .collect(),
             wl_timer_at: vec![None; n],
             workloads: p.workloads,
             client_nodes: p.client_nodes,
@@ -108,7 +110,9 @@ impl<O: Observer> World<O> {
                 self.net.links[link as usize].busy = false;
                 self.start_tx(now, link);
             }
-            Event::Endpoint { conn, gen, side } => self.endpoint_timer(now, conn, gen, side as usize),
+            Event::Endpoint { conn, gen, side } => {
+                self.endpoint_timer(now, conn, gen, side as usize)
+            }
             Event::Workload { w } => self.workload_timer(now, w as usize),
             Event::Queue { link } => {
                 let l = &mut self.net.links[link as usize];
@@ -207,7 +211,13 @@ impl<O: Observer> World<O> {
                 arrival += c.extra_one_way;
             }
         }
-        self.q.schedule(arrival, Event::Arrive { pkt: m.id, node: to });
+        self.q.schedule(
+            arrival,
+            Event::Arrive {
+                pkt: m.id,
+                node: to,
+            },
+        );
     }
 
     #[inline]
@@ -230,7 +240,9 @@ impl<O: Observer> World<O> {
         if slot.gen != p.gen {
             return; // the connection is gone: the packet is delivered to a closed socket
         }
-        let Some(c) = slot.conn.as_deref_mut() else { return };
+        let Some(c) = slot.conn.as_deref_mut() else {
+            return;
+        };
         let side = if p.to_server { SERVER } else { CLIENT };
         c.eps[side].on_segment(now, &p.seg);
         self.service(now, p.conn, side);
@@ -241,7 +253,9 @@ impl<O: Observer> World<O> {
         if slot.gen != gen {
             return;
         }
-        let Some(c) = slot.conn.as_deref_mut() else { return };
+        let Some(c) = slot.conn.as_deref_mut() else {
+            return;
+        };
         if c.timer_at[side] != Some(now) {
             return; // stale: a newer wake-up is pending
         }
@@ -280,7 +294,14 @@ impl<O: Observer> World<O> {
             let d = d.max(now);
             if c.timer_at[side].is_none_or(|t| d < t) {
                 c.timer_at[side] = Some(d);
-                self.q.schedule(d, Event::Endpoint { conn: ci, gen, side: side as u8 });
+                self.q.schedule(
+                    d,
+                    Event::Endpoint {
+                        conn: ci,
+                        gen,
+                        side: side as u8,
+                    },
+                );
             }
         }
         if complete {
@@ -298,13 +319,20 @@ impl<O: Observer> World<O> {
 
     #[inline]
     fn slot_conn(&mut self, ci: u32) -> &mut Conn {
-        self.slots[ci as usize].conn.as_deref_mut().expect("live connection")
+        self.slots[ci as usize]
+            .conn
+            .as_deref_mut()
+            .expect("live connection")
     }
 
     fn send_segment(&mut self, now: SimTime, ci: u32, side: usize, seg: Segment) {
         let gen = self.slots[ci as usize].gen;
         let c = self.slot_conn(ci);
-        let (src, dst) = if side == CLIENT { (c.client_node, c.server_node) } else { (c.server_node, c.client_node) };
+        let (src, dst) = if side == CLIENT {
+            (c.client_node, c.server_node)
+        } else {
+            (c.server_node, c.client_node)
+        };
         let class = if seg.len == 0 {
             Class::Control
         } else if c.kind == FlowKind::Bulk {
@@ -312,7 +340,14 @@ impl<O: Observer> World<O> {
         } else {
             Class::Http
         };
-        let pkt = self.pkts.alloc(Packet { seg, conn: ci, gen, to_server: side == CLIENT, dst, class });
+        let pkt = self.pkts.alloc(Packet {
+            seg,
+            conn: ci,
+            gen,
+            to_server: side == CLIENT,
+            dst,
+            class,
+        });
         let l = self.net.next_link(src, dst);
         self.enqueue(now, l, pkt);
     }
@@ -397,11 +432,14 @@ impl<O: Observer> World<O> {
     fn open(&mut self, now: SimTime, w: usize, r: Request) {
         let extra_rtt = match &self.delaybox {
             None => SimDuration::ZERO,
-            Some(DelayBoxConfig::Distribution { rtt_s }) => SimDuration::from_secs_f64(rtt_s.sample(&mut self.delaybox_rng)),
+            Some(DelayBoxConfig::Distribution { rtt_s }) => {
+                SimDuration::from_secs_f64(rtt_s.sample(&mut self.delaybox_rng))
+            }
             Some(DelayBoxConfig::Matrix { rtt }) => rtt[r.client as usize][r.server as usize],
         };
         let extra_one_way = SimDuration::from_nanos(extra_rtt.as_nanos() / 2);
-        let base_rtt = SimDuration::from_nanos(2 * (self.path_delay.as_nanos() + extra_one_way.as_nanos()));
+        let base_rtt =
+            SimDuration::from_nanos(2 * (self.path_delay.as_nanos() + extra_one_way.as_nanos()));
         let id = self.next_conn_id;
         self.next_conn_id += 1;
         let mut client = Endpoint::connect(self.tcp.clone(), now);
@@ -425,7 +463,11 @@ impl<O: Observer> World<O> {
             record: RequestRecord {
                 id,
                 workload: w as u32,
-                kind: if r.kind == FlowKind::Bulk { RequestKind::Bulk } else { RequestKind::Http },
+                kind: if r.kind == FlowKind::Bulk {
+                    RequestKind::Bulk
+                } else {
+                    RequestKind::Http
+                },
                 client: r.client,
                 server: r.server,
                 start_ns: now.as_nanos(),

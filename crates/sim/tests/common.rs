@@ -8,7 +8,10 @@ use traffic::{Arrival, SizeDist, WorkloadConfig};
 use units::{Rate, SimDuration, SimTime};
 
 pub fn droptail(limit: u64) -> DisciplineParams {
-    DisciplineParams::DropTail(DropTailParams { limit, ..Default::default() })
+    DisciplineParams::DropTail(DropTailParams {
+        limit,
+        ..Default::default()
+    })
 }
 
 pub fn red_quickstart() -> DisciplineParams {
@@ -24,7 +27,12 @@ pub fn red_quickstart() -> DisciplineParams {
 }
 
 /// A dumbbell with `n` clients and `n` servers: 100 Mbps / 1 ms access, bottleneck `rate` / 10 ms.
-pub fn dumbbell(n: u32, rate_mbps: u64, queue: DisciplineParams, delaybox: Option<DelayBoxConfig>) -> DumbbellConfig {
+pub fn dumbbell(
+    n: u32,
+    rate_mbps: u64,
+    queue: DisciplineParams,
+    delaybox: Option<DelayBoxConfig>,
+) -> DumbbellConfig {
     DumbbellConfig {
         clients: n,
         servers: n,
@@ -44,13 +52,23 @@ pub fn web(rate: f64, n: u32) -> WorkloadConfig {
     WorkloadConfig::Http10 {
         arrival: Arrival::Poisson { rate },
         request_bytes: SizeDist::Constant { value: 300.0 },
-        response_bytes: SizeDist::BoundedPareto { shape: 1.2, min: 1000.0, max: 2e6 },
+        response_bytes: SizeDist::BoundedPareto {
+            shape: 1.2,
+            min: 1000.0,
+            max: 2e6,
+        },
         clients: n,
         servers: n,
     }
 }
 
-pub fn experiment(db: DumbbellConfig, workloads: Vec<WorkloadConfig>, warmup_s: u64, duration_s: u64, seed: u64) -> Experiment {
+pub fn experiment(
+    db: DumbbellConfig,
+    workloads: Vec<WorkloadConfig>,
+    warmup_s: u64,
+    duration_s: u64,
+    seed: u64,
+) -> Experiment {
     Experiment {
         seed,
         warmup: SimDuration::from_secs(warmup_s),
@@ -70,11 +88,17 @@ pub fn run(exp: &Experiment) -> RunOutput {
 /// Conservation as seen from outside: every packet created is delivered, dropped or in flight.
 pub fn assert_conservation(out: &RunOutput) {
     let e = &out.engine;
-    assert_eq!(e.packets_created, e.packets_delivered + e.packets_dropped + e.packets_in_flight, "{e:?}");
+    assert_eq!(
+        e.packets_created,
+        e.packets_delivered + e.packets_dropped + e.packets_in_flight,
+        "{e:?}"
+    );
 }
 
 /// Store-and-forward time for one packet of `bytes` alone on a path of (rate bps, delay ns)
 /// links: Σ (bytes·8/rate + delay), each serialization rounded up to the nanosecond.
 pub fn one_way_ns(bytes: u64, path: &[(u64, u64)]) -> u64 {
-    path.iter().map(|&(bps, d)| (bytes * 8 * 1_000_000_000).div_ceil(bps) + d).sum()
+    path.iter()
+        .map(|&(bps, d)| (bytes * 8 * 1_000_000_000).div_ceil(bps) + d)
+        .sum()
 }

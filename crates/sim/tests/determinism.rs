@@ -11,7 +11,12 @@ fn congested(queue: aqm::DisciplineParams, seed: u64) -> sim::Experiment {
         10,
         10,
         queue,
-        Some(DelayBoxConfig::Distribution { rtt_s: SizeDist::Uniform { min: 0.0, max: 0.15 } }),
+        Some(DelayBoxConfig::Distribution {
+            rtt_s: SizeDist::Uniform {
+                min: 0.0,
+                max: 0.15,
+            },
+        }),
     );
     experiment(db, vec![web(240.0, 10)], 5, 25, seed)
 }
@@ -35,13 +40,24 @@ fn congested_droptail_and_red_keep_their_identities() {
     for q in [droptail(120), red_quickstart()] {
         let out = run(&congested(q.clone(), 1));
         let s = &out.summary;
-        assert!(s.utilization > 0.8 && s.utilization <= 1.0, "{q:?}: utilization {}", s.utilization);
+        assert!(
+            s.utilization > 0.8 && s.utilization <= 1.0,
+            "{q:?}: utilization {}",
+            s.utilization
+        );
         assert!(s.drops > 0, "{q:?}: 96% offered load must drop");
         assert!((s.unforced_pct + s.forced_pct - 100.0).abs() < 1e-9);
         // Queue rows: forwarded + drops per interval add up to the link's totals.
-        let rows: Vec<_> = out.queue.iter().filter(|r| r.link == "bottleneck_fwd").collect();
+        let rows: Vec<_> = out
+            .queue
+            .iter()
+            .filter(|r| r.link == "bottleneck_fwd")
+            .collect();
         assert_eq!(rows.len(), 300); // 30 s / 100 ms
-        let drops: u64 = rows.iter().map(|r| r.early_drops + r.forced_drops + r.overflow_drops).sum();
+        let drops: u64 = rows
+            .iter()
+            .map(|r| r.early_drops + r.forced_drops + r.overflow_drops)
+            .sum();
         assert!(drops >= s.drops);
         match q {
             aqm::DisciplineParams::DropTail(_) => {

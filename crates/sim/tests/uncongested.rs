@@ -12,13 +12,22 @@ const PATH: [(u64, u64); 3] = [ACCESS, BOTTLENECK, ACCESS];
 
 fn single(request: f64, response: f64) -> sim::RunOutput {
     let w = WorkloadConfig::Http10 {
-        arrival: Arrival::Users { users: 1, think_s: SizeDist::Constant { value: 0.0 } },
+        arrival: Arrival::Users {
+            users: 1,
+            think_s: SizeDist::Constant { value: 0.0 },
+        },
         request_bytes: SizeDist::Constant { value: request },
         response_bytes: SizeDist::Constant { value: response },
         clients: 1,
         servers: 1,
     };
-    run(&experiment(dumbbell(1, 10, droptail(100), None), vec![w], 0, 2, 1))
+    run(&experiment(
+        dumbbell(1, 10, droptail(100), None),
+        vec![w],
+        0,
+        2,
+        1,
+    ))
 }
 
 #[test]
@@ -46,9 +55,16 @@ fn uncongested_responses_match_slow_start_rounds() {
     // no-queueing time is (1 + r)·RTT (handshake, then r rounds) plus serialization, which at
     // most adds the response's own bytes and headers at the bottleneck plus the access hops.
     let w = WorkloadConfig::Http10 {
-        arrival: Arrival::Users { users: 1, think_s: SizeDist::Exponential { mean: 0.2 } },
+        arrival: Arrival::Users {
+            users: 1,
+            think_s: SizeDist::Exponential { mean: 0.2 },
+        },
         request_bytes: SizeDist::Constant { value: 300.0 },
-        response_bytes: SizeDist::BoundedPareto { shape: 1.2, min: 1000.0, max: 40_000.0 },
+        response_bytes: SizeDist::BoundedPareto {
+            shape: 1.2,
+            min: 1000.0,
+            max: 40_000.0,
+        },
         clients: 4,
         servers: 4,
     };
@@ -66,9 +82,14 @@ fn uncongested_responses_match_slow_start_rounds() {
         let rounds = rounds as u64 + 1;
         let lower = (1 + rounds) * rtt;
         let bytes = r.response_bytes + 340 + 40 * (k + 3);
-        let slack = bytes * 8 * 1_000_000_000 / 10_000_000 + 2 * bytes * 8 * 1_000_000_000 / 100_000_000 + 100_000;
+        let slack = bytes * 8 * 1_000_000_000 / 10_000_000
+            + 2 * bytes * 8 * 1_000_000_000 / 100_000_000
+            + 100_000;
         let rt = r.end_ns - r.start_ns;
-        assert!(rt >= lower && rt <= lower + slack, "k={k} rounds={rounds} rt={rt} lower={lower} slack={slack}");
+        assert!(
+            rt >= lower && rt <= lower + slack,
+            "k={k} rounds={rounds} rt={rt} lower={lower} slack={slack}"
+        );
         checked += 1;
     }
     assert!(checked > 300, "only {checked} responses");
@@ -77,13 +98,24 @@ fn uncongested_responses_match_slow_start_rounds() {
 
 #[test]
 fn bulk_flow_fills_the_bottleneck_and_drop_tail_overflows() {
-    let w = WorkloadConfig::Bulk { flows: vec![BulkFlow { start: SimTime::ZERO, client: 0, server: 0, bytes: None }] };
+    let w = WorkloadConfig::Bulk {
+        flows: vec![BulkFlow {
+            start: SimTime::ZERO,
+            client: 0,
+            server: 0,
+            bytes: None,
+        }],
+    };
     let mut exp = experiment(dumbbell(1, 10, droptail(20), None), vec![w], 5, 20, 1);
     exp.tcp.receive_window = 1 << 30;
     let out = run(&exp);
     // One long flow with an unlimited window must saturate 10 Mbps and overflow a 20-packet
     // buffer periodically (Reno sawtooth).
-    assert!(out.summary.utilization > 0.9 && out.summary.utilization <= 1.0, "{}", out.summary.utilization);
+    assert!(
+        out.summary.utilization > 0.9 && out.summary.utilization <= 1.0,
+        "{}",
+        out.summary.utilization
+    );
     assert!(out.summary.drops > 0);
     assert_eq!(out.summary.unforced_pct, 0.0);
     assert!(out.summary.max_qlen <= 20);

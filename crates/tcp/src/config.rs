@@ -77,19 +77,19 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
-            variant: Variant::NewReno,                            // RFC 6582
-            mss: 1460,                                            // 1500-byte MTU − 40
-            initial_window: 2,                                    // RFC 5681 §3.1; ns-2 windowInit_
-            receive_window: 65535,                                // RFC 7323 unscaled maximum
-            min_rto: SimDuration::from_secs(1),                   // RFC 6298 §2.4
-            initial_rto: SimDuration::from_secs(3),               // RFC 6298 §5.7 / RFC 1122
-            max_rto: SimDuration::from_secs(60),                  // RFC 6298 §2.5; ns-2 maxrto_
-            clock_granularity: SimDuration::from_millis(10),      // ns-2 tcpTick_
-            delayed_ack: None,                                    // seed 001 Table 2
-            dupack_threshold: 3,                                  // RFC 5681 §3.2
-            max_syn_retries: 6,                                   // Linux tcp_syn_retries
-            max_retries: 15,                                      // Linux tcp_retries2
-            newreno_full_ack: FullAck::Ssthresh,                  // RFC 6582 §3.2 (2); ns-2
+            variant: Variant::NewReno,                       // RFC 6582
+            mss: 1460,                                       // 1500-byte MTU − 40
+            initial_window: 2,                               // RFC 5681 §3.1; ns-2 windowInit_
+            receive_window: 65535,                           // RFC 7323 unscaled maximum
+            min_rto: SimDuration::from_secs(1),              // RFC 6298 §2.4
+            initial_rto: SimDuration::from_secs(3),          // RFC 6298 §5.7 / RFC 1122
+            max_rto: SimDuration::from_secs(60),             // RFC 6298 §2.5; ns-2 maxrto_
+            clock_granularity: SimDuration::from_millis(10), // ns-2 tcpTick_
+            delayed_ack: None,                               // seed 001 Table 2
+            dupack_threshold: 3,                             // RFC 5681 §3.2
+            max_syn_retries: 6,                              // Linux tcp_syn_retries
+            max_retries: 15,                                 // Linux tcp_retries2
+            newreno_full_ack: FullAck::Ssthresh,             // RFC 6582 §3.2 (2); ns-2
         }
     }
 }

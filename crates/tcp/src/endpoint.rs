@@ -255,7 +255,9 @@ impl Endpoint {
         self.events &= !bit;
         Some(match bit {
             EV_CONNECTED => AppEvent::Connected,
-            EV_DATA => AppEvent::Data { total: self.rcv.data_total() },
+            EV_DATA => AppEvent::Data {
+                total: self.rcv.data_total(),
+            },
             EV_PEER_CLOSED => AppEvent::PeerClosed,
             EV_CLOSED => AppEvent::Closed,
             _ => AppEvent::Aborted,
@@ -266,8 +268,10 @@ impl Endpoint {
 
     /// Queue `bytes` more payload for sending. Ignored after `close()` or once closing.
     pub fn send(&mut self, bytes: u64) {
-        let open = matches!(self.state, State::Listen | State::SynSent | State::SynReceived)
-            || matches!(self.state, State::Established | State::CloseWait);
+        let open = matches!(
+            self.state,
+            State::Listen | State::SynSent | State::SynReceived
+        ) || matches!(self.state, State::Established | State::CloseWait);
         if open && !self.fin_queued && !self.close_pending {
             self.data_end = self.data_end.saturating_add(bytes);
         }

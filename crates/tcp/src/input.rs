@@ -101,7 +101,11 @@ impl Endpoint {
         self.timers.stop(Timer::Rto);
         let mss = self.cfg.mss.max(1) as u64;
         // RFC 5681 §3.1: IW = 1 segment if the SYN or SYN-ACK was retransmitted.
-        let iw = if self.handshake_rtx { mss } else { self.cfg.initial_window.max(1) as u64 * mss };
+        let iw = if self.handshake_rtx {
+            mss
+        } else {
+            self.cfg.initial_window.max(1) as u64 * mss
+        };
         self.cc.on_connected(iw, self.peer_wnd);
         self.events |= EV_CONNECTED;
         if self.close_pending {
@@ -131,7 +135,12 @@ impl Endpoint {
                     self.timing = None;
                 }
             }
-            let info = AckInfo { ack, acked, flight: self.flight_size(), snd_max: self.snd_max };
+            let info = AckInfo {
+                ack,
+                acked,
+                flight: self.flight_size(),
+                snd_max: self.snd_max,
+            };
             let v = self.cc.on_new_ack(&info);
             if v.retransmit_head && self.snd_una < self.snd_max {
                 self.rtx_head = true;
@@ -152,7 +161,12 @@ impl Endpoint {
             && seg.wnd as u64 == self.peer_wnd
         {
             // RFC 5681 §2 duplicate ACK (SYN excluded by the caller).
-            let info = AckInfo { ack, acked: 0, flight: self.flight_size(), snd_max: self.snd_max };
+            let info = AckInfo {
+                ack,
+                acked: 0,
+                flight: self.flight_size(),
+                snd_max: self.snd_max,
+            };
             if self.cc.on_dupack(&info) {
                 self.rtx_head = true;
                 self.timing = None;
@@ -226,7 +240,11 @@ impl Endpoint {
         }
         self.stats.timeouts += 1;
         let handshake = matches!(self.state, State::SynSent | State::SynReceived);
-        let limit = if handshake { self.cfg.max_syn_retries } else { self.cfg.max_retries };
+        let limit = if handshake {
+            self.cfg.max_syn_retries
+        } else {
+            self.cfg.max_retries
+        };
         if self.retries >= limit {
             self.abort();
             return;
@@ -240,7 +258,12 @@ impl Endpoint {
             self.syn_pending = true;
             self.handshake_rtx = true;
         } else {
-            let info = AckInfo { ack: self.snd_una, acked: 0, flight: self.flight_size(), snd_max: self.snd_max };
+            let info = AckInfo {
+                ack: self.snd_una,
+                acked: 0,
+                flight: self.flight_size(),
+                snd_max: self.snd_max,
+            };
             self.cc.on_rto(&info, first_expiry);
             self.snd_nxt = self.snd_una;
         }

@@ -125,14 +125,33 @@ impl Endpoint {
         if !self.timers.is_armed(Timer::Rto) {
             self.restart_rto(now);
         }
-        let hint = if len > 0 { (self.cwnd() / self.cfg.mss.max(1) as u64).clamp(1, u32::MAX as u64) as u32 } else { 0 };
-        let flags = if fin { Flags::ACK | Flags::FIN } else { Flags::ACK };
-        let kind = if retransmit { TxKind::Retransmit } else { TxKind::New };
+        let hint = if len > 0 {
+            (self.cwnd() / self.cfg.mss.max(1) as u64).clamp(1, u32::MAX as u64) as u32
+        } else {
+            0
+        };
+        let flags = if fin {
+            Flags::ACK | Flags::FIN
+        } else {
+            Flags::ACK
+        };
+        let kind = if retransmit {
+            TxKind::Retransmit
+        } else {
+            TxKind::New
+        };
         Some(self.finish(seq, len as u32, flags, hint, kind))
     }
 
     /// Fill the ACK fields, settle the ACK debt, count the segment.
-    fn finish(&mut self, seq: u64, len: u32, flags: Flags, cwnd_hint: u32, kind: TxKind) -> Segment {
+    fn finish(
+        &mut self,
+        seq: u64,
+        len: u32,
+        flags: Flags,
+        cwnd_hint: u32,
+        kind: TxKind,
+    ) -> Segment {
         self.ack_now = false;
         self.unacked_rx = 0;
         self.timers.stop(Timer::DelayedAck);

@@ -139,7 +139,13 @@ mod tests {
     fn in_order_advances() {
         let mut r = rx();
         let a = r.on_segment(1, 100, false);
-        assert_eq!(a, Arrival { new_bytes: 100, ..Arrival::default() });
+        assert_eq!(
+            a,
+            Arrival {
+                new_bytes: 100,
+                ..Arrival::default()
+            }
+        );
         assert_eq!(r.rcv_nxt(), 101);
         assert_eq!(r.data_total(), 100);
     }
@@ -157,7 +163,14 @@ mod tests {
         assert_eq!(r.out_of_order(), &[(21, 41), (51, 61)]);
         // The hole [11,21) delivers 10 + 20 bytes; [51,61) stays.
         let a = r.on_segment(11, 10, false);
-        assert_eq!(a, Arrival { new_bytes: 30, filled_hole: true, ..Arrival::default() });
+        assert_eq!(
+            a,
+            Arrival {
+                new_bytes: 30,
+                filled_hole: true,
+                ..Arrival::default()
+            }
+        );
         assert_eq!(r.rcv_nxt(), 41);
         assert_eq!(r.out_of_order(), &[(51, 61)]);
         // Filling [41,51) empties the list.
@@ -190,7 +203,7 @@ mod tests {
         assert!(a.fin && a.filled_hole);
         assert_eq!(a.new_bytes, 20);
         assert_eq!(r.rcv_nxt(), 22); // 20 bytes + SYN + FIN
-        // A retransmitted FIN is a duplicate.
+                                     // A retransmitted FIN is a duplicate.
         assert!(r.on_segment(21, 0, true).duplicate);
         assert!(r.fin_received());
     }

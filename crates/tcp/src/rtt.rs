@@ -103,7 +103,9 @@ impl RttEstimator {
             None => self.initial_rto.min(self.max_rto),
             Some(s) => {
                 let var = SimDuration(self.rttvar.0.saturating_mul(4)).max(self.granularity);
-                SimDuration(s.0.saturating_add(var.0)).max(self.min_rto).min(self.max_rto)
+                SimDuration(s.0.saturating_add(var.0))
+                    .max(self.min_rto)
+                    .min(self.max_rto)
             }
         }
     }
@@ -152,7 +154,10 @@ mod tests {
     }
 
     fn est(min_rto_ms: u64) -> RttEstimator {
-        let cfg = TcpConfig { min_rto: ms(min_rto_ms), ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            min_rto: ms(min_rto_ms),
+            ..TcpConfig::default()
+        };
         RttEstimator::new(&cfg)
     }
 
@@ -205,13 +210,19 @@ mod tests {
         // Within one tick: at least one tick.
         assert_eq!(RttEstimator::tick_sample(g, t(1_000), t(2_000)), ms(10));
         // G = 0: exact.
-        assert_eq!(RttEstimator::tick_sample(SimDuration(0), t(1_000), t(2_500)), SimDuration::from_micros(1_500));
+        assert_eq!(
+            RttEstimator::tick_sample(SimDuration(0), t(1_000), t(2_500)),
+            SimDuration::from_micros(1_500)
+        );
     }
 
     #[test]
     fn syn_timeout_floors_the_unsampled_rto_at_3s() {
         // initial_rto 1 s (RFC 6298's own value): after a SYN timeout and the handshake, 3 s.
-        let cfg = TcpConfig { initial_rto: ms(1000), ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            initial_rto: ms(1000),
+            ..TcpConfig::default()
+        };
         let mut e = RttEstimator::new(&cfg);
         assert_eq!(e.rto(), ms(1000));
         e.back_off();

@@ -76,6 +76,8 @@ impl Segment {
     }
     /// Sequence space consumed: payload + 1 for SYN + 1 for FIN.
     pub fn seq_len(&self) -> u64 {
-        self.len as u64 + self.flags.contains(Flags::SYN) as u64 + self.flags.contains(Flags::FIN) as u64
+        self.len as u64
+            + self.flags.contains(Flags::SYN) as u64
+            + self.flags.contains(Flags::FIN) as u64
     }
 }

@@ -12,7 +12,11 @@ use util::*;
 
 /// Times at which the server sent payload, one entry per data segment.
 fn server_data_times(p: &Pipe) -> Vec<u64> {
-    p.sent(SERVER).iter().filter(|s| s.seg.len > 0).map(|s| s.t.as_nanos() / 1_000_000).collect()
+    p.sent(SERVER)
+        .iter()
+        .filter(|s| s.seg.len > 0)
+        .map(|s| s.t.as_nanos() / 1_000_000)
+        .collect()
 }
 
 #[test]
@@ -43,7 +47,10 @@ fn established_ten_segment_response_completes_after_four_rtts() {
         assert_eq!(p.eps[CLIENT].stats().segments_sent, 13);
         assert_eq!(p.eps[SERVER].stats().segments_sent, 13);
         let st = p.eps[SERVER].stats();
-        assert_eq!((st.timeouts, st.fast_retransmits, st.data_retransmits), (0, 0, 0));
+        assert_eq!(
+            (st.timeouts, st.fast_retransmits, st.data_retransmits),
+            (0, 0, 0)
+        );
     }
 }
 
@@ -59,18 +66,33 @@ fn established_delayed_acks_make_the_ten_segment_response_take_five_rtts() {
     // 400: seg 6 makes 2 unacknowledged → ACK 8761; seg 7, 8 → ACK 11681.
     // 450: cwnd 5 then 6 MSS; the last 2 segments (9, 10 + FIN) leave after the first ACK.
     // 500: seg 9 waits, seg 10 carries the FIN → immediate ACK: last byte at 10d = 500 ms.
-    let cfg = TcpConfig { delayed_ack: Some(dms(200)), ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        delayed_ack: Some(dms(200)),
+        ..TcpConfig::default()
+    };
     let mut p = Pipe::http(cfg, dms(50), 100, 10 * MSS);
     p.run();
     assert_eq!(p.completed, Some(ms(500)));
-    assert_eq!(server_data_times(&p), vec![150, 150, 250, 250, 250, 350, 350, 350, 450, 450]);
+    assert_eq!(
+        server_data_times(&p),
+        vec![150, 150, 250, 250, 250, 350, 350, 350, 450, 450]
+    );
     let client_acks: Vec<(u64, u64)> = p
         .sent(CLIENT)
         .iter()
         .filter(|s| s.seg.len == 0 && s.seg.flags == ACK)
         .map(|s| (s.t.as_nanos() / 1_000_000, s.seg.ack))
         .collect();
-    assert_eq!(client_acks, vec![(200, 2921), (300, 5841), (400, 8761), (400, 11681), (500, 14602)]);
+    assert_eq!(
+        client_acks,
+        vec![
+            (200, 2921),
+            (300, 5841),
+            (400, 8761),
+            (400, 11681),
+            (500, 14602)
+        ]
+    );
     // The server never sent a pure ACK for the request: only SYN-ACK, 10 data, final ACK.
     assert_eq!(p.eps[SERVER].stats().segments_sent, 12);
     // cwnd: 2 MSS + 1 MSS per ACK of new data (5 ACKs) = 7 MSS.
@@ -84,10 +106,24 @@ fn established_transfer_with_serialization_time_adds_each_hop_exactly() {
     // 100.064 ms. Request 140 B (112 µs): arrives 150.176 ms. The server sends its ACK (32 µs)
     // then two 1500-B segments (1.2 ms each) back to back: the last leaves the link at
     // 150.176 + 0.032 + 2.4 = 152.608 ms and arrives at 202.608 ms.
-    let mut p = Pipe::http_full(TcpConfig::default(), TcpConfig::default(), dms(50), 800, 100, 2 * MSS, vec![]);
+    let mut p = Pipe::http_full(
+        TcpConfig::default(),
+        TcpConfig::default(),
+        dms(50),
+        800,
+        100,
+        2 * MSS,
+        vec![],
+    );
     p.run();
-    assert_eq!(p.event_time(CLIENT, AppEvent::Connected), Some(SimTime::from_micros(100_064)));
-    assert_eq!(p.event_time(SERVER, AppEvent::Connected), Some(SimTime::from_micros(150_176)));
+    assert_eq!(
+        p.event_time(CLIENT, AppEvent::Connected),
+        Some(SimTime::from_micros(100_064))
+    );
+    assert_eq!(
+        p.event_time(SERVER, AppEvent::Connected),
+        Some(SimTime::from_micros(150_176))
+    );
     assert_eq!(p.completed, Some(SimTime::from_micros(202_608)));
 }
 
@@ -98,14 +134,21 @@ fn established_segments_are_full_mss_except_the_last_and_carry_the_cwnd_hint() {
     let mut s = server_established(TcpConfig::default());
     s.send(3000);
     let out = drain(&mut s, ms(100));
-    assert_eq!(out.iter().map(|x| (sal(x), x.cwnd_hint)).collect::<Vec<_>>(), vec![
-        ((1, 1, 1460, ACK), 2),
-        ((1461, 1, 1460, ACK), 2)
-    ]);
+    assert_eq!(
+        out.iter()
+            .map(|x| (sal(x), x.cwnd_hint))
+            .collect::<Vec<_>>(),
+        vec![((1, 1, 1460, ACK), 2), ((1461, 1, 1460, ACK), 2)]
+    );
     assert_eq!(s.next_deadline(), Some(ms(1100)));
     s.on_segment(ms(200), &seg(1, 1461, 0, ACK));
     let out = drain(&mut s, ms(200));
-    assert_eq!(out.iter().map(|x| (sal(x), x.cwnd_hint)).collect::<Vec<_>>(), vec![((2921, 1, 80, ACK), 3)]);
+    assert_eq!(
+        out.iter()
+            .map(|x| (sal(x), x.cwnd_hint))
+            .collect::<Vec<_>>(),
+        vec![((2921, 1, 80, ACK), 3)]
+    );
     // The ACK of new data restarted the timer: 200 ms + 1 s.
     assert_eq!(s.next_deadline(), Some(ms(1200)));
     s.on_segment(ms(300), &seg(1, 3001, 0, ACK));
@@ -156,7 +199,10 @@ fn established_early_and_stale_wakeups_do_nothing() {
     // On time: go back to the first unacknowledged byte.
     s.on_timeout(ms(1200));
     let out = drain(&mut s, ms(1200));
-    assert_eq!(out.iter().map(sal).collect::<Vec<_>>(), vec![(1461, 1, 1460, ACK)]);
+    assert_eq!(
+        out.iter().map(sal).collect::<Vec<_>>(),
+        vec![(1461, 1, 1460, ACK)]
+    );
     assert_eq!(out[0].kind, TxKind::Retransmit);
     assert_eq!(s.stats().timeouts, 1);
 }
@@ -165,31 +211,52 @@ fn established_early_and_stale_wakeups_do_nothing() {
 fn established_retransmitted_syn_ack_is_acknowledged_again() {
     let mut c = client_established(TcpConfig::default());
     c.on_segment(ms(3050), &seg(0, 1, 0, SYN_ACK));
-    assert_eq!(drain(&mut c, ms(3050)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 1, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(3050)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 1, 0, ACK)]
+    );
     assert!(events(&mut c).is_empty());
 }
 
 #[test]
 fn established_out_of_order_segments_get_immediate_duplicate_acks() {
     // Even with delayed ACKs on: out of order → duplicate ACK now; filling the hole → ACK now.
-    let cfg = TcpConfig { delayed_ack: Some(dms(200)), ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        delayed_ack: Some(dms(200)),
+        ..TcpConfig::default()
+    };
     let mut c = client_established(cfg);
     c.on_segment(ms(200), &seg(1461, 1, 1460, ACK));
-    assert_eq!(drain(&mut c, ms(200)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 1, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(200)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 1, 0, ACK)]
+    );
     assert!(events(&mut c).is_empty());
     c.on_segment(ms(201), &seg(2921, 1, 1460, ACK));
-    assert_eq!(drain(&mut c, ms(201)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 1, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(201)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 1, 0, ACK)]
+    );
     c.on_segment(ms(202), &seg(1, 1, 1460, ACK));
-    assert_eq!(drain(&mut c, ms(202)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 4381, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(202)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 4381, 0, ACK)]
+    );
     assert_eq!(events(&mut c), vec![AppEvent::Data { total: 3 * MSS }]);
     // A duplicate (already received) segment is acknowledged at once too.
     c.on_segment(ms(203), &seg(1, 1, 1460, ACK));
-    assert_eq!(drain(&mut c, ms(203)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 4381, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(203)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 4381, 0, ACK)]
+    );
 }
 
 #[test]
 fn established_delayed_ack_timer_fires_after_exactly_the_delay() {
-    let cfg = TcpConfig { delayed_ack: Some(dms(200)), ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        delayed_ack: Some(dms(200)),
+        ..TcpConfig::default()
+    };
     let mut c = client_established(cfg);
     // One small in-order segment at 150 ms: no ACK yet, deadline 350 ms.
     c.on_segment(ms(150), &seg(1, 1, 500, ACK));
@@ -202,13 +269,19 @@ fn established_delayed_ack_timer_fires_after_exactly_the_delay() {
     c.on_timeout(ms(349));
     assert!(drain(&mut c, ms(349)).is_empty());
     c.on_timeout(ms(350));
-    assert_eq!(drain(&mut c, ms(350)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 1001, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(350)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 1001, 0, ACK)]
+    );
     assert_eq!(c.next_deadline(), None);
     // Two full segments: the second triggers the ACK, the timer is cancelled.
     c.on_segment(ms(400), &seg(1001, 1, 1460, ACK));
     assert!(drain(&mut c, ms(400)).is_empty());
     c.on_segment(ms(401), &seg(2461, 1, 1460, ACK));
-    assert_eq!(drain(&mut c, ms(401)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 3921, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(401)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 3921, 0, ACK)]
+    );
     assert_eq!(c.next_deadline(), None);
 }
 
@@ -216,7 +289,10 @@ fn established_delayed_ack_timer_fires_after_exactly_the_delay() {
 fn established_without_delayed_acks_every_segment_is_acked() {
     let mut c = client_established(TcpConfig::default());
     c.on_segment(ms(150), &seg(1, 1, 500, ACK));
-    assert_eq!(drain(&mut c, ms(150)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 501, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(150)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 501, 0, ACK)]
+    );
     assert_eq!(c.next_deadline(), None);
 }
 
@@ -224,7 +300,10 @@ fn established_without_delayed_acks_every_segment_is_acked() {
 fn established_ack_for_unsent_data_is_answered_and_dropped() {
     let mut s = server_established(TcpConfig::default());
     s.on_segment(ms(150), &seg(1, 5000, 10, ACK));
-    assert_eq!(drain(&mut s, ms(150)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 1, 0, ACK)]);
+    assert_eq!(
+        drain(&mut s, ms(150)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 1, 0, ACK)]
+    );
     assert!(events(&mut s).is_empty());
     assert_eq!(s.bytes_received(), 0);
 }

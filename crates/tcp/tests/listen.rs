@@ -17,8 +17,14 @@ fn listen_syn_gets_syn_ack_and_starts_the_timer() {
     s.on_segment(ms(50), &seg(0, 0, 0, SYN));
     assert_eq!(s.state(), State::SynReceived);
     let out = drain(&mut s, ms(50));
-    assert_eq!(out.iter().map(sal).collect::<Vec<_>>(), vec![(0, 1, 0, SYN_ACK)]);
-    assert_eq!((out[0].wnd, out[0].kind, out[0].cwnd_hint), (65535, TxKind::New, 0));
+    assert_eq!(
+        out.iter().map(sal).collect::<Vec<_>>(),
+        vec![(0, 1, 0, SYN_ACK)]
+    );
+    assert_eq!(
+        (out[0].wnd, out[0].kind, out[0].cwnd_hint),
+        (65535, TxKind::New, 0)
+    );
     assert_eq!(s.next_deadline(), Some(ms(3050)));
     assert!(events(&mut s).is_empty());
 }
@@ -59,8 +65,14 @@ fn syn_received_data_with_the_handshake_ack_is_delivered() {
     s.on_segment(ms(0), &seg(0, 0, 0, SYN));
     drain(&mut s, ms(0));
     s.on_segment(ms(100), &seg(1, 1, 300, ACK));
-    assert_eq!(events(&mut s), vec![AppEvent::Connected, AppEvent::Data { total: 300 }]);
-    assert_eq!(drain(&mut s, ms(100)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 301, 0, ACK)]);
+    assert_eq!(
+        events(&mut s),
+        vec![AppEvent::Connected, AppEvent::Data { total: 300 }]
+    );
+    assert_eq!(
+        drain(&mut s, ms(100)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 301, 0, ACK)]
+    );
 }
 
 #[test]
@@ -70,7 +82,10 @@ fn syn_received_duplicate_syn_resends_syn_ack_and_restarts_the_timer() {
     drain(&mut s, ms(0));
     s.on_segment(ms(2900), &seg(0, 0, 0, SYN));
     let out = drain(&mut s, ms(2900));
-    assert_eq!(out.iter().map(sal).collect::<Vec<_>>(), vec![(0, 1, 0, SYN_ACK)]);
+    assert_eq!(
+        out.iter().map(sal).collect::<Vec<_>>(),
+        vec![(0, 1, 0, SYN_ACK)]
+    );
     assert_eq!(out[0].kind, TxKind::Retransmit);
     assert_eq!(s.stats().syn_retransmits, 1);
     // Timer restarted from 2.9 s with the unchanged RTO of 3 s.
@@ -105,16 +120,33 @@ fn syn_received_lost_syn_ack_gives_both_ends_an_initial_window_of_one_segment() 
     // server's own timer, due at 3.05 s too, was restarted by it) → client ESTABLISHED 3.1 s,
     // server 3.15 s. Both retransmitted their handshake segment, so both start with IW 1 MSS.
     let drops = vec![DropRule::Nth { side: SERVER, k: 1 }];
-    let mut p = Pipe::http_with(TcpConfig::default(), TcpConfig::default(), dms(50), 100, 3 * MSS, drops);
+    let mut p = Pipe::http_with(
+        TcpConfig::default(),
+        TcpConfig::default(),
+        dms(50),
+        100,
+        3 * MSS,
+        drops,
+    );
     p.run_until(ms(3150));
     assert_eq!(p.event_time(CLIENT, AppEvent::Connected), Some(ms(3100)));
     assert_eq!(p.event_time(SERVER, AppEvent::Connected), Some(ms(3150)));
     let srv = p.sent(SERVER);
-    assert_eq!((srv[1].t, sal(&srv[1].seg), srv[1].seg.kind), (ms(3050), (0, 1, 0, SYN_ACK), TxKind::Retransmit));
+    assert_eq!(
+        (srv[1].t, sal(&srv[1].seg), srv[1].seg.kind),
+        (ms(3050), (0, 1, 0, SYN_ACK), TxKind::Retransmit)
+    );
     // Server at 3.15 s: pure ACK of the request, then 1 segment (IW 1, hint 1).
     assert_eq!(p.eps[SERVER].stats().syn_retransmits, 1);
-    let at_3150: Vec<_> = srv.iter().filter(|s| s.t == ms(3150)).map(|s| (sal(&s.seg), s.seg.cwnd_hint)).collect();
-    assert_eq!(at_3150, vec![((1, 101, 0, ACK), 0), ((1, 101, 1460, ACK), 1)]);
+    let at_3150: Vec<_> = srv
+        .iter()
+        .filter(|s| s.t == ms(3150))
+        .map(|s| (sal(&s.seg), s.seg.cwnd_hint))
+        .collect();
+    assert_eq!(
+        at_3150,
+        vec![((1, 101, 0, ACK), 0), ((1, 101, 1460, ACK), 1)]
+    );
     // Response of 3 segments at IW 1: 1 segment at 3.15 s, 2 at 3.25 s (slow start +1 MSS),
     // last byte at the client 3.3 s. RTO 3 s for data (no samples), so no timeout fires.
     p.run();

@@ -16,11 +16,21 @@ const SEG8: u64 = 10221;
 const SEG10: u64 = 13141;
 
 fn cfg(variant: Variant) -> TcpConfig {
-    TcpConfig { variant, ..TcpConfig::default() }
+    TcpConfig {
+        variant,
+        ..TcpConfig::default()
+    }
 }
 
 fn lose(seqs: &[u64]) -> Vec<DropRule> {
-    seqs.iter().map(|&seq| DropRule::Seq { side: SERVER, seq, kind: Some(TxKind::New), times: 1 }).collect()
+    seqs.iter()
+        .map(|&seq| DropRule::Seq {
+            side: SERVER,
+            seq,
+            kind: Some(TxKind::New),
+            times: 1,
+        })
+        .collect()
 }
 
 fn run(c: TcpConfig, seqs: &[u64]) -> Pipe {
@@ -31,7 +41,11 @@ fn run(c: TcpConfig, seqs: &[u64]) -> Pipe {
 
 /// (time in ms, seq) of every data segment the server sent.
 fn data_log(p: &Pipe) -> Vec<(u64, u64)> {
-    p.sent(SERVER).iter().filter(|s| s.seg.len > 0).map(|s| (s.t.as_nanos() / 1_000_000, s.seg.seq)).collect()
+    p.sent(SERVER)
+        .iter()
+        .filter(|s| s.seg.len > 0)
+        .map(|s| (s.t.as_nanos() / 1_000_000, s.seg.seq))
+        .collect()
 }
 
 fn seq_of(i: u64) -> u64 {
@@ -80,11 +94,24 @@ fn recovery_reno_one_loss_is_repaired_by_fast_retransmit() {
     assert_eq!(data_log(&p), ONE_LOSS_LOG.to_vec());
     assert_eq!(p.completed, Some(ms(600)));
     let st = p.eps[SERVER].stats();
-    assert_eq!((st.timeouts, st.fast_retransmits, st.data_retransmits), (0, 1, 1));
-    assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (6570, 7782));
-    let rtx: Vec<_> = p.sent(SERVER).into_iter().filter(|s| s.seg.kind == TxKind::Retransmit).collect();
+    assert_eq!(
+        (st.timeouts, st.fast_retransmits, st.data_retransmits),
+        (0, 1, 1)
+    );
+    assert_eq!(
+        (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+        (6570, 7782)
+    );
+    let rtx: Vec<_> = p
+        .sent(SERVER)
+        .into_iter()
+        .filter(|s| s.seg.kind == TxKind::Retransmit)
+        .collect();
     assert_eq!(rtx.len(), 1);
-    assert_eq!((rtx[0].t, rtx[0].seg.seq, rtx[0].seg.cwnd_hint), (ms(450), SEG8, 7));
+    assert_eq!(
+        (rtx[0].t, rtx[0].seg.seq, rtx[0].seg.cwnd_hint),
+        (ms(450), SEG8, 7)
+    );
 }
 
 #[test]
@@ -94,8 +121,14 @@ fn recovery_newreno_one_loss_is_repaired_by_fast_retransmit() {
     assert_eq!(data_log(&p), ONE_LOSS_LOG.to_vec());
     assert_eq!(p.completed, Some(ms(600)));
     let st = p.eps[SERVER].stats();
-    assert_eq!((st.timeouts, st.fast_retransmits, st.data_retransmits), (0, 1, 1));
-    assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (6570, 7782));
+    assert_eq!(
+        (st.timeouts, st.fast_retransmits, st.data_retransmits),
+        (0, 1, 1)
+    );
+    assert_eq!(
+        (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+        (6570, 7782)
+    );
     assert!(!p.eps[SERVER].in_recovery());
 }
 
@@ -105,10 +138,16 @@ fn recovery_newreno_full_ack_flightsize_rule() {
     // cwnd = min(6570, max(4380, 1460) + 1460) = 5840 — seg 20 still fits (4380 + 1460).
     // ACK 24821: 5840 < ssthresh → slow start +1460 = 7300. 650 ms: +292 (2131600/7300),
     // +280 (/7592), +270 (/7872) → 8142. Same segment times as option 2.
-    let c = TcpConfig { newreno_full_ack: FullAck::FlightSize, ..cfg(Variant::NewReno) };
+    let c = TcpConfig {
+        newreno_full_ack: FullAck::FlightSize,
+        ..cfg(Variant::NewReno)
+    };
     let p = run(c, &[SEG8]);
     assert_eq!(data_log(&p), ONE_LOSS_LOG.to_vec());
-    assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (6570, 8142));
+    assert_eq!(
+        (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+        (6570, 8142)
+    );
 }
 
 #[test]
@@ -129,13 +168,24 @@ fn recovery_newreno_two_losses_recover_without_timeout() {
     let p = run(cfg(Variant::NewReno), &[SEG8, SEG10]);
     let mut expect: Vec<(u64, u64)> = ONE_LOSS_LOG[..14].to_vec();
     expect.extend([(450, seq_of(15)), (450, seq_of(16)), (450, SEG8)]);
-    expect.extend([(550, seq_of(17)), (550, seq_of(18)), (550, SEG10), (550, seq_of(19))]);
+    expect.extend([
+        (550, seq_of(17)),
+        (550, seq_of(18)),
+        (550, SEG10),
+        (550, seq_of(19)),
+    ]);
     expect.push((650, seq_of(20)));
     assert_eq!(data_log(&p), expect);
     assert_eq!(p.completed, Some(ms(700)));
     let st = p.eps[SERVER].stats();
-    assert_eq!((st.timeouts, st.fast_retransmits, st.data_retransmits), (0, 1, 2));
-    assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (6570, 7203));
+    assert_eq!(
+        (st.timeouts, st.fast_retransmits, st.data_retransmits),
+        (0, 1, 2)
+    );
+    assert_eq!(
+        (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+        (6570, 7203)
+    );
 }
 
 #[test]
@@ -158,8 +208,14 @@ fn recovery_reno_two_losses_end_in_a_timeout() {
     assert_eq!(data_log(&p), expect);
     assert_eq!(p.completed, Some(ms(1700)));
     let st = p.eps[SERVER].stats();
-    assert_eq!((st.timeouts, st.fast_retransmits, st.data_retransmits), (1, 1, 2));
-    assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (6570, 5840));
+    assert_eq!(
+        (st.timeouts, st.fast_retransmits, st.data_retransmits),
+        (1, 1, 2)
+    );
+    assert_eq!(
+        (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+        (6570, 5840)
+    );
     // seg 19 was timed at 1.65 s and acknowledged at 1.75 s: the backoff ended.
     assert_eq!(p.eps[SERVER].rto(), units::SimDuration::from_secs(1));
 }
@@ -175,18 +231,44 @@ fn recovery_needs_three_dupacks_so_a_lost_last_segment_times_out() {
     //   restarts the timer → 1.25 s → 1.3 s.
     for (k, rtx_at, done_at) in [(1u64, 1150u64, 1200u64), (2, 1250, 1300), (3, 1250, 1300)] {
         let last = seq_of(k);
-        let mut p =
-            Pipe::http_with(TcpConfig::default(), TcpConfig::default(), dms(50), 100, k * MSS, lose(&[last]));
+        let mut p = Pipe::http_with(
+            TcpConfig::default(),
+            TcpConfig::default(),
+            dms(50),
+            100,
+            k * MSS,
+            lose(&[last]),
+        );
         p.run();
-        let rtx: Vec<_> = p.sent(SERVER).into_iter().filter(|s| s.seg.kind == TxKind::Retransmit).collect();
+        let rtx: Vec<_> = p
+            .sent(SERVER)
+            .into_iter()
+            .filter(|s| s.seg.kind == TxKind::Retransmit)
+            .collect();
         assert_eq!(rtx.len(), 1, "k = {k}");
-        assert_eq!((rtx[0].t, rtx[0].seg.seq, sal(&rtx[0].seg).3), (ms(rtx_at), last, FIN_ACK), "k = {k}");
+        assert_eq!(
+            (rtx[0].t, rtx[0].seg.seq, sal(&rtx[0].seg).3),
+            (ms(rtx_at), last, FIN_ACK),
+            "k = {k}"
+        );
         assert_eq!(p.completed, Some(ms(done_at)), "k = {k}");
         let st = p.eps[SERVER].stats();
-        assert_eq!((st.timeouts, st.fast_retransmits, st.data_retransmits, st.fin_retransmits), (1, 0, 1, 1));
+        assert_eq!(
+            (
+                st.timeouts,
+                st.fast_retransmits,
+                st.data_retransmits,
+                st.fin_retransmits
+            ),
+            (1, 0, 1, 1)
+        );
         // ssthresh = max(FlightSize/2, 2·MSS) = 2920 (flight is 1 segment); cwnd 1 MSS, then
         // +1 MSS for the ACK of the retransmission (slow start).
-        assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (2920, 2 * MSS), "k = {k}");
+        assert_eq!(
+            (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+            (2920, 2 * MSS),
+            "k = {k}"
+        );
         assert!(p.completed.unwrap() > SimTime::from_secs(1));
     }
 }
@@ -203,16 +285,44 @@ fn recovery_timeout_during_recovery_keeps_ssthresh() {
     // included); 1.55 s: slow start → 2920.
     for v in [Variant::NewReno, Variant::Reno] {
         let mut drops = lose(&[SEG8]);
-        drops.push(DropRule::Seq { side: SERVER, seq: SEG8, kind: Some(TxKind::Retransmit), times: 1 });
+        drops.push(DropRule::Seq {
+            side: SERVER,
+            seq: SEG8,
+            kind: Some(TxKind::Retransmit),
+            times: 1,
+        });
         let c = cfg(v);
         let mut p = Pipe::http_with(c.clone(), c, dms(50), 100, 20 * MSS, drops);
         p.run();
-        assert_eq!(p.send_times(SERVER, SEG8), vec![ms(350), ms(450), ms(1450)], "{v:?}");
-        let tail: Vec<_> = data_log(&p).into_iter().filter(|x| x.1 >= seq_of(17)).collect();
-        assert_eq!(tail, vec![(450, seq_of(17)), (550, seq_of(18)), (550, seq_of(19)), (550, seq_of(20))]);
+        assert_eq!(
+            p.send_times(SERVER, SEG8),
+            vec![ms(350), ms(450), ms(1450)],
+            "{v:?}"
+        );
+        let tail: Vec<_> = data_log(&p)
+            .into_iter()
+            .filter(|x| x.1 >= seq_of(17))
+            .collect();
+        assert_eq!(
+            tail,
+            vec![
+                (450, seq_of(17)),
+                (550, seq_of(18)),
+                (550, seq_of(19)),
+                (550, seq_of(20))
+            ]
+        );
         assert_eq!(p.completed, Some(ms(1500)), "{v:?}");
         let st = p.eps[SERVER].stats();
-        assert_eq!((st.timeouts, st.fast_retransmits, st.data_retransmits), (1, 1, 2), "{v:?}");
-        assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (6570, 2920), "{v:?}");
+        assert_eq!(
+            (st.timeouts, st.fast_retransmits, st.data_retransmits),
+            (1, 1, 2),
+            "{v:?}"
+        );
+        assert_eq!(
+            (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+            (6570, 2920),
+            "{v:?}"
+        );
     }
 }

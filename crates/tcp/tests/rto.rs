@@ -19,9 +19,15 @@ fn rto_follows_rfc6298_sample_by_sample() {
     // Case 9, min RTO 200 ms so the formula shows.
     // Sample 1 (handshake, SYN-ACK at 0, ACK at 100 ms): R = 100 → SRTT 100, RTTVAR 50,
     //   RTO = 100 + max(10, 4·50) = 300 ms.
-    let cfg = TcpConfig { min_rto: SimDuration::from_millis(200), ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        min_rto: SimDuration::from_millis(200),
+        ..TcpConfig::default()
+    };
     let mut s = server_established(cfg);
-    assert_eq!((s.srtt(), s.rttvar(), s.rto()), (Some(dms(100)), dms(50), dms(300)));
+    assert_eq!(
+        (s.srtt(), s.rttvar(), s.rto()),
+        (Some(dms(100)), dms(50), dms(300))
+    );
     // Sample 2: 1 MSS sent at 100 ms, ACK at 285 ms: tick boundaries 11..28 crossed = 18 ticks
     //   → R = 180 ms. RTTVAR = 3/4·50 + 1/4·|100 − 180| = 57.5; SRTT = 7/8·100 + 1/8·180 =
     //   110; RTO = 110 + 230 = 340 ms.
@@ -29,14 +35,20 @@ fn rto_follows_rfc6298_sample_by_sample() {
     drain(&mut s, ms(100));
     assert_eq!(s.next_deadline(), Some(ms(400)));
     s.on_segment(ms(285), &seg(1, 1 + MSS, 0, ACK));
-    assert_eq!((s.srtt(), s.rttvar(), s.rto()), (Some(dms(110)), us(57_500), dms(340)));
+    assert_eq!(
+        (s.srtt(), s.rttvar(), s.rto()),
+        (Some(dms(110)), us(57_500), dms(340))
+    );
     assert_eq!(s.next_deadline(), None);
     // Sample 3: sent 300 ms, ACK 350 ms → R = 50. RTTVAR = (3·57.5 + 60)/4 = 58.125;
     //   SRTT = (7·110 + 50)/8 = 102.5; RTO = 102.5 + 232.5 = 335 ms.
     s.send(MSS);
     drain(&mut s, ms(300));
     s.on_segment(ms(350), &seg(1, 1 + 2 * MSS, 0, ACK));
-    assert_eq!((s.srtt(), s.rttvar(), s.rto()), (Some(us(102_500)), us(58_125), dms(335)));
+    assert_eq!(
+        (s.srtt(), s.rttvar(), s.rto()),
+        (Some(us(102_500)), us(58_125), dms(335))
+    );
     // Karn: sent 400 ms, timer 735 ms; it expires, the RTO doubles to 670 ms, the ACK of the
     //   retransmission (800 ms) gives no sample and keeps the backoff.
     s.send(MSS);
@@ -47,7 +59,10 @@ fn rto_follows_rfc6298_sample_by_sample() {
     assert_eq!((out.len(), out[0].kind), (1, TxKind::Retransmit));
     assert_eq!(s.next_deadline(), Some(ms(1405)));
     s.on_segment(ms(800), &seg(1, 1 + 3 * MSS, 0, ACK));
-    assert_eq!((s.srtt(), s.rttvar(), s.rto()), (Some(us(102_500)), us(58_125), dms(670)));
+    assert_eq!(
+        (s.srtt(), s.rttvar(), s.rto()),
+        (Some(us(102_500)), us(58_125), dms(670))
+    );
     // A new segment (sent 800 ms, timer 800 + 670) acknowledged at 900 ms: R = 100 ends the
     //   backoff. RTTVAR = (3·58.125 + 2.5)/4 = 44.21875; SRTT = (7·102.5 + 100)/8 = 102.1875;
     //   RTO = 102.1875 + 176.875 = 279.0625 ms.
@@ -72,7 +87,10 @@ fn rto_only_one_segment_is_timed_at_a_time() {
     // Two segments at 100 ms; only the first (seq 1) is timed. One cumulative ACK of both at
     // 400 ms gives one sample, R = 300 ms: SRTT = 7/8·100 + 1/8·300 = 125;
     // RTTVAR = 3/4·50 + 1/4·200 = 87.5. A later ACK gives none until a new segment is timed.
-    let cfg = TcpConfig { min_rto: SimDuration::from_millis(200), ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        min_rto: SimDuration::from_millis(200),
+        ..TcpConfig::default()
+    };
     let mut s = server_established(cfg);
     s.send(2 * MSS);
     assert_eq!(drain(&mut s, ms(100)).len(), 2);
@@ -84,16 +102,42 @@ fn rto_only_one_segment_is_timed_at_a_time() {
 fn rto_consecutive_timeouts_double_the_rto() {
     // Case 6. Response 1 MSS (+FIN) lost 4 times. Server RTO 1 s (SRTT 100 ms): sent at
     // 0.15 s, again at 0.15 + 1 = 1.15, + 2 = 3.15, + 4 = 7.15, + 8 = 15.15 s; arrives 15.2 s.
-    let drops = vec![DropRule::Seq { side: SERVER, seq: 1, kind: None, times: 4 }];
-    let mut p = Pipe::http_with(TcpConfig::default(), TcpConfig::default(), dms(50), 100, MSS, drops);
+    let drops = vec![DropRule::Seq {
+        side: SERVER,
+        seq: 1,
+        kind: None,
+        times: 4,
+    }];
+    let mut p = Pipe::http_with(
+        TcpConfig::default(),
+        TcpConfig::default(),
+        dms(50),
+        100,
+        MSS,
+        drops,
+    );
     p.run();
-    assert_eq!(p.send_times(SERVER, 1), vec![ms(150), ms(1150), ms(3150), ms(7150), ms(15150)]);
+    assert_eq!(
+        p.send_times(SERVER, 1),
+        vec![ms(150), ms(1150), ms(3150), ms(7150), ms(15150)]
+    );
     assert_eq!(p.completed, Some(ms(15200)));
     let st = p.eps[SERVER].stats();
-    assert_eq!((st.timeouts, st.data_retransmits, st.fin_retransmits, st.fast_retransmits), (4, 4, 4, 0));
+    assert_eq!(
+        (
+            st.timeouts,
+            st.data_retransmits,
+            st.fin_retransmits,
+            st.fast_retransmits
+        ),
+        (4, 4, 4, 0)
+    );
     // RFC 5681: ssthresh set on the first expiry (max(1460/2, 2920) = 2920) and kept; cwnd 1 MSS
     // + 1 MSS for the ACK. Karn: the ACK of a retransmission ends no backoff: RTO still 16 s.
-    assert_eq!((p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()), (2920, 2 * MSS));
+    assert_eq!(
+        (p.eps[SERVER].ssthresh(), p.eps[SERVER].cwnd()),
+        (2920, 2 * MSS)
+    );
     assert_eq!(p.eps[SERVER].rto(), SimDuration::from_secs(16));
 }
 
@@ -101,11 +145,22 @@ fn rto_consecutive_timeouts_double_the_rto() {
 fn rto_backoff_is_capped_at_max_rto() {
     // max RTO 5 s, 5 losses: 0.15, 1.15 (+1), 3.15 (+2), 7.15 (+4), 12.15 (+5, capped),
     // 17.15 (+5) s; arrives 17.2 s.
-    let c = TcpConfig { max_rto: SimDuration::from_secs(5), ..TcpConfig::default() };
-    let drops = vec![DropRule::Seq { side: SERVER, seq: 1, kind: None, times: 5 }];
+    let c = TcpConfig {
+        max_rto: SimDuration::from_secs(5),
+        ..TcpConfig::default()
+    };
+    let drops = vec![DropRule::Seq {
+        side: SERVER,
+        seq: 1,
+        kind: None,
+        times: 5,
+    }];
     let mut p = Pipe::http_with(c.clone(), c, dms(50), 100, MSS, drops);
     p.run();
-    assert_eq!(p.send_times(SERVER, 1), vec![ms(150), ms(1150), ms(3150), ms(7150), ms(12150), ms(17150)]);
+    assert_eq!(
+        p.send_times(SERVER, 1),
+        vec![ms(150), ms(1150), ms(3150), ms(7150), ms(12150), ms(17150)]
+    );
     assert_eq!(p.completed, Some(ms(17200)));
 }
 
@@ -113,11 +168,22 @@ fn rto_backoff_is_capped_at_max_rto() {
 fn rto_gives_up_after_max_retries() {
     // max_retries 3, the response is always lost: 0.15, 1.15, 3.15, 7.15 s; the 4th expiry at
     // 7.15 + 8 = 15.15 s aborts (RTO 1 s, doubled 3 times).
-    let c = TcpConfig { max_retries: 3, ..TcpConfig::default() };
-    let drops = vec![DropRule::Seq { side: SERVER, seq: 1, kind: None, times: usize::MAX }];
+    let c = TcpConfig {
+        max_retries: 3,
+        ..TcpConfig::default()
+    };
+    let drops = vec![DropRule::Seq {
+        side: SERVER,
+        seq: 1,
+        kind: None,
+        times: usize::MAX,
+    }];
     let mut p = Pipe::http_with(c.clone(), c, dms(50), 100, MSS, drops);
     p.run();
-    assert_eq!(p.send_times(SERVER, 1), vec![ms(150), ms(1150), ms(3150), ms(7150)]);
+    assert_eq!(
+        p.send_times(SERVER, 1),
+        vec![ms(150), ms(1150), ms(3150), ms(7150)]
+    );
     assert_eq!(p.event_time(SERVER, AppEvent::Aborted), Some(ms(15150)));
     assert_eq!(p.eps[SERVER].state(), State::Closed);
     assert_eq!(p.eps[SERVER].next_deadline(), None);
@@ -136,7 +202,10 @@ fn rto_timeout_goes_back_n_from_the_first_unacknowledged_byte() {
     assert_eq!(drain(&mut s, ms(100)).len(), 2);
     s.on_timeout(ms(1100));
     let out = drain(&mut s, ms(1100));
-    assert_eq!(out.iter().map(|x| (x.seq, x.kind)).collect::<Vec<_>>(), vec![(1, TxKind::Retransmit)]);
+    assert_eq!(
+        out.iter().map(|x| (x.seq, x.kind)).collect::<Vec<_>>(),
+        vec![(1, TxKind::Retransmit)]
+    );
     assert_eq!((s.ssthresh(), s.cwnd()), (2920, 1460));
     // Backoff: 2 s.
     assert_eq!(s.next_deadline(), Some(ms(3100)));
@@ -152,6 +221,9 @@ fn rto_timeout_goes_back_n_from_the_first_unacknowledged_byte() {
     // If the original seg 2 arrives late and the ACK covers seg 3 too, SND.NXT jumps ahead.
     s.on_segment(ms(1250), &seg(1, 4381, 0, ACK));
     let out = drain(&mut s, ms(1250));
-    assert_eq!(out.iter().map(|x| (x.seq, x.kind)).collect::<Vec<_>>(), vec![(4381, TxKind::New)]);
+    assert_eq!(
+        out.iter().map(|x| (x.seq, x.kind)).collect::<Vec<_>>(),
+        vec![(4381, TxKind::New)]
+    );
     assert!(s.next_deadline().unwrap() > SimTime::from_millis(1250));
 }

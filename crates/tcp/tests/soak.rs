@@ -16,17 +16,32 @@ fn soak_lossy_exchanges_always_finish() {
     let mut aborted = 0;
     let (mut timeouts, mut fast, mut syn_rtx, mut fin_rtx) = (0, 0, 0, 0);
     for seed in 1..=400u64 {
-        let variant = if seed % 2 == 0 { Variant::Reno } else { Variant::NewReno };
+        let variant = if seed % 2 == 0 {
+            Variant::Reno
+        } else {
+            Variant::NewReno
+        };
         let cfg = TcpConfig {
             variant,
             delayed_ack: if seed % 3 == 0 { Some(dms(100)) } else { None },
-            newreno_full_ack: if seed % 5 == 0 { FullAck::FlightSize } else { FullAck::Ssthresh },
+            newreno_full_ack: if seed % 5 == 0 {
+                FullAck::FlightSize
+            } else {
+                FullAck::Ssthresh
+            },
             min_rto: dms(200),
             ..TcpConfig::default()
         };
         let request = [0, 1, 300, 3000][(seed % 4) as usize];
         let response = (seed * 7919) % (60 * MSS) + 1;
-        let mut p = Pipe::http_with(cfg.clone(), cfg, dms(5 + seed % 40), request, response, vec![]);
+        let mut p = Pipe::http_with(
+            cfg.clone(),
+            cfg,
+            dms(5 + seed % 40),
+            request,
+            response,
+            vec![],
+        );
         p.loss_per_mille = [20, 50, 100][(seed % 3) as usize];
         p.rng ^= seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
         p.run_until(SimTime::from_secs(3000));
@@ -49,10 +64,22 @@ fn soak_lossy_exchanges_always_finish() {
         assert_eq!(s.bytes_received(), request, "seed {seed}");
         // The server ends in TIME-WAIT (its FIN went first), the client in CLOSED — unless the
         // harness stopped because both reported Closed, which is the normal end.
-        assert!(p.done[CLIENT] && p.done[SERVER], "seed {seed}: {:?} {:?}", c.state(), s.state());
+        assert!(
+            p.done[CLIENT] && p.done[SERVER],
+            "seed {seed}: {:?} {:?}",
+            c.state(),
+            s.state()
+        );
         assert_eq!(c.state(), State::Closed, "seed {seed}");
-        assert!(matches!(s.state(), State::TimeWait | State::Closed), "seed {seed}");
-        assert_eq!(p.events.iter().filter(|e| e.2 == AppEvent::Closed).count(), 2, "seed {seed}");
+        assert!(
+            matches!(s.state(), State::TimeWait | State::Closed),
+            "seed {seed}"
+        );
+        assert_eq!(
+            p.events.iter().filter(|e| e.2 == AppEvent::Closed).count(),
+            2,
+            "seed {seed}"
+        );
         completed += 1;
     }
     // With at most 10 % loss and 6/15 retries, aborts are rare; most runs complete. And the

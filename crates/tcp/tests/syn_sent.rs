@@ -6,8 +6,8 @@
 mod util;
 
 use tcp::{AppEvent, Endpoint, State, TcpConfig, TxKind};
-use util::*;
 use units::{SimDuration, SimTime};
+use util::*;
 
 #[test]
 fn syn_sent_syn_ack_establishes_after_one_rtt() {
@@ -21,12 +21,24 @@ fn syn_sent_syn_ack_establishes_after_one_rtt() {
     p.run_until(ms(100));
     assert_eq!(p.eps[CLIENT].state(), State::Established);
     let l = &p.log;
-    assert_eq!((l[0].t, l[0].side, sal(&l[0].seg)), (ms(0), CLIENT, (0, 0, 0, SYN)));
-    assert_eq!((l[1].t, l[1].side, sal(&l[1].seg)), (ms(50), SERVER, (0, 1, 0, SYN_ACK)));
-    assert_eq!((l[2].t, l[2].side, sal(&l[2].seg)), (ms(100), CLIENT, (1, 1, 100, ACK)));
+    assert_eq!(
+        (l[0].t, l[0].side, sal(&l[0].seg)),
+        (ms(0), CLIENT, (0, 0, 0, SYN))
+    );
+    assert_eq!(
+        (l[1].t, l[1].side, sal(&l[1].seg)),
+        (ms(50), SERVER, (0, 1, 0, SYN_ACK))
+    );
+    assert_eq!(
+        (l[2].t, l[2].side, sal(&l[2].seg)),
+        (ms(100), CLIENT, (1, 1, 100, ACK))
+    );
     assert_eq!(l.len(), 3);
     for s in &l[..2] {
-        assert_eq!((s.seg.wnd, s.seg.kind, s.seg.cwnd_hint), (65535, TxKind::New, 0));
+        assert_eq!(
+            (s.seg.wnd, s.seg.kind, s.seg.cwnd_hint),
+            (65535, TxKind::New, 0)
+        );
     }
     // Client cwnd = IW = 2 MSS: the request segment's hint is 2.
     assert_eq!(l[2].seg.cwnd_hint, 2);
@@ -42,10 +54,16 @@ fn syn_sent_syn_ack_establishes_after_one_rtt() {
 fn syn_sent_without_data_sends_pure_ack() {
     let mut c = Endpoint::connect(TcpConfig::default(), ms(0));
     let syn = drain(&mut c, ms(0));
-    assert_eq!(syn.iter().map(sal).collect::<Vec<_>>(), vec![(0, 0, 0, SYN)]);
+    assert_eq!(
+        syn.iter().map(sal).collect::<Vec<_>>(),
+        vec![(0, 0, 0, SYN)]
+    );
     assert_eq!(c.next_deadline(), Some(ms(3000)));
     c.on_segment(ms(100), &seg(0, 1, 0, SYN_ACK));
-    assert_eq!(drain(&mut c, ms(100)).iter().map(sal).collect::<Vec<_>>(), vec![(1, 1, 0, ACK)]);
+    assert_eq!(
+        drain(&mut c, ms(100)).iter().map(sal).collect::<Vec<_>>(),
+        vec![(1, 1, 0, ACK)]
+    );
     assert_eq!(events(&mut c), vec![AppEvent::Connected]);
     assert_eq!(c.next_deadline(), None);
     assert_eq!(c.cwnd(), 2 * MSS);
@@ -88,7 +106,14 @@ fn syn_sent_lost_syn_costs_exactly_the_initial_rto() {
     // ESTABLISHED at 3 s + 1 RTT = 3.1 s. RFC 5681 §3.1: IW = 1 MSS for the client that
     // retransmitted its SYN. The server never saw the first SYN: its IW stays 2 MSS.
     let drops = vec![DropRule::Nth { side: CLIENT, k: 1 }];
-    let mut p = Pipe::http_with(TcpConfig::default(), TcpConfig::default(), dms(50), 100, 2 * MSS, drops);
+    let mut p = Pipe::http_with(
+        TcpConfig::default(),
+        TcpConfig::default(),
+        dms(50),
+        100,
+        2 * MSS,
+        drops,
+    );
     p.run_until(ms(3100));
     assert_eq!(p.event_time(CLIENT, AppEvent::Connected), Some(ms(3100)));
     assert_eq!(p.eps[CLIENT].cwnd(), MSS);
@@ -98,28 +123,56 @@ fn syn_sent_lost_syn_costs_exactly_the_initial_rto() {
     assert_eq!(p.eps[CLIENT].rto(), SimDuration::from_secs(3));
     assert_eq!(p.eps[CLIENT].next_deadline(), Some(ms(6100)));
     let c = p.sent(CLIENT);
-    assert_eq!((c[1].t, sal(&c[1].seg), c[1].seg.kind), (ms(3000), (0, 0, 0, SYN), TxKind::Retransmit));
+    assert_eq!(
+        (c[1].t, sal(&c[1].seg), c[1].seg.kind),
+        (ms(3000), (0, 0, 0, SYN), TxKind::Retransmit)
+    );
     // The request carries cwnd hint 1.
-    assert_eq!((c[2].t, sal(&c[2].seg), c[2].seg.cwnd_hint), (ms(3100), (1, 1, 100, ACK), 1));
+    assert_eq!(
+        (c[2].t, sal(&c[2].seg), c[2].seg.cwnd_hint),
+        (ms(3100), (1, 1, 100, ACK), 1)
+    );
     p.run();
     assert_eq!(p.eps[SERVER].stats().syn_retransmits, 0);
     // Server: SRTT from its SYN-ACK (3.05 → 3.15 s), IW 2: the 2-segment response leaves at
     // 3.15 s in one flight and completes at 3.2 s.
     assert_eq!(p.completed, Some(ms(3200)));
     let st = p.eps[CLIENT].stats();
-    assert_eq!((st.syn_retransmits, st.timeouts, st.data_retransmits), (1, 1, 0));
+    assert_eq!(
+        (st.syn_retransmits, st.timeouts, st.data_retransmits),
+        (1, 1, 0)
+    );
 }
 
 #[test]
 fn syn_sent_every_syn_lost_aborts_after_the_sum_of_backed_off_rtos() {
     // Case 11. 7 SYNs at 0, 3, 9, 21, 45, 93, 153 s (RTO 3, 6, 12, 24, 48, then capped at 60);
     // the 7th expiry, at 153 + 60 = 213 s, gives up: 3+6+12+24+48+60+60 = 213.
-    let drops = vec![DropRule::Seq { side: CLIENT, seq: 0, kind: None, times: usize::MAX }];
-    let mut p = Pipe::http_with(TcpConfig::default(), TcpConfig::default(), dms(50), 100, 1000, drops);
+    let drops = vec![DropRule::Seq {
+        side: CLIENT,
+        seq: 0,
+        kind: None,
+        times: usize::MAX,
+    }];
+    let mut p = Pipe::http_with(
+        TcpConfig::default(),
+        TcpConfig::default(),
+        dms(50),
+        100,
+        1000,
+        drops,
+    );
     p.run();
-    let times: Vec<u64> = p.sent(CLIENT).iter().map(|s| s.t.as_nanos() / 1_000_000_000).collect();
+    let times: Vec<u64> = p
+        .sent(CLIENT)
+        .iter()
+        .map(|s| s.t.as_nanos() / 1_000_000_000)
+        .collect();
     assert_eq!(times, vec![0, 3, 9, 21, 45, 93, 153]);
-    assert_eq!(p.event_time(CLIENT, AppEvent::Aborted), Some(SimTime::from_secs(213)));
+    assert_eq!(
+        p.event_time(CLIENT, AppEvent::Aborted),
+        Some(SimTime::from_secs(213))
+    );
     assert_eq!(p.eps[CLIENT].state(), State::Closed);
     assert_eq!(p.eps[CLIENT].next_deadline(), None);
     let st = p.eps[CLIENT].stats();
@@ -152,7 +205,14 @@ fn syn_sent_abort_honours_max_syn_retries() {
         now = c.next_deadline().expect("a timer");
         c.on_timeout(now);
     }
-    assert_eq!(sent, vec![(ms(0), TxKind::New), (ms(1000), TxKind::Retransmit), (ms(3000), TxKind::Retransmit)]);
+    assert_eq!(
+        sent,
+        vec![
+            (ms(0), TxKind::New),
+            (ms(1000), TxKind::Retransmit),
+            (ms(3000), TxKind::Retransmit)
+        ]
+    );
     assert_eq!(now, ms(6000));
     // CLOSED ignores everything and sends nothing.
     c.on_segment(ms(6100), &seg(0, 1, 0, SYN_ACK));

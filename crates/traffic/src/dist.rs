@@ -35,8 +35,8 @@ mod empirical;
 #[cfg(test)]
 mod tests;
 
-pub use empirical::EmpiricalCdf;
 pub(crate) use empirical::inverse_cdf;
+pub use empirical::EmpiricalCdf;
 
 use crate::math::{exp, exp_m1, ln, powf};
 use rand::Rng as _;
@@ -47,16 +47,30 @@ use units::Rng;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SizeDist {
     /// Always `value` (≥ 0).
-    Constant { value: f64 },
+    Constant {
+        value: f64,
+    },
     /// Exponential with mean `mean` (> 0).
-    Exponential { mean: f64 },
+    Exponential {
+        mean: f64,
+    },
     /// exp(N(mu, sigma²)); `sigma` > 0. Mean exp(mu + sigma²/2).
-    Lognormal { mu: f64, sigma: f64 },
+    Lognormal {
+        mu: f64,
+        sigma: f64,
+    },
     /// Pareto with shape `shape` on [min, max] (truncated density); shape > 0, 0 < min < max.
-    BoundedPareto { shape: f64, min: f64, max: f64 },
+    BoundedPareto {
+        shape: f64,
+        min: f64,
+        max: f64,
+    },
     Empirical(EmpiricalCdf),
     /// Uniform on [min, max]; 0 ≤ min ≤ max (min = max is a constant that still uses one draw).
-    Uniform { min: f64, max: f64 },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
 }
 
 /// One uniform draw in [0, 1) (rand 0.8 `Standard` for f64: 53 bits of one `next_u64`).
@@ -92,7 +106,11 @@ pub(crate) fn bounded_pareto_mean(shape: f64, l: f64, h: f64) -> f64 {
     let ln_r = ln(r);
     let denom = 1.0 - powf(r, shape);
     let a1 = shape - 1.0;
-    let ratio = if a1.abs() < 1e-9 { -ln_r } else { -exp_m1(a1 * ln_r) / a1 };
+    let ratio = if a1.abs() < 1e-9 {
+        -ln_r
+    } else {
+        -exp_m1(a1 * ln_r) / a1
+    };
     shape * l * ratio / denom
 }
 
@@ -118,7 +136,9 @@ impl SizeDist {
                 let z: f64 = rng.sample(StandardNormal);
                 exp(mu + sigma * z)
             }
-            SizeDist::BoundedPareto { shape, min, max } => bounded_pareto_inverse(unit(rng), *shape, *min, *max),
+            SizeDist::BoundedPareto { shape, min, max } => {
+                bounded_pareto_inverse(unit(rng), *shape, *min, *max)
+            }
             SizeDist::Empirical(cdf) => inverse_cdf(&cdf.points, unit(rng)),
         }
     }

@@ -21,4 +21,6 @@ mod math;
 pub mod workload;
 
 pub use dist::{EmpiricalCdf, SizeDist};
-pub use workload::{pareto_web_mean_bytes, Arrival, BulkFlow, FlowKind, Request, Workload, WorkloadConfig};
+pub use workload::{
+    pareto_web_mean_bytes, Arrival, BulkFlow, FlowKind, Request, Workload, WorkloadConfig,
+};

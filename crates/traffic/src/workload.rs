@@ -129,31 +129,58 @@ impl WorkloadConfig {
     /// `workload::tests::validation`). [`Workload::new`] calls this.
     pub fn validate(&self) -> Result<(), String> {
         match self {
-            WorkloadConfig::Http10 { arrival, request_bytes, response_bytes, clients, servers } => {
+            WorkloadConfig::Http10 {
+                arrival,
+                request_bytes,
+                response_bytes,
+                clients,
+                servers,
+            } => {
                 at_least_one("clients", *clients)?;
                 at_least_one("servers", *servers)?;
                 match arrival {
-                    Arrival::Poisson { rate } => finite_positive("arrival.rate (connections/s)", *rate)?,
+                    Arrival::Poisson { rate } => {
+                        finite_positive("arrival.rate (connections/s)", *rate)?
+                    }
                     Arrival::Users { users, think_s } => {
                         at_least_one("arrival.users", *users)?;
-                        think_s.validate().map_err(|e| format!("arrival.think_s: {e}"))?;
+                        think_s
+                            .validate()
+                            .map_err(|e| format!("arrival.think_s: {e}"))?;
                     }
                 }
-                request_bytes.validate().map_err(|e| format!("request_bytes: {e}"))?;
-                response_bytes.validate().map_err(|e| format!("response_bytes: {e}"))?;
+                request_bytes
+                    .validate()
+                    .map_err(|e| format!("request_bytes: {e}"))?;
+                response_bytes
+                    .validate()
+                    .map_err(|e| format!("response_bytes: {e}"))?;
             }
-            WorkloadConfig::ParetoWeb { flows, shape, mean_bytes, min_bytes, max_bytes, clients, servers, .. } => {
+            WorkloadConfig::ParetoWeb {
+                flows,
+                shape,
+                mean_bytes,
+                min_bytes,
+                max_bytes,
+                clients,
+                servers,
+                ..
+            } => {
                 at_least_one("flows", *flows)?;
                 at_least_one("clients", *clients)?;
                 at_least_one("servers", *servers)?;
                 if !(shape.is_finite() && *shape > 1.0) {
-                    return Err(format!("shape must be > 1 (a Pareto with shape ≤ 1 has no mean), got {shape}"));
+                    return Err(format!(
+                        "shape must be > 1 (a Pareto with shape ≤ 1 has no mean), got {shape}"
+                    ));
                 }
                 finite_positive("mean_bytes", *mean_bytes)?;
                 finite_positive("min_bytes", *min_bytes)?;
                 finite_positive("max_bytes", *max_bytes)?;
                 if min_bytes >= max_bytes {
-                    return Err(format!("min_bytes ({min_bytes}) must be below max_bytes ({max_bytes})"));
+                    return Err(format!(
+                        "min_bytes ({min_bytes}) must be below max_bytes ({max_bytes})"
+                    ));
                 }
             }
             WorkloadConfig::Bulk { flows } => {
@@ -161,10 +188,16 @@ impl WorkloadConfig {
                     return Err("flows: at least one flow is required".to_string());
                 }
                 if u32::try_from(flows.len()).is_err() {
-                    return Err(format!("flows: at most {} flows, got {}", u32::MAX, flows.len()));
+                    return Err(format!(
+                        "flows: at most {} flows, got {}",
+                        u32::MAX,
+                        flows.len()
+                    ));
                 }
                 if let Some(i) = flows.iter().position(|f| f.bytes == Some(0)) {
-                    return Err(format!("flows[{i}].bytes must be at least 1 (None = endless)"));
+                    return Err(format!(
+                        "flows[{i}].bytes must be at least 1 (None = endless)"
+                    ));
                 }
             }
         }
@@ -178,9 +211,12 @@ impl WorkloadConfig {
     /// depends on the network.
     pub fn offered_load_bps(&self) -> Option<f64> {
         match self {
-            WorkloadConfig::Http10 { arrival: Arrival::Poisson { rate }, request_bytes, response_bytes, .. } => {
-                Some(rate * 8.0 * (response_bytes.mean() + request_bytes.mean()))
-            }
+            WorkloadConfig::Http10 {
+                arrival: Arrival::Poisson { rate },
+                request_bytes,
+                response_bytes,
+                ..
+            } => Some(rate * 8.0 * (response_bytes.mean() + request_bytes.mean())),
             _ => None,
         }
     }
@@ -190,9 +226,18 @@ impl WorkloadConfig {
     pub fn mean_response_bytes(&self) -> Option<f64> {
         match self {
             WorkloadConfig::Http10 { response_bytes, .. } => Some(response_bytes.mean()),
-            WorkloadConfig::ParetoWeb { shape, mean_bytes, min_bytes, max_bytes, .. } => {
-                Some(pareto_web_mean_bytes(*shape, *mean_bytes, *min_bytes, *max_bytes))
-            }
+            WorkloadConfig::ParetoWeb {
+                shape,
+                mean_bytes,
+                min_bytes,
+                max_bytes,
+                ..
+            } => Some(pareto_web_mean_bytes(
+                *shape,
+                *mean_bytes,
+                *min_bytes,
+                *max_bytes,
+            )),
             WorkloadConfig::Bulk { .. } => None,
         }
     }
@@ -242,9 +287,19 @@ impl Workload {
     pub fn new(cfg: WorkloadConfig) -> Result<Workload, String> {
         cfg.validate()?;
         let gen = match &cfg {
-            WorkloadConfig::Http10 { arrival: Arrival::Poisson { rate }, request_bytes, response_bytes, clients, servers } => {
-                Gen::Poisson(poisson::Poisson::new(*rate, request_bytes.clone(), response_bytes.clone(), *clients, *servers))
-            }
+            WorkloadConfig::Http10 {
+                arrival: Arrival::Poisson { rate },
+                request_bytes,
+                response_bytes,
+                clients,
+                servers,
+            } => Gen::Poisson(poisson::Poisson::new(
+                *rate,
+                request_bytes.clone(),
+                response_bytes.clone(),
+                *clients,
+                *servers,
+            )),
             WorkloadConfig::Http10 {
                 arrival: Arrival::Users { users, think_s },
                 request_bytes,
@@ -259,21 +314,32 @@ impl Workload {
                 *clients,
                 *servers,
             )),
-            WorkloadConfig::ParetoWeb { flows, shape, mean_bytes, min_bytes, max_bytes, off_time, clients, servers } => {
-                Gen::ParetoWeb(pareto_web::ParetoWeb::new(
-                    *flows,
-                    *shape,
-                    *mean_bytes,
-                    *min_bytes,
-                    *max_bytes,
-                    *off_time,
-                    *clients,
-                    *servers,
-                ))
-            }
+            WorkloadConfig::ParetoWeb {
+                flows,
+                shape,
+                mean_bytes,
+                min_bytes,
+                max_bytes,
+                off_time,
+                clients,
+                servers,
+            } => Gen::ParetoWeb(pareto_web::ParetoWeb::new(
+                *flows,
+                *shape,
+                *mean_bytes,
+                *min_bytes,
+                *max_bytes,
+                *off_time,
+                *clients,
+                *servers,
+            )),
             WorkloadConfig::Bulk { flows } => Gen::Bulk(bulk::Bulk::new(flows)),
         };
-        Ok(Workload { cfg, gen, started: false })
+        Ok(Workload {
+            cfg,
+            gen,
+            started: false,
+        })
     }
 
     /// The validated configuration.
@@ -324,7 +390,13 @@ impl Workload {
     /// schedule that user's next request (and emit it at once if it is already due); open-loop
     /// and bulk models ignore the call, as do closed-loop models for a user with no request
     /// outstanding (a duplicate or stale notification).
-    pub fn on_response_complete(&mut self, now: SimTime, user: u32, rng: &mut Rng, out: &mut Vec<Request>) {
+    pub fn on_response_complete(
+        &mut self,
+        now: SimTime,
+        user: u32,
+        rng: &mut Rng,
+        out: &mut Vec<Request>,
+    ) {
         if !self.started {
             return;
         }

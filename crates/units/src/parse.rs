@@ -27,7 +27,9 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+'))
+        .find(|(_, c)| {
+            !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+')
+        })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "e" may start a unit? No unit here starts with e, so allowing exponents is safe.
@@ -37,10 +39,17 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 }
 
 fn err(input: &str, reason: impl Into<String>) -> UnitError {
-    UnitError { input: input.to_string(), reason: reason.into() }
+    UnitError {
+        input: input.to_string(),
+        reason: reason.into(),
+    }
 }
 
-fn number_and_unit<'a>(input: &'a str, what: &str, units: &str) -> Result<(f64, &'a str), UnitError> {
+fn number_and_unit<'a>(
+    input: &'a str,
+    what: &str,
+    units: &str,
+) -> Result<(f64, &'a str), UnitError> {
     let (v, unit) = split_number(input)
         .ok_or_else(|| err(input, format!("expected a {what} such as {units}")))?;
     if !v.is_finite() {
@@ -61,7 +70,12 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
         "Mbps" => 1e6,
         "Gbps" => 1e9,
         "" => return Err(err(input, "missing unit (bps, kbps, Mbps, Gbps)")),
-        u => return Err(err(input, format!("unknown rate unit \"{u}\" (bps, kbps, Mbps, Gbps)"))),
+        u => {
+            return Err(err(
+                input,
+                format!("unknown rate unit \"{u}\" (bps, kbps, Mbps, Gbps)"),
+            ))
+        }
     };
     let bps = (v * mult).round();
     if bps <= 0.0 {
@@ -81,7 +95,12 @@ pub fn parse_duration(input: &str) -> Result<SimDuration, UnitError> {
         "min" => 60e9,
         "h" => 3600e9,
         "" => return Err(err(input, "missing unit (ns, us, ms, s, min, h)")),
-        u => return Err(err(input, format!("unknown time unit \"{u}\" (ns, us, ms, s, min, h)"))),
+        u => {
+            return Err(err(
+                input,
+                format!("unknown time unit \"{u}\" (ns, us, ms, s, min, h)"),
+            ))
+        }
     };
     Ok(SimDuration((v * ns_per).round() as u64))
 }
@@ -97,7 +116,12 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "" => return Err(err(input, "missing unit (B, KB, MB, GB, KiB, MiB)")),
-        u => return Err(err(input, format!("unknown size unit \"{u}\" (B, KB, MB, GB, KiB, MiB)"))),
+        u => {
+            return Err(err(
+                input,
+                format!("unknown size unit \"{u}\" (B, KB, MB, GB, KiB, MiB)"),
+            ))
+        }
     };
     Ok((v * mult).round() as u64)
 }
@@ -110,17 +134,35 @@ mod tests {
     fn rates() {
         assert_eq!(parse_rate("10Mbps").unwrap().bps, 10_000_000);
         assert_eq!(parse_rate("1.5Gbps").unwrap().bps, 1_500_000_000);
-        assert!(parse_rate("-3Mbps").unwrap_err().reason.contains("negative"));
-        assert!(parse_rate("10MB").unwrap_err().reason.contains("unknown rate unit"));
-        assert!(parse_rate("10").unwrap_err().reason.contains("missing unit"));
+        assert!(parse_rate("-3Mbps")
+            .unwrap_err()
+            .reason
+            .contains("negative"));
+        assert!(parse_rate("10MB")
+            .unwrap_err()
+            .reason
+            .contains("unknown rate unit"));
+        assert!(parse_rate("10")
+            .unwrap_err()
+            .reason
+            .contains("missing unit"));
         assert!(parse_rate("0Mbps").unwrap_err().reason.contains("positive"));
     }
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("79ms").unwrap(), SimDuration::from_millis(79));
-        assert_eq!(parse_duration("1.5s").unwrap(), SimDuration::from_millis(1500));
-        assert_eq!(parse_duration("10min").unwrap(), SimDuration::from_secs(600));
+        assert_eq!(
+            parse_duration("79ms").unwrap(),
+            SimDuration::from_millis(79)
+        );
+        assert_eq!(
+            parse_duration("1.5s").unwrap(),
+            SimDuration::from_millis(1500)
+        );
+        assert_eq!(
+            parse_duration("10min").unwrap(),
+            SimDuration::from_secs(600)
+        );
         assert!(parse_duration("fast").is_err());
     }
 

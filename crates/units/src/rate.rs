@@ -13,7 +13,9 @@ impl Rate {
         Rate { bps }
     }
     pub const fn from_mbps(mbps: u64) -> Self {
-        Rate { bps: mbps * 1_000_000 }
+        Rate {
+            bps: mbps * 1_000_000,
+        }
     }
     /// Time to put `bytes` on the wire at this rate, rounded up to the next nanosecond
     /// (so a busy link never runs faster than its rate). Zero rate means infinite time.
@@ -38,13 +40,19 @@ mod tests {
     #[test]
     fn serialization_of_full_segment_at_10mbps() {
         // 1500 bytes * 8 / 10e6 = 1.2 ms exactly.
-        assert_eq!(Rate::from_mbps(10).serialization(1500), SimDuration::from_micros(1200));
+        assert_eq!(
+            Rate::from_mbps(10).serialization(1500),
+            SimDuration::from_micros(1200)
+        );
         // 40 bytes at 3 bps rounds up: 320/3 s = 106.666..s -> ceil ns.
         assert_eq!(Rate::from_bps(3).serialization(40).0, 106_666_666_667);
     }
 
     #[test]
     fn bytes_in_one_second() {
-        assert_eq!(Rate::from_mbps(10).bytes_in(SimDuration::from_secs(1)), 1_250_000);
+        assert_eq!(
+            Rate::from_mbps(10).bytes_in(SimDuration::from_secs(1)),
+            1_250_000
+        );
     }
 }

@@ -120,12 +120,22 @@ impl Sub for SimDuration {
 impl fmt::Display for SimTime {
     /// Seconds with nanosecond precision, e.g. `1.500000000s`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:09}s", self.0 / 1_000_000_000, self.0 % 1_000_000_000)
+        write!(
+            f,
+            "{}.{:09}s",
+            self.0 / 1_000_000_000,
+            self.0 % 1_000_000_000
+        )
     }
 }
 impl fmt::Display for SimDuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:09}s", self.0 / 1_000_000_000, self.0 % 1_000_000_000)
+        write!(
+            f,
+            "{}.{:09}s",
+            self.0 / 1_000_000_000,
+            self.0 % 1_000_000_000
+        )
     }
 }
 
@@ -136,7 +146,10 @@ mod tests {
     #[test]
     fn constructors_agree() {
         assert_eq!(SimTime::from_millis(1500), SimTime::from_micros(1_500_000));
-        assert_eq!(SimDuration::from_secs_f64(0.079), SimDuration::from_millis(79));
+        assert_eq!(
+            SimDuration::from_secs_f64(0.079),
+            SimDuration::from_millis(79)
+        );
         assert_eq!(format!("{}", SimTime::from_millis(1500)), "1.500000000s");
     }
 

@@ -7,13 +7,16 @@
 
 use super::Built;
 use crate::config::DumbbellConfig;
-use crate::network::Network;
+use crate::network::{LinkSpec, Network};
 use crate::output::SimError;
 
 /// Build the dumbbell described by `cfg`.
 pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
     if cfg.clients == 0 || cfg.servers == 0 {
-        return Err(SimError { key: "topology".into(), reason: "needs at least one client and one server".into() });
+        return Err(SimError {
+            key: "topology".into(),
+            reason: "needs at least one client and one server".into(),
+        });
     }
     let c = cfg.clients;
     let s = cfg.servers;
@@ -22,26 +25,89 @@ pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
     let mut net = Network::new(c + s + 2);
     let qerr = |key: &str| {
         let key = key.to_string();
-        move |e: aqm::ParamError| SimError { key: format!("{key}.{}", e.key), reason: e.reason }
+        move |e: aqm::ParamError| SimError {
+            key: format!("{key}.{}", e.key),
+            reason: e.reason,
+        }
     };
     for i in 0..c {
-        net.add_link(&format!("client{i}_up"), i, rc, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
-            .map_err(qerr("topology.access_queue"))?;
-        net.add_link(&format!("client{i}_down"), rc, i, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
-            .map_err(qerr("topology.access_queue"))?;
+        net.add_link(
+            LinkSpec {
+                name: &format!("client{i}_up"),
+                from: i,
+                to: rc,
+                rate: cfg.access_rate,
+                delay: cfg.access_delay,
+                queue: &cfg.access_queue,
+            },
+            seed,
+        )
+        .map_err(qerr("topology.access_queue"))?;
+        net.add_link(
+            LinkSpec {
+                name: &format!("client{i}_down"),
+                from: rc,
+                to: i,
+                rate: cfg.access_rate,
+                delay: cfg.access_delay,
+                queue: &cfg.access_queue,
+            },
+            seed,
+        )
+        .map_err(qerr("topology.access_queue"))?;
     }
     for j in 0..s {
         let n = c + j;
-        net.add_link(&format!("server{j}_up"), n, rs, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
-            .map_err(qerr("topology.access_queue"))?;
-        net.add_link(&format!("server{j}_down"), rs, n, cfg.access_rate, cfg.access_delay, &cfg.access_queue, seed)
-            .map_err(qerr("topology.access_queue"))?;
+        net.add_link(
+            LinkSpec {
+                name: &format!("server{j}_up"),
+                from: n,
+                to: rs,
+                rate: cfg.access_rate,
+                delay: cfg.access_delay,
+                queue: &cfg.access_queue,
+            },
+            seed,
+        )
+        .map_err(qerr("topology.access_queue"))?;
+        net.add_link(
+            LinkSpec {
+                name: &format!("server{j}_down"),
+                from: rs,
+                to: n,
+                rate: cfg.access_rate,
+                delay: cfg.access_delay,
+                queue: &cfg.access_queue,
+            },
+            seed,
+        )
+        .map_err(qerr("topology.access_queue"))?;
     }
     let fwd = net
-        .add_link("bottleneck_fwd", rs, rc, cfg.bottleneck_rate, cfg.bottleneck_delay, &cfg.forward_queue, seed)
+        .add_link(
+            LinkSpec {
+                name: "bottleneck_fwd",
+                from: rs,
+                to: rc,
+                rate: cfg.bottleneck_rate,
+                delay: cfg.bottleneck_delay,
+                queue: &cfg.forward_queue,
+            },
+            seed,
+        )
         .map_err(qerr("queue"))?;
     let rev = net
-        .add_link("bottleneck_rev", rc, rs, cfg.bottleneck_rate, cfg.bottleneck_delay, &cfg.reverse_queue, seed)
+        .add_link(
+            LinkSpec {
+                name: "bottleneck_rev",
+                from: rc,
+                to: rs,
+                rate: cfg.bottleneck_rate,
+                delay: cfg.bottleneck_delay,
+                queue: &cfg.reverse_queue,
+            },
+            seed,
+        )
         .map_err(qerr("reverse_queue"))?;
     net.compute_routes();
     Ok(Built {

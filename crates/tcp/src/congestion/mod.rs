@@ -46,7 +46,11 @@ impl Window {
     /// Before the handshake completes: 1 MSS (ns-2 `delay_growth_`), ssthresh "infinite".
     pub fn new(mss: u32) -> Self {
         let mss = mss.max(1) as u64;
-        Window { mss, cwnd: mss, ssthresh: u64::MAX }
+        Window {
+            mss,
+            cwnd: mss,
+            ssthresh: u64::MAX,
+        }
     }
     /// Slow start or congestion avoidance for an ACK that newly acknowledged `acked` bytes.
     pub fn grow(&mut self, acked: u64) {
@@ -131,9 +135,11 @@ impl Congestion {
     pub fn new(cfg: &TcpConfig) -> Self {
         match cfg.variant {
             Variant::Reno => Congestion::Reno(Reno::new(cfg.mss, cfg.dupack_threshold)),
-            Variant::NewReno => {
-                Congestion::NewReno(NewReno::new(cfg.mss, cfg.dupack_threshold, cfg.newreno_full_ack))
-            }
+            Variant::NewReno => Congestion::NewReno(NewReno::new(
+                cfg.mss,
+                cfg.dupack_threshold,
+                cfg.newreno_full_ack,
+            )),
         }
     }
     pub fn window(&self) -> &Window {
@@ -180,7 +186,11 @@ mod tests {
 
     #[test]
     fn slow_start_adds_at_most_one_mss_per_ack() {
-        let mut w = Window { mss: 1000, cwnd: 2000, ssthresh: 65535 };
+        let mut w = Window {
+            mss: 1000,
+            cwnd: 2000,
+            ssthresh: 65535,
+        };
         w.grow(2000); // a stretch ACK of 2 segments still adds 1 MSS (RFC 5681 eq. 2)
         assert_eq!(w.cwnd, 3000);
         w.grow(300);
@@ -190,20 +200,32 @@ mod tests {
     #[test]
     fn congestion_avoidance_adds_mss_squared_over_cwnd() {
         // cwnd = ssthresh = 4000: 1000·1000/4000 = 250 bytes; then 1000·1000/4250 = 235.29 → 235.
-        let mut w = Window { mss: 1000, cwnd: 4000, ssthresh: 4000 };
+        let mut w = Window {
+            mss: 1000,
+            cwnd: 4000,
+            ssthresh: 4000,
+        };
         w.grow(1000);
         assert_eq!(w.cwnd, 4250);
         w.grow(1000);
         assert_eq!(w.cwnd, 4485);
         // At least one byte per ACK: mss 10, cwnd 1000 → 100/1000 = 0 → 1.
-        let mut w = Window { mss: 10, cwnd: 1000, ssthresh: 10 };
+        let mut w = Window {
+            mss: 10,
+            cwnd: 1000,
+            ssthresh: 10,
+        };
         w.grow(10);
         assert_eq!(w.cwnd, 1001);
     }
 
     #[test]
     fn halving_has_a_floor_of_two_segments() {
-        let mut w = Window { mss: 1000, cwnd: 10_000, ssthresh: u64::MAX };
+        let mut w = Window {
+            mss: 1000,
+            cwnd: 10_000,
+            ssthresh: u64::MAX,
+        };
         w.enter_fast_recovery(7000, 3);
         assert_eq!((w.ssthresh, w.cwnd), (3500, 6500));
         w.enter_fast_recovery(3000, 3);

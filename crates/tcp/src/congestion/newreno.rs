@@ -75,7 +75,10 @@ impl CongestionControl for NewReno {
         if !self.in_recovery {
             self.w.grow(a.acked);
             self.dupacks = 0;
-            return AckVerdict { retransmit_head: false, restart_timer: true };
+            return AckVerdict {
+                retransmit_head: false,
+                restart_timer: true,
+            };
         }
         if a.ack >= self.recover {
             self.in_recovery = false;
@@ -85,7 +88,10 @@ impl CongestionControl for NewReno {
                 FullAck::FlightSize => self.w.ssthresh.min(a.flight.max(self.w.mss) + self.w.mss),
             }
             .max(self.w.mss);
-            return AckVerdict { retransmit_head: false, restart_timer: true };
+            return AckVerdict {
+                retransmit_head: false,
+                restart_timer: true,
+            };
         }
         self.w.cwnd = self.w.cwnd.saturating_sub(a.acked);
         if a.acked >= self.w.mss {
@@ -94,7 +100,10 @@ impl CongestionControl for NewReno {
         self.w.cwnd = self.w.cwnd.max(self.w.mss);
         let first = !self.partial_seen;
         self.partial_seen = true;
-        AckVerdict { retransmit_head: true, restart_timer: first }
+        AckVerdict {
+            retransmit_head: true,
+            restart_timer: first,
+        }
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
         self.dupacks = self.dupacks.saturating_add(1);
@@ -133,7 +142,12 @@ mod tests {
         let mut n = NewReno::new(1000, 3, rule);
         n.on_connected(8000, 65535);
         for _ in 0..3 {
-            n.on_dupack(&AckInfo { ack: 1, acked: 0, flight: 8000, snd_max: 8001 });
+            n.on_dupack(&AckInfo {
+                ack: 1,
+                acked: 0,
+                flight: 8000,
+                snd_max: 8001,
+            });
         }
         n
     }
@@ -143,24 +157,65 @@ mod tests {
         // Entry: ssthresh = 4000, cwnd = 7000, recover = 8001.
         let mut n = nr(FullAck::Ssthresh);
         assert!(n.in_recovery());
-        assert_eq!((n.window().ssthresh, n.window().cwnd, n.recover()), (4000, 7000, 8001));
+        assert_eq!(
+            (n.window().ssthresh, n.window().cwnd, n.recover()),
+            (4000, 7000, 8001)
+        );
         // Two more dupACKs: 9000.
         for _ in 0..2 {
-            n.on_dupack(&AckInfo { ack: 1, acked: 0, flight: 8000, snd_max: 8001 });
+            n.on_dupack(&AckInfo {
+                ack: 1,
+                acked: 0,
+                flight: 8000,
+                snd_max: 8001,
+            });
         }
         assert_eq!(n.window().cwnd, 9000);
         // Partial ACK of 3 segments (3000 B): 9000 − 3000 + 1000 = 7000; first → restart timer.
-        let v = n.on_new_ack(&AckInfo { ack: 3001, acked: 3000, flight: 5000, snd_max: 8001 });
-        assert_eq!(v, AckVerdict { retransmit_head: true, restart_timer: true });
+        let v = n.on_new_ack(&AckInfo {
+            ack: 3001,
+            acked: 3000,
+            flight: 5000,
+            snd_max: 8001,
+        });
+        assert_eq!(
+            v,
+            AckVerdict {
+                retransmit_head: true,
+                restart_timer: true
+            }
+        );
         assert_eq!(n.window().cwnd, 7000);
         // A second partial ACK of 500 B (< MSS): 7000 − 500 = 6500, no add-back, no restart.
-        let v = n.on_new_ack(&AckInfo { ack: 3501, acked: 500, flight: 4500, snd_max: 8001 });
-        assert_eq!(v, AckVerdict { retransmit_head: true, restart_timer: false });
+        let v = n.on_new_ack(&AckInfo {
+            ack: 3501,
+            acked: 500,
+            flight: 4500,
+            snd_max: 8001,
+        });
+        assert_eq!(
+            v,
+            AckVerdict {
+                retransmit_head: true,
+                restart_timer: false
+            }
+        );
         assert_eq!(n.window().cwnd, 6500);
         assert!(n.in_recovery());
         // Full ACK: cwnd = ssthresh = 4000.
-        let v = n.on_new_ack(&AckInfo { ack: 8001, acked: 4500, flight: 0, snd_max: 8001 });
-        assert_eq!(v, AckVerdict { retransmit_head: false, restart_timer: true });
+        let v = n.on_new_ack(&AckInfo {
+            ack: 8001,
+            acked: 4500,
+            flight: 0,
+            snd_max: 8001,
+        });
+        assert_eq!(
+            v,
+            AckVerdict {
+                retransmit_head: false,
+                restart_timer: true
+            }
+        );
         assert!(!n.in_recovery());
         assert_eq!(n.window().cwnd, 4000);
         assert_eq!(n.window().ssthresh, 4000);
@@ -171,15 +226,30 @@ mod tests {
         // Option 1 with 1000 B still in flight after the full ACK (new data sent in recovery):
         // min(4000, max(1000, 1000) + 1000) = 2000.
         let mut n = nr(FullAck::FlightSize);
-        n.on_new_ack(&AckInfo { ack: 8001, acked: 8000, flight: 1000, snd_max: 9001 });
+        n.on_new_ack(&AckInfo {
+            ack: 8001,
+            acked: 8000,
+            flight: 1000,
+            snd_max: 9001,
+        });
         assert_eq!(n.window().cwnd, 2000);
         // Option 1 with a large flight: capped at ssthresh.
         let mut n = nr(FullAck::FlightSize);
-        n.on_new_ack(&AckInfo { ack: 8001, acked: 8000, flight: 6000, snd_max: 14001 });
+        n.on_new_ack(&AckInfo {
+            ack: 8001,
+            acked: 8000,
+            flight: 6000,
+            snd_max: 14001,
+        });
         assert_eq!(n.window().cwnd, 4000);
         // Option 2: ssthresh whatever the flight.
         let mut n = nr(FullAck::Ssthresh);
-        n.on_new_ack(&AckInfo { ack: 8001, acked: 8000, flight: 0, snd_max: 8001 });
+        n.on_new_ack(&AckInfo {
+            ack: 8001,
+            acked: 8000,
+            flight: 0,
+            snd_max: 8001,
+        });
         assert_eq!(n.window().cwnd, 4000);
     }
 
@@ -188,8 +258,19 @@ mod tests {
         // In recovery with ssthresh 4000; 20 segments sent while recovering make FlightSize
         // 20000 at the timeout: eq. 4 says 10000, we keep 4000.
         let mut n = nr(FullAck::Ssthresh);
-        n.on_rto(&AckInfo { ack: 1, acked: 0, flight: 20_000, snd_max: 20_001 }, true);
-        assert_eq!((n.window().ssthresh, n.window().cwnd, n.recover()), (4000, 1000, 20_001));
+        n.on_rto(
+            &AckInfo {
+                ack: 1,
+                acked: 0,
+                flight: 20_000,
+                snd_max: 20_001,
+            },
+            true,
+        );
+        assert_eq!(
+            (n.window().ssthresh, n.window().cwnd, n.recover()),
+            (4000, 1000, 20_001)
+        );
         assert!(!n.in_recovery());
     }
 
@@ -198,19 +279,50 @@ mod tests {
         let mut n = NewReno::new(1000, 3, FullAck::Ssthresh);
         n.on_connected(8 * MSS, 65535);
         // Timeout with SND.MAX = 8001: recover = 8001, ssthresh = 4000, cwnd = 1000.
-        n.on_rto(&AckInfo { ack: 1, acked: 0, flight: 8000, snd_max: 8001 }, true);
-        assert_eq!((n.window().ssthresh, n.window().cwnd, n.recover()), (4000, 1000, 8001));
+        n.on_rto(
+            &AckInfo {
+                ack: 1,
+                acked: 0,
+                flight: 8000,
+                snd_max: 8001,
+            },
+            true,
+        );
+        assert_eq!(
+            (n.window().ssthresh, n.window().cwnd, n.recover()),
+            (4000, 1000, 8001)
+        );
         // Go-back-N duplicates produce dupACKs at 3001 ≤ recover: no fast retransmit.
         for _ in 0..5 {
-            assert!(!n.on_dupack(&AckInfo { ack: 3001, acked: 0, flight: 5000, snd_max: 8001 }));
+            assert!(!n.on_dupack(&AckInfo {
+                ack: 3001,
+                acked: 0,
+                flight: 5000,
+                snd_max: 8001
+            }));
         }
         assert_eq!((n.window().ssthresh, n.window().cwnd), (4000, 1000));
         // After an ACK beyond recover, three dupACKs do trigger it.
-        n.on_new_ack(&AckInfo { ack: 9001, acked: 6000, flight: 2000, snd_max: 11001 });
+        n.on_new_ack(&AckInfo {
+            ack: 9001,
+            acked: 6000,
+            flight: 2000,
+            snd_max: 11001,
+        });
         for _ in 0..2 {
-            assert!(!n.on_dupack(&AckInfo { ack: 9001, acked: 0, flight: 2000, snd_max: 11001 }));
+            assert!(!n.on_dupack(&AckInfo {
+                ack: 9001,
+                acked: 0,
+                flight: 2000,
+                snd_max: 11001
+            }));
         }
-        assert!(n.on_dupack(&AckInfo { ack: 9001, acked: 0, flight: 2000, snd_max: 11001 }));
+        assert!(n.on_dupack(&AckInfo {
+            ack: 9001,
+            acked: 0,
+            flight: 2000,
+            snd_max: 11001
+        }));
         assert_eq!(n.recover(), 11001);
     }
 }

@@ -30,7 +30,12 @@ pub struct Reno {
 
 impl Reno {
     pub fn new(mss: u32, dupack_threshold: u32) -> Self {
-        Reno { w: Window::new(mss), dupacks: 0, in_recovery: false, dupack_threshold: dupack_threshold.max(1) }
+        Reno {
+            w: Window::new(mss),
+            dupacks: 0,
+            in_recovery: false,
+            dupack_threshold: dupack_threshold.max(1),
+        }
     }
     pub fn dupacks(&self) -> u32 {
         self.dupacks
@@ -53,7 +58,10 @@ impl CongestionControl for Reno {
             self.w.grow(a.acked);
         }
         self.dupacks = 0;
-        AckVerdict { retransmit_head: false, restart_timer: true }
+        AckVerdict {
+            retransmit_head: false,
+            restart_timer: true,
+        }
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
         self.dupacks = self.dupacks.saturating_add(1);
@@ -83,7 +91,12 @@ mod tests {
     use super::*;
 
     fn dup(flight: u64) -> AckInfo {
-        AckInfo { ack: 1001, acked: 0, flight, snd_max: 1001 + flight }
+        AckInfo {
+            ack: 1001,
+            acked: 0,
+            flight,
+            snd_max: 1001 + flight,
+        }
     }
 
     fn reno_at(cwnd: u64) -> Reno {
@@ -114,12 +127,28 @@ mod tests {
             r.on_dupack(&dup(8000));
         }
         // Even a partial ACK (1 segment of 8) ends Reno recovery: cwnd = ssthresh = 4000.
-        let v = r.on_new_ack(&AckInfo { ack: 2001, acked: 1000, flight: 7000, snd_max: 9001 });
-        assert_eq!(v, AckVerdict { retransmit_head: false, restart_timer: true });
+        let v = r.on_new_ack(&AckInfo {
+            ack: 2001,
+            acked: 1000,
+            flight: 7000,
+            snd_max: 9001,
+        });
+        assert_eq!(
+            v,
+            AckVerdict {
+                retransmit_head: false,
+                restart_timer: true
+            }
+        );
         assert!(!r.in_recovery());
         assert_eq!(r.window().cwnd, 4000);
         // Next ACK: congestion avoidance (cwnd = ssthresh): +1000·1000/4000 = 250.
-        r.on_new_ack(&AckInfo { ack: 3001, acked: 1000, flight: 6000, snd_max: 9001 });
+        r.on_new_ack(&AckInfo {
+            ack: 3001,
+            acked: 1000,
+            flight: 6000,
+            snd_max: 9001,
+        });
         assert_eq!(r.window().cwnd, 4250);
         // Three more dupACKs start a second recovery: ssthresh = max(6000/2, 2000) = 3000.
         for _ in 0..2 {
@@ -135,7 +164,12 @@ mod tests {
         r.on_rto(&dup(8000), true);
         assert_eq!((r.window().ssthresh, r.window().cwnd), (4000, 1000));
         // Slow start again: +1000 per ACK below ssthresh.
-        r.on_new_ack(&AckInfo { ack: 2001, acked: 1000, flight: 7000, snd_max: 9001 });
+        r.on_new_ack(&AckInfo {
+            ack: 2001,
+            acked: 1000,
+            flight: 7000,
+            snd_max: 9001,
+        });
         assert_eq!(r.window().cwnd, 2000);
     }
 }

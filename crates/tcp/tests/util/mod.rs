@@ -27,12 +27,21 @@ pub fn dms(x: u64) -> SimDuration {
 
 /// A segment as a peer would send it (window 65535, nothing else set).
 pub fn seg(seq: u64, ack: u64, len: u32, flags: Flags) -> Segment {
-    Segment { seq, ack, len, flags, wnd: 65535, ..Segment::default() }
+    Segment {
+        seq,
+        ack,
+        len,
+        flags,
+        wnd: 65535,
+        ..Segment::default()
+    }
 }
 
 /// All segments the endpoint wants to send now.
 pub fn drain(ep: &mut Endpoint, now: SimTime) -> Vec<Segment> {
-    std::iter::from_fn(|| ep.poll_transmit(now)).take(10_000).collect()
+    std::iter::from_fn(|| ep.poll_transmit(now))
+        .take(10_000)
+        .collect()
 }
 
 /// All pending application events.
@@ -85,7 +94,12 @@ pub enum DropRule {
     Nth { side: usize, k: usize },
     /// Up to `times` segments sent by `side` that start at `seq` and occupy sequence space
     /// (payload, SYN or FIN; pure ACKs never match), of `kind` if given.
-    Seq { side: usize, seq: u64, kind: Option<TxKind>, times: usize },
+    Seq {
+        side: usize,
+        seq: u64,
+        kind: Option<TxKind>,
+        times: usize,
+    },
     /// Up to `times` segments with FIN sent by `side`.
     Fin { side: usize, times: usize },
 }
@@ -198,17 +212,23 @@ impl Pipe {
         for r in self.drops.iter_mut() {
             match r {
                 DropRule::Nth { side: sd, k: kk } if *sd == side && *kk == k => return true,
-                DropRule::Seq { side: sd, seq, kind, times }
-                    if *sd == side
-                        && *times > 0
-                        && s.seq == *seq
-                        && s.seq_len() > 0
-                        && kind.is_none_or(|kd| kd == s.kind) =>
+                DropRule::Seq {
+                    side: sd,
+                    seq,
+                    kind,
+                    times,
+                } if *sd == side
+                    && *times > 0
+                    && s.seq == *seq
+                    && s.seq_len() > 0
+                    && kind.is_none_or(|kd| kd == s.kind) =>
                 {
                     *times -= 1;
                     return true;
                 }
-                DropRule::Fin { side: sd, times } if *sd == side && *times > 0 && s.flags.contains(FIN) => {
+                DropRule::Fin { side: sd, times }
+                    if *sd == side && *times > 0 && s.flags.contains(FIN) =>
+                {
                     *times -= 1;
                     return true;
                 }
@@ -221,12 +241,18 @@ impl Pipe {
     fn transmit(&mut self, side: usize, s: Segment) {
         self.sent_by[side] += 1;
         let dropped = self.dropped(side, &s);
-        self.log.push(Sent { t: self.now, side, seg: s, dropped });
+        self.log.push(Sent {
+            t: self.now,
+            side,
+            seg: s,
+            dropped,
+        });
         let start = self.now.max(self.busy_until[side]);
         let done = start + SimDuration(self.ns_per_byte * s.wire_bytes() as u64);
         self.busy_until[side] = done;
         if !dropped {
-            self.in_flight.push((done + self.delay, self.order, 1 - side, s));
+            self.in_flight
+                .push((done + self.delay, self.order, 1 - side, s));
             self.order += 1;
         }
     }
@@ -252,9 +278,15 @@ impl Pipe {
     fn on_app_event(&mut self, side: usize, ev: AppEvent) {
         let Some(app) = self.app else { return };
         match (side, ev) {
-            (SERVER, AppEvent::Connected) if app.request == 0 && !self.responded => self.respond(app),
-            (SERVER, AppEvent::Data { total }) if !self.responded && total >= app.request => self.respond(app),
-            (CLIENT, AppEvent::Data { total }) if self.completed.is_none() && total >= app.response => {
+            (SERVER, AppEvent::Connected) if app.request == 0 && !self.responded => {
+                self.respond(app)
+            }
+            (SERVER, AppEvent::Data { total }) if !self.responded && total >= app.request => {
+                self.respond(app)
+            }
+            (CLIENT, AppEvent::Data { total })
+                if self.completed.is_none() && total >= app.response =>
+            {
                 self.completed = Some(self.now);
                 self.eps[CLIENT].close();
             }
@@ -282,7 +314,9 @@ impl Pipe {
         if self.done[CLIENT] && self.done[SERVER] {
             return false;
         }
-        let Some(t) = self.next_time() else { return false };
+        let Some(t) = self.next_time() else {
+            return false;
+        };
         assert!(t >= self.now, "time went backwards");
         self.now = t;
         // Deliveries at t first, in send order.
@@ -327,17 +361,28 @@ impl Pipe {
 
     /// Segments sent by `side`, in order.
     pub fn sent(&self, side: usize) -> Vec<Sent> {
-        self.log.iter().filter(|s| s.side == side).copied().collect()
+        self.log
+            .iter()
+            .filter(|s| s.side == side)
+            .copied()
+            .collect()
     }
 
     /// Times at which `side` sent a segment with payload starting at `seq`.
     pub fn send_times(&self, side: usize, seq: u64) -> Vec<SimTime> {
-        self.log.iter().filter(|s| s.side == side && s.seg.seq == seq && s.seg.len > 0).map(|s| s.t).collect()
+        self.log
+            .iter()
+            .filter(|s| s.side == side && s.seg.seq == seq && s.seg.len > 0)
+            .map(|s| s.t)
+            .collect()
     }
 
     /// First event `ev` of `side`, with its time.
     pub fn event_time(&self, side: usize, ev: AppEvent) -> Option<SimTime> {
-        self.events.iter().find(|e| e.1 == side && e.2 == ev).map(|e| e.0)
+        self.events
+            .iter()
+            .find(|e| e.1 == side && e.2 == ev)
+            .map(|e| e.0)
     }
 
     /// The counter identities of `TcpStats` against the pipe's log (STYLE.md §10).
@@ -345,22 +390,49 @@ impl Pipe {
         for side in [CLIENT, SERVER] {
             let st = self.eps[side].stats();
             let mine: Vec<&Sent> = self.log.iter().filter(|s| s.side == side).collect();
-            let count = |f: &dyn Fn(&Segment) -> bool| mine.iter().filter(|s| f(&s.seg)).count() as u32;
-            assert_eq!(st.segments_sent, mine.len() as u64, "segments_sent of side {side}");
+            let count =
+                |f: &dyn Fn(&Segment) -> bool| mine.iter().filter(|s| f(&s.seg)).count() as u32;
+            assert_eq!(
+                st.segments_sent,
+                mine.len() as u64,
+                "segments_sent of side {side}"
+            );
             let rtx_data = count(&|s| s.len > 0 && s.kind == TxKind::Retransmit);
-            assert_eq!(st.data_retransmits, rtx_data, "data_retransmits of side {side}");
+            assert_eq!(
+                st.data_retransmits, rtx_data,
+                "data_retransmits of side {side}"
+            );
             let syns = count(&|s| s.flags.contains(SYN));
-            assert_eq!(st.syn_retransmits, syns.saturating_sub(1), "syn_retransmits of side {side}");
-            assert_eq!(st.syn_retransmits, count(&|s| s.flags.contains(SYN) && s.kind == TxKind::Retransmit));
+            assert_eq!(
+                st.syn_retransmits,
+                syns.saturating_sub(1),
+                "syn_retransmits of side {side}"
+            );
+            assert_eq!(
+                st.syn_retransmits,
+                count(&|s| s.flags.contains(SYN) && s.kind == TxKind::Retransmit)
+            );
             let fins = count(&|s| s.flags.contains(FIN));
-            assert_eq!(st.fin_retransmits, fins.saturating_sub(1), "fin_retransmits of side {side}");
+            assert_eq!(
+                st.fin_retransmits,
+                fins.saturating_sub(1),
+                "fin_retransmits of side {side}"
+            );
             assert!(st.fast_retransmits <= st.data_retransmits + st.fin_retransmits);
             for s in &mine {
                 assert!(!s.seg.ect, "no ECN negotiation yet");
                 if s.seg.len > 0 {
-                    assert!(s.seg.cwnd_hint >= 1, "data segment without cwnd hint: {:?}", s.seg);
+                    assert!(
+                        s.seg.cwnd_hint >= 1,
+                        "data segment without cwnd hint: {:?}",
+                        s.seg
+                    );
                 } else {
-                    assert_eq!(s.seg.cwnd_hint, 0, "hint on a segment without data: {:?}", s.seg);
+                    assert_eq!(
+                        s.seg.cwnd_hint, 0,
+                        "hint on a segment without data: {:?}",
+                        s.seg
+                    );
                 }
                 assert!(s.seg.len as u64 <= self.eps[side].config().mss as u64);
             }

@@ -58,7 +58,9 @@ fn check_point(prev: Option<(f64, f64)>, v: f64, p: f64) -> Result<(), String> {
             return Err(format!("values must be non-decreasing ({v} after {pv})"));
         }
         if p < pp {
-            return Err(format!("CDF must be non-decreasing and end at 1 ({p} after {pp})"));
+            return Err(format!(
+                "CDF must be non-decreasing and end at 1 ({p} after {pp})"
+            ));
         }
     }
     Ok(())
@@ -67,9 +69,9 @@ fn check_point(prev: Option<(f64, f64)>, v: f64, p: f64) -> Result<(), String> {
 fn check_end(last: Option<(f64, f64)>) -> Result<(), String> {
     match last {
         None => Err("CDF has no points".to_string()),
-        Some((_, p)) if (p - 1.0).abs() > CDF_END_TOLERANCE => {
-            Err(format!("CDF must be non-decreasing and end at 1 (ends at {p})"))
-        }
+        Some((_, p)) if (p - 1.0).abs() > CDF_END_TOLERANCE => Err(format!(
+            "CDF must be non-decreasing and end at 1 (ends at {p})"
+        )),
         Some(_) => Ok(()),
     }
 }
@@ -88,7 +90,9 @@ impl EmpiricalCdf {
     /// Exact mean of the piecewise-linear CDF: the atom c₀·v₀, plus each segment's mass times its
     /// midpoint, plus any mass left above the last cdf (≤ 1e-6) at the last value.
     pub fn mean(&self) -> f64 {
-        let Some(&(v0, c0)) = self.points.first() else { return 0.0 };
+        let Some(&(v0, c0)) = self.points.first() else {
+            return 0.0;
+        };
         let mut m = c0 * v0;
         for w in self.points.windows(2) {
             let ((va, ca), (vb, cb)) = (w[0], w[1]);
@@ -118,7 +122,10 @@ impl EmpiricalCdf {
             }
             let bad = |why: String| format!("line {lineno}: {why}");
             if fields.len() != 2 {
-                return Err(bad(format!("expected 2 columns (value,cdf), found {}", fields.len())));
+                return Err(bad(format!(
+                    "expected 2 columns (value,cdf), found {}",
+                    fields.len()
+                )));
             }
             let (Some(v), Some(p)) = (nums[0], nums[1]) else {
                 return Err(bad(format!("{line:?} is not two numbers")));
@@ -140,7 +147,8 @@ impl EmpiricalCdf {
     /// Read and parse a CSV file; errors read `<path>: line N: reason` or `cannot read <path>: …`.
     pub fn from_path(path: impl AsRef<Path>) -> Result<EmpiricalCdf, String> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         Self::from_csv_str(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 }

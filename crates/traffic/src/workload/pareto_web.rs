@@ -103,7 +103,8 @@ impl ParetoWeb {
     }
 
     pub(super) fn start(&mut self, now: SimTime, rng: &mut Rng, out: &mut Vec<Request>) {
-        self.pending.extend((0..self.flows).map(|f| Reverse((now, f))));
+        self.pending
+            .extend((0..self.flows).map(|f| Reverse((now, f))));
         self.emit_due(now, rng, out);
     }
 
@@ -130,7 +131,13 @@ impl ParetoWeb {
         }
     }
 
-    pub(super) fn on_response_complete(&mut self, now: SimTime, f: u32, rng: &mut Rng, out: &mut Vec<Request>) {
+    pub(super) fn on_response_complete(
+        &mut self,
+        now: SimTime,
+        f: u32,
+        rng: &mut Rng,
+        out: &mut Vec<Request>,
+    ) {
         match self.outstanding.get_mut(f as usize) {
             Some(o) if *o => *o = false,
             _ => return,

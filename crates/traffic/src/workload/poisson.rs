@@ -32,8 +32,21 @@ pub(super) struct Poisson {
 }
 
 impl Poisson {
-    pub(super) fn new(rate: f64, req: SizeDist, resp: SizeDist, clients: u32, servers: u32) -> Self {
-        Poisson { rate, req, resp, clients, servers, next: None }
+    pub(super) fn new(
+        rate: f64,
+        req: SizeDist,
+        resp: SizeDist,
+        clients: u32,
+        servers: u32,
+    ) -> Self {
+        Poisson {
+            rate,
+            req,
+            resp,
+            clients,
+            servers,
+            next: None,
+        }
     }
 
     fn gap(&self, rng: &mut Rng) -> SimDuration {
@@ -57,7 +70,14 @@ impl Poisson {
             let server = rng.gen_range(0..self.servers);
             let request = request_bytes(self.req.sample(rng));
             let response = response_bytes(self.resp.sample(rng));
-            out.push(Request { user: 0, client, server, request_bytes: request, response_bytes: response, kind: FlowKind::Http });
+            out.push(Request {
+                user: 0,
+                client,
+                server,
+                request_bytes: request,
+                response_bytes: response,
+                kind: FlowKind::Http,
+            });
             let g = self.gap(rng);
             self.next = later(t, g);
         }

@@ -42,7 +42,14 @@ pub(super) struct Users {
 }
 
 impl Users {
-    pub(super) fn new(users: u32, think_s: SizeDist, req: SizeDist, resp: SizeDist, clients: u32, servers: u32) -> Self {
+    pub(super) fn new(
+        users: u32,
+        think_s: SizeDist,
+        req: SizeDist,
+        resp: SizeDist,
+        clients: u32,
+        servers: u32,
+    ) -> Self {
         Users {
             users,
             think_s,
@@ -91,7 +98,13 @@ impl Users {
         }
     }
 
-    pub(super) fn on_response_complete(&mut self, now: SimTime, u: u32, rng: &mut Rng, out: &mut Vec<Request>) {
+    pub(super) fn on_response_complete(
+        &mut self,
+        now: SimTime,
+        u: u32,
+        rng: &mut Rng,
+        out: &mut Vec<Request>,
+    ) {
         match self.outstanding.get_mut(u as usize) {
             Some(o) if *o => *o = false,
             _ => return,

@@ -7,14 +7,27 @@ fn configs() -> Vec<WorkloadConfig> {
     vec![
         WorkloadConfig::Http10 {
             arrival: Arrival::Poisson { rate: 20.0 },
-            request_bytes: SizeDist::Lognormal { mu: 5.5, sigma: 0.5 },
-            response_bytes: SizeDist::BoundedPareto { shape: 1.2, min: 1000.0, max: 2e6 },
+            request_bytes: SizeDist::Lognormal {
+                mu: 5.5,
+                sigma: 0.5,
+            },
+            response_bytes: SizeDist::BoundedPareto {
+                shape: 1.2,
+                min: 1000.0,
+                max: 2e6,
+            },
             clients: 4,
             servers: 4,
         },
         WorkloadConfig::Http10 {
-            arrival: Arrival::Users { users: 20, think_s: SizeDist::Exponential { mean: 3.0 } },
-            request_bytes: SizeDist::Uniform { min: 200.0, max: 400.0 },
+            arrival: Arrival::Users {
+                users: 20,
+                think_s: SizeDist::Exponential { mean: 3.0 },
+            },
+            request_bytes: SizeDist::Uniform {
+                min: 200.0,
+                max: 400.0,
+            },
             response_bytes: SizeDist::Exponential { mean: 8000.0 },
             clients: 3,
             servers: 5,
@@ -35,7 +48,9 @@ fn configs() -> Vec<WorkloadConfig> {
 fn run(cfg: &WorkloadConfig, stream: &str) -> Vec<(SimTime, Request)> {
     let mut w = Workload::new(cfg.clone()).unwrap();
     let mut r = units::stream(42, stream);
-    drive(&mut w, &mut r, secs(60), |q| Some(SimDuration::from_nanos(q.response_bytes * 800 + 50_000_000)))
+    drive(&mut w, &mut r, secs(60), |q| {
+        Some(SimDuration::from_nanos(q.response_bytes * 800 + 50_000_000))
+    })
 }
 
 #[test]

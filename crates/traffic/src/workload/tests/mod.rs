@@ -34,15 +34,16 @@ pub(super) fn drive(
     let mut done: BinaryHeap<Reverse<(SimTime, u64, u32)>> = BinaryHeap::new();
     let mut seq = 0u64;
     let mut out = Vec::new();
-    let mut record = |t: SimTime, out: &mut Vec<Request>, done: &mut BinaryHeap<_>, log: &mut Vec<_>| {
-        for r in out.drain(..) {
-            if let Some(d) = dur(&r) {
-                done.push(Reverse((t + d, seq, r.user)));
-                seq += 1;
+    let mut record =
+        |t: SimTime, out: &mut Vec<Request>, done: &mut BinaryHeap<_>, log: &mut Vec<_>| {
+            for r in out.drain(..) {
+                if let Some(d) = dur(&r) {
+                    done.push(Reverse((t + d, seq, r.user)));
+                    seq += 1;
+                }
+                log.push((t, r));
             }
-            log.push((t, r));
-        }
-    };
+        };
     w.start(SimTime::ZERO, rng, &mut out);
     record(SimTime::ZERO, &mut out, &mut done, &mut log);
     loop {
@@ -71,5 +72,8 @@ pub(super) fn drive(
 
 /// Times at which `user` opened connections.
 pub(super) fn times_of(log: &[(SimTime, Request)], user: u32) -> Vec<SimTime> {
-    log.iter().filter(|(_, r)| r.user == user).map(|(t, _)| *t).collect()
+    log.iter()
+        .filter(|(_, r)| r.user == user)
+        .map(|(t, _)| *t)
+        .collect()
 }

@@ -31,7 +31,10 @@ fn pareto_web_mean_formula_hand_values() {
     assert!((e - (1500.0 + 1e6 / 1500.0 - 1.0)).abs() < 1e-9, "{e}");
     // k ≥ max: every object is max.
     assert_eq!(pareto_web_mean_bytes(2.0, 2000.0, 1.0, 500.0), 500.0);
-    assert_eq!(seed_cfg(1, SimDuration::ZERO).mean_response_bytes(), Some(pareto_web_mean_bytes(1.2, 1e4, 1e3, 2e6)));
+    assert_eq!(
+        seed_cfg(1, SimDuration::ZERO).mean_response_bytes(),
+        Some(pareto_web_mean_bytes(1.2, 1e4, 1e3, 2e6))
+    );
 }
 
 #[test]
@@ -42,7 +45,10 @@ fn pareto_web_all_flows_start_at_zero_in_flow_order() {
     assert_eq!(out.len(), 12);
     for (f, r) in out.iter().enumerate() {
         let f = f as u32;
-        assert_eq!((r.user, r.client, r.server, r.request_bytes, r.kind), (f, f % 7, f % 5, 0, FlowKind::Http));
+        assert_eq!(
+            (r.user, r.client, r.server, r.request_bytes, r.kind),
+            (f, f % 7, f % 5, 0, FlowKind::Http)
+        );
     }
     assert_eq!(w.next_deadline(), None, "every source is transferring");
 }
@@ -88,15 +94,28 @@ fn pareto_web_sizes_bounds_mean_and_quantiles() {
     // Mean: Var = E[X²] − E² with E[X²] = k² + 2k^α(H^(2−α) − k^(2−α))/(2−α) = 2.014118e9,
     // so sd = 44,163 B and SE = sd/√N = 98.75 B; ±4 SE = ±395 B. (Rounding moves E by < 0.5 B.)
     let mean = sizes.iter().sum::<f64>() / N as f64;
-    assert!((mean - SEED_MEAN).abs() <= 4.0 * 98.75, "mean {mean}, expected {SEED_MEAN}");
+    assert!(
+        (mean - SEED_MEAN).abs() <= 4.0 * 98.75,
+        "mean {mean}, expected {SEED_MEAN}"
+    );
     // ECDF P(X ≤ x) = 1 − (k/x)^1.2: x = 2000 → 0.196506, 10⁴ → 0.883529, 10⁵ → 0.992651.
-    for (x, f) in [(2000.0, 0.196506), (10_000.0, 0.883529), (100_000.0, 0.992651)] {
+    for (x, f) in [
+        (2000.0, 0.196506),
+        (10_000.0, 0.883529),
+        (100_000.0, 0.992651),
+    ] {
         let ecdf = sizes.iter().filter(|&&s| s <= x).count() as f64 / N as f64;
-        assert!((ecdf - f).abs() <= 0.005, "ECDF({x}) = {ecdf}, expected {f}");
+        assert!(
+            (ecdf - f).abs() <= 0.005,
+            "ECDF({x}) = {ecdf}, expected {f}"
+        );
     }
     // Mass at the 2 MB cap: (k/H)^1.2 = 2.0183e-4 → 40.4 expected, Poisson sd 6.35: within 4 sd.
     let capped = sizes.iter().filter(|&&s| s == 2e6).count() as f64;
-    assert!((capped - 40.37).abs() <= 4.0 * 40.37f64.sqrt(), "capped {capped}");
+    assert!(
+        (capped - 40.37).abs() <= 4.0 * 40.37f64.sqrt(),
+        "capped {capped}"
+    );
 }
 
 #[test]
@@ -105,7 +124,7 @@ fn pareto_web_size_function_clamps() {
     assert_eq!(size(0.0, 1.2, k, 1000.0, 2e6), k); // u = 0 → scale
     assert_eq!(size(0.0, 1.2, 500.0, 1000.0, 2e6), 1000.0); // floor
     assert_eq!(size(1.0 - 1e-12, 1.2, k, 1000.0, 2e6), 2e6); // cap
-    // u = 1 − 2^−1.2 → (1 − u)^(−1/1.2) = 2 → 2k.
+                                                             // u = 1 − 2^−1.2 → (1 − u)^(−1/1.2) = 2 → 2k.
     let u = 1.0 - 2f64.powf(-1.2);
     assert!((size(u, 1.2, k, 1000.0, 2e6) - 2.0 * k).abs() < 1e-9);
 }
@@ -123,5 +142,8 @@ fn pareto_web_stale_completion_is_ignored() {
     w.on_response_complete(secs(1), 0, &mut r, &mut out); // duplicate
     w.on_response_complete(secs(1), 9, &mut r, &mut out); // no such flow
     assert!(out.is_empty());
-    assert_eq!((w.next_deadline(), &r), (Some(SimTime::from_millis(1500)), &before));
+    assert_eq!(
+        (w.next_deadline(), &r),
+        (Some(SimTime::from_millis(1500)), &before)
+    );
 }

@@ -23,19 +23,28 @@ fn poisson_count_and_interarrival_cv() {
     let log = drive(&mut w, &mut rng("poisson"), secs(10_000), |_| None);
     let n = log.len() as f64;
     assert!((n - 50_000.0).abs() <= 4.0 * 50_000f64.sqrt(), "count {n}");
-    let gaps: Vec<f64> = log.windows(2).map(|p| (p[1].0 - p[0].0).as_secs_f64()).collect();
+    let gaps: Vec<f64> = log
+        .windows(2)
+        .map(|p| (p[1].0 - p[0].0).as_secs_f64())
+        .collect();
     let m = gaps.iter().sum::<f64>() / gaps.len() as f64;
     let var = gaps.iter().map(|g| (g - m) * (g - m)).sum::<f64>() / (gaps.len() - 1) as f64;
     let cv = var.sqrt() / m;
     assert!((cv - 1.0).abs() <= 0.02, "cv {cv}");
     // Every request: user 0, Http, hosts in range, sizes as configured.
     for (_, r) in &log {
-        assert_eq!((r.user, r.kind, r.request_bytes, r.response_bytes), (0, FlowKind::Http, 300, 1000));
+        assert_eq!(
+            (r.user, r.kind, r.request_bytes, r.response_bytes),
+            (0, FlowKind::Http, 300, 1000)
+        );
         assert!(r.client < 4 && r.server < 3);
     }
     // Client 0 is chosen with p = 1/4: Binomial sd = √(n·¼·¾).
     let c0 = log.iter().filter(|(_, r)| r.client == 0).count() as f64;
-    assert!((c0 - n / 4.0).abs() <= 4.0 * (n * 0.25 * 0.75).sqrt(), "client 0: {c0} of {n}");
+    assert!(
+        (c0 - n / 4.0).abs() <= 4.0 * (n * 0.25 * 0.75).sqrt(),
+        "client 0: {c0} of {n}"
+    );
 }
 
 #[test]
@@ -48,7 +57,10 @@ fn poisson_first_arrival_is_one_gap_after_start() {
     let start = secs(3);
     w.start(start, &mut r, &mut out);
     assert!(out.is_empty());
-    assert_eq!(w.next_deadline(), Some(start + SimDuration::from_secs_f64(e / 5.0)));
+    assert_eq!(
+        w.next_deadline(),
+        Some(start + SimDuration::from_secs_f64(e / 5.0))
+    );
     assert_eq!(r, replay, "start draws exactly one Exp1");
 }
 
@@ -94,5 +106,7 @@ fn sizes_round_to_whole_bytes() {
     let mut w = Workload::new(cfg(1000.0, 0.4, 0.2)).unwrap();
     let log = drive(&mut w, &mut rng("round"), secs(1), |_| None);
     assert!(!log.is_empty());
-    assert!(log.iter().all(|(_, r)| r.request_bytes == 0 && r.response_bytes == 1));
+    assert!(log
+        .iter()
+        .all(|(_, r)| r.request_bytes == 0 && r.response_bytes == 1));
 }

@@ -5,7 +5,10 @@ use crate::dist::{unit, SizeDist};
 
 fn cfg(users: u32, think: f64) -> WorkloadConfig {
     WorkloadConfig::Http10 {
-        arrival: Arrival::Users { users, think_s: SizeDist::Constant { value: think } },
+        arrival: Arrival::Users {
+            users,
+            think_s: SizeDist::Constant { value: think },
+        },
         request_bytes: SizeDist::Constant { value: 300.0 },
         response_bytes: SizeDist::Constant { value: 5000.0 },
         clients: 3,
@@ -16,7 +19,9 @@ fn cfg(users: u32, think: f64) -> WorkloadConfig {
 /// The start offsets the model must draw: E[think]·v per user, u ascending (module doc).
 fn offsets(r: &Rng, users: u32, mean_think: f64) -> Vec<SimTime> {
     let mut r = r.clone();
-    (0..users).map(|_| SimTime::ZERO + SimDuration::from_secs_f64(mean_think * unit(&mut r))).collect()
+    (0..users)
+        .map(|_| SimTime::ZERO + SimDuration::from_secs_f64(mean_think * unit(&mut r)))
+        .collect()
 }
 
 #[test]
@@ -39,7 +44,10 @@ fn users_constant_think_instant_response_exact_times() {
     for (_, r) in &log {
         assert_eq!(r.client, r.user % 3);
         assert!(r.server < 2);
-        assert_eq!((r.request_bytes, r.response_bytes, r.kind), (300, 5000, FlowKind::Http));
+        assert_eq!(
+            (r.request_bytes, r.response_bytes, r.kind),
+            (300, 5000, FlowKind::Http)
+        );
     }
 }
 
@@ -49,7 +57,9 @@ fn users_next_request_is_completion_plus_think() {
     let mut r = rng("users-rt");
     let off = offsets(&r, 4, 2.0);
     let mut w = Workload::new(cfg(4, 2.0)).unwrap();
-    let log = drive(&mut w, &mut r, secs(60), |_| Some(SimDuration::from_millis(300)));
+    let log = drive(&mut w, &mut r, secs(60), |_| {
+        Some(SimDuration::from_millis(300))
+    });
     for u in 0..4u32 {
         let t = times_of(&log, u);
         let want: Vec<SimTime> = (0..)
@@ -66,7 +76,11 @@ fn users_zero_think_start_together_and_reissue_at_once() {
     let mut r = rng("zero");
     let mut out = Vec::new();
     w.start(SimTime::ZERO, &mut r, &mut out);
-    assert_eq!(out.iter().map(|r| r.user).collect::<Vec<_>>(), vec![0, 1, 2], "ties in user order");
+    assert_eq!(
+        out.iter().map(|r| r.user).collect::<Vec<_>>(),
+        vec![0, 1, 2],
+        "ties in user order"
+    );
     assert_eq!(w.next_deadline(), None, "everyone has a connection open");
     out.clear();
     w.on_response_complete(secs(1), 1, &mut r, &mut out);

@@ -175,7 +175,7 @@ impl Red {
         match self.idle_since.take() {
             Some(since) => {
                 let m = now.saturating_since(since).as_secs_f64() / self.s;
-                self.avg *= (1.0 - w).powf(m);
+                self.avg *= units::math::powf(1.0 - w, m);
             }
             None => self.avg = (1.0 - w) * self.avg + w * self.queue.len() as f64,
         }
@@ -353,7 +353,7 @@ mod tests {
         assert!(q.dequeue(ms(8), &mut d).is_none());
         // Arrival at 17.5 ms: m = 10.5 ms / 1 ms = 10.5 (not rounded).
         q.enqueue(SimTime::from_micros(17_500), pkt(9), &mut rng);
-        let want = a * 0.9f64.powf(10.5);
+        let want = a * units::math::powf(0.9, 10.5);
         assert!((q.avg() - want).abs() < 1e-12, "{} vs {}", q.avg(), want);
         // The next arrival (link busy again) is a normal EWMA step with q = 1.
         q.enqueue(ms(18), pkt(10), &mut rng);

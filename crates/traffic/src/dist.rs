@@ -38,9 +38,9 @@ mod tests;
 pub(crate) use empirical::inverse_cdf;
 pub use empirical::EmpiricalCdf;
 
-use crate::math::{exp, exp_m1, ln, powf};
 use rand::Rng as _;
 use rand_distr::{Exp1, StandardNormal};
+use units::math::{exp, exp_m1, ln, powf};
 use units::Rng;
 
 /// A non-negative random quantity (bytes, or seconds for think times).

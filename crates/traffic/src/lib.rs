@@ -12,12 +12,11 @@
 //!   validate, CSV tables.
 //! - `workload`: configs (`WorkloadConfig`) and the `Workload` state machine; one file per model
 //!   (Poisson HTTP/1.0, browsing users, seed 003's Pareto web, bulk flows).
-//! - `math` (private): portable exp/ln/pow so draws are bit-identical across machines.
+//! - portable exp/ln/pow come from `units::math`, so draws are bit-identical across machines.
 //!
 //! Validation: unit tests in `dist/tests.rs` and `workload/tests/` (see each file's header).
 
 pub mod dist;
-mod math;
 pub mod workload;
 
 pub use dist::{EmpiricalCdf, SizeDist};

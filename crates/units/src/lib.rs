@@ -4,7 +4,9 @@
 //! - [`Rate`]: link rates in bits per second; [`Bytes`] helpers for sizes.
 //! - [`parse`]: the one place where strings like `"10Mbps"`, `"79ms"`, `"1.5KB"` become values.
 //! - [`rng`]: deterministic random streams derived from (seed, stream name).
+//! - [`math`]: portable exp/ln/powf (bit-identical on every platform).
 
+pub mod math;
 pub mod parse;
 pub mod rate;
 pub mod rng;

@@ -35,9 +35,9 @@
 
 use super::{later, response_bytes, FlowKind, Request};
 use crate::dist::unit;
-use crate::math::powf;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use units::math::powf;
 use units::{Rng, SimDuration, SimTime};
 
 /// Object size before rounding for uniform `u` in [0, 1): ns-2 Pareto with shape `shape` and

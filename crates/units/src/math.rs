@@ -1,4 +1,4 @@
-//! Portable transcendental functions: every `exp`, `ln`, `powf` and `exp_m1` in this crate goes
+//! Portable transcendental functions: every `exp`, `ln`, `powf` and `exp_m1` of aqmlab goes
 //! through here, so samples are bit-identical on any machine (ARCHITECTURE.md, Determinism).
 //!
 //! `f64::exp` and friends call the platform's C math library, whose last-bit rounding differs
@@ -13,22 +13,22 @@
 use rand_distr::num_traits::Float;
 
 #[inline]
-pub(crate) fn exp(x: f64) -> f64 {
+pub fn exp(x: f64) -> f64 {
     <f64 as Float>::exp(x)
 }
 
 #[inline]
-pub(crate) fn exp_m1(x: f64) -> f64 {
+pub fn exp_m1(x: f64) -> f64 {
     <f64 as Float>::exp_m1(x)
 }
 
 #[inline]
-pub(crate) fn ln(x: f64) -> f64 {
+pub fn ln(x: f64) -> f64 {
     <f64 as Float>::ln(x)
 }
 
 #[inline]
-pub(crate) fn powf(x: f64, y: f64) -> f64 {
+pub fn powf(x: f64, y: f64) -> f64 {
     <f64 as Float>::powf(x, y)
 }
 

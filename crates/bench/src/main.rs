@@ -4,6 +4,7 @@
 //! Usage: `aqmlab-bench [--quick] [SCENARIO[:VARIANT] ...]`. Without arguments it runs the
 //! quickstart (drop-tail and RED variants) and the 100 Mbps bench scenario. `--quick` cuts
 //! every run to 60 simulated seconds (for CI smoke runs; figures in the README use full runs).
+//! Each target runs in a child process of its own, so the peak memory printed is that run's.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -22,12 +23,13 @@ fn peak_rss_kib() -> Option<u64> {
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut quick = false;
+    let mut child = false;
     let mut targets: Vec<String> = Vec::new();
     for a in std::env::args().skip(1) {
-        if a == "--quick" {
-            quick = true;
-        } else {
-            targets.push(a);
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--child" => child = true,
+            _ => targets.push(a),
         }
     }
     if targets.is_empty() {
@@ -37,10 +39,25 @@ fn main() {
             "scenarios/bench_100mbps.toml".into(),
         ];
     }
-    println!(
-        "{:<40} {:>10} {:>12} {:>12} {:>14} {:>12} {:>10}",
-        "run", "sim_s", "wall_s", "events", "events/s", "sim_s/wall_s", "peak_MiB"
-    );
+    if !child {
+        println!(
+            "{:<40} {:>10} {:>12} {:>12} {:>14} {:>12} {:>10}",
+            "run", "sim_s", "wall_s", "events", "events/s", "sim_s/wall_s", "peak_MiB"
+        );
+        let exe = std::env::current_exe().expect("own path");
+        for t in targets {
+            let mut cmd = std::process::Command::new(&exe);
+            cmd.arg("--child").arg(&t);
+            if quick {
+                cmd.arg("--quick");
+            }
+            let status = cmd.status().expect("spawn the benchmark child");
+            if !status.success() {
+                std::process::exit(status.code().unwrap_or(1));
+            }
+        }
+        return;
+    }
     for t in targets {
         let (file, variant) = match t.split_once(':') {
             Some((f, v)) => (f.to_string(), Some(v.to_string())),

@@ -105,7 +105,9 @@ fn main() {
                 peak_rss_kib().unwrap_or(0) as f64 / 1024.0
             );
             println!(
-                "    util {:.3}  drops {:.2}%  responses {}  median {:.0} ms  peak open conns {}",
+                "    packets {}  events/packet {:.2}  util {:.3}  drops {:.2}%  responses {}  median {:.0} ms  peak open conns {}",
+                out.engine.packets_created,
+                out.engine.events as f64 / out.engine.packets_created.max(1) as f64,
                 out.summary.utilization,
                 out.summary.drops_pct,
                 out.summary.responses_completed,

@@ -19,6 +19,7 @@ TYPES: dict[str, dict[str, pa.DataType]] = {
         "id": _I,
         "workload": _I,
         "kind": pa.string(),
+        "page": pa.uint64(),
         "client": _I,
         "server": _I,
         "start_ns": _I,
@@ -32,6 +33,7 @@ TYPES: dict[str, dict[str, pa.DataType]] = {
         "data_retx": _I,
         "timeouts": _I,
         "fast_retx": _I,
+        "ecn_reductions": _I,
     },
     "queue": {
         "link": pa.string(),

@@ -26,6 +26,10 @@ pub struct RequestRecord {
     /// Index of the workload that opened it.
     pub workload: u32,
     pub kind: RequestKind,
+    /// Page (document) of a browsing-user workload, unique within its workload (Mah: user in
+    /// the high 32 bits, the user's page number from 1 in the low 32); 0 = not part of a page.
+    /// A page's response time is max(end_ns) − min(start_ns) over its requests.
+    pub page: u64,
     /// Client and server host indices.
     pub client: u32,
     pub server: u32,
@@ -50,6 +54,8 @@ pub struct RequestRecord {
     pub timeouts: u32,
     /// Fast retransmits (both ends).
     pub fast_retx: u32,
+    /// Window reductions in response to ECN-Echo (both ends; RFC 3168, at most one per window).
+    pub ecn_reductions: u32,
 }
 
 /// One queue-monitor interval (seed 000 §4.1.3: every 100 ms).

@@ -185,6 +185,7 @@ mod tests {
             id: 0,
             workload: 0,
             kind: RequestKind::Http,
+            page: 0,
             client: 0,
             server: 0,
             start_ns: start_ms * 1_000_000,
@@ -198,6 +199,7 @@ mod tests {
             data_retx: 2,
             timeouts: 1,
             fast_retx: 0,
+            ecn_reductions: 0,
         }
     }
 

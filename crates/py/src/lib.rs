@@ -76,6 +76,7 @@ fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<
     col(&t, "id", rs.iter().map(|r| r.id))?;
     col(&t, "workload", rs.iter().map(|r| r.workload))?;
     col(&t, "kind", rs.iter().map(|r| r.kind.as_str()))?;
+    col(&t, "page", rs.iter().map(|r| r.page))?;
     col(&t, "client", rs.iter().map(|r| r.client))?;
     col(&t, "server", rs.iter().map(|r| r.server))?;
     col(&t, "start_ns", rs.iter().map(|r| r.start_ns))?;
@@ -89,6 +90,7 @@ fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<
     col(&t, "data_retx", rs.iter().map(|r| r.data_retx))?;
     col(&t, "timeouts", rs.iter().map(|r| r.timeouts))?;
     col(&t, "fast_retx", rs.iter().map(|r| r.fast_retx))?;
+    col(&t, "ecn_reductions", rs.iter().map(|r| r.ecn_reductions))?;
     Ok(t)
 }
 

@@ -144,65 +144,8 @@ pub(crate) fn load_empirical(file: &Path, key: &str) -> Res<EmpiricalCdf> {
             format!("cannot read empirical CDF file {}: {e}", file.display()),
         )
     })?;
-    let bad = |line: usize, why: String| {
-        KeyError::new(key, format!("{} line {line}: {why}", file.display()))
-    };
-    let mut points: Vec<(f64, f64)> = Vec::new();
-    let mut first = true;
-    for (n, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let nums: Vec<Option<f64>> = fields.iter().map(|f| f.parse::<f64>().ok()).collect();
-        let header = first && nums.iter().all(Option::is_none);
-        first = false;
-        if header {
-            continue;
-        }
-        if fields.len() != 2 {
-            return Err(bad(
-                n + 1,
-                format!("expected 2 columns (value,cdf), found {}", fields.len()),
-            ));
-        }
-        let (Some(v), Some(p)) = (nums[0], nums[1]) else {
-            return Err(bad(n + 1, format!("{line:?} is not two numbers")));
-        };
-        if !v.is_finite() || v < 0.0 {
-            return Err(bad(n + 1, format!("value {v} must be a finite number ≥ 0")));
-        }
-        if !(0.0..=1.0).contains(&p) {
-            return Err(bad(n + 1, format!("cdf {p} must be in [0, 1]")));
-        }
-        if let Some(&(pv, pp)) = points.last() {
-            if v < pv {
-                return Err(bad(
-                    n + 1,
-                    format!("values must be non-decreasing ({v} after {pv})"),
-                ));
-            }
-            if p < pp {
-                return Err(bad(
-                    n + 1,
-                    format!("cdf must be non-decreasing ({p} after {pp})"),
-                ));
-            }
-        }
-        points.push((v, p));
-    }
-    match points.last() {
-        None => Err(KeyError::new(
-            key,
-            format!("{}: no data lines", file.display()),
-        )),
-        Some(&(_, p)) if (p - 1.0).abs() > 1e-6 => Err(KeyError::new(
-            key,
-            format!("{}: the cdf must end at 1, ends at {p}", file.display()),
-        )),
-        Some(_) => Ok(EmpiricalCdf { points }),
-    }
+    EmpiricalCdf::from_csv_str(&text)
+        .map_err(|e| KeyError::new(key, format!("{}: {e}", file.display())))
 }
 
 #[cfg(test)]

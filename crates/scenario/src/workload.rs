@@ -9,9 +9,13 @@
 //!   optional `clients`, `servers` as above.
 //! - `kind = "bulk"`: `flows = [{ start, client, server, bytes }]`, `bytes` optional (endless);
 //!   host indices are 0-based and must exist in the topology (else "no route").
+//! - `kind = "mah"`: Mah's browsing users (seed 000 §3.3, tables embedded): `users` (required),
+//!   `server_choice` ("uniform" | "zipf", with `zipf_exponent`, default 1), `max_parallel` (2),
+//!   `think_cap` ("600s"), `first_two_primary` (false), `think_on_server_change` (true);
+//!   optional `clients`, `servers` as above.
 //!
 //! Validation: `tests/bad_files.rs` (`no_workload`, `bulk_server_out_of_range`, `unknown_dist`,
-//! `lognormal_sigma_*`, `empirical_file_missing`).
+//! `lognormal_sigma_*`, `empirical_file_missing`, `mah_*`).
 
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{KeyError, Res};
@@ -47,9 +51,10 @@ pub(crate) fn parse(root: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<Vec<Worklo
 }
 
 fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
-    match kind(t, "kind", &["http10", "pareto_web", "bulk"])? {
+    match kind(t, "kind", &["http10", "pareto_web", "bulk", "mah"])? {
         "http10" => parse_http10(t, hosts, base_dir),
         "pareto_web" => parse_pareto_web(t, hosts),
+        "mah" => parse_mah(t, hosts),
         _ => parse_bulk(t, hosts),
     }
 }
@@ -130,6 +135,58 @@ fn parse_http10(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
         clients,
         servers,
     })
+}
+
+/// `kind = "mah"`: Mah's browsing users with the embedded Mah-97 tables. Defaults are Mah's
+/// model with seed 000's concurrency and think-time clip (`traffic::MahConfig::new`).
+fn parse_mah(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
+    t.allow(&[
+        "kind",
+        "users",
+        "clients",
+        "servers",
+        "server_choice",
+        "zipf_exponent",
+        "max_parallel",
+        "think_cap",
+        "first_two_primary",
+        "think_on_server_change",
+    ])?;
+    let users = t.req_u32("users", 1)?;
+    let (clients, servers) = host_subset(t, hosts)?;
+    let mut m = traffic::MahConfig::new(users, clients, servers);
+    let choice = match t.get("server_choice") {
+        None => "uniform",
+        Some(_) => kind(t, "server_choice", &["uniform", "zipf"])?,
+    };
+    if choice == "zipf" {
+        let exponent = t.num("zipf_exponent")?.unwrap_or(1.0);
+        if !(exponent.is_finite() && exponent >= 0.0) {
+            return Err(t.err("zipf_exponent", format!("must be ≥ 0, got {exponent}")));
+        }
+        m.server_choice = traffic::ServerChoice::Zipf { exponent };
+    } else if t.has("zipf_exponent") {
+        return Err(t.err(
+            "zipf_exponent",
+            "only meaningful with server_choice = \"zipf\"",
+        ));
+    }
+    if let Some(n) = t.u32("max_parallel", 1)? {
+        m.max_parallel = n;
+    }
+    if let Some(d) = t.duration("think_cap")? {
+        if d.as_nanos() == 0 {
+            return Err(t.err("think_cap", "must be greater than 0"));
+        }
+        m.think_cap_s = d.as_secs_f64();
+    }
+    if let Some(b) = t.bool("first_two_primary")? {
+        m.first_two_primary = b;
+    }
+    if let Some(b) = t.bool("think_on_server_change")? {
+        m.think_on_server_change = b;
+    }
+    Ok(WorkloadConfig::Mah(m))
 }
 
 fn parse_pareto_web(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {

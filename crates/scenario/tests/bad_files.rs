@@ -386,3 +386,50 @@ fn load_of_a_missing_file() {
     );
     assert!(e.reason.starts_with("cannot read the file"), "{}", e.reason);
 }
+
+const MAH: &str = r#"kind = "mah"
+users = 50"#;
+
+fn mah_with(extra: &str) -> String {
+    let from = r#"kind = "http10"
+arrival = "poisson"
+rate = 10.0
+request_size = { dist = "constant", value = "300B" }
+response_size = { dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }"#;
+    edit(&[(from, &format!("{MAH}\n{extra}"))])
+}
+
+#[test]
+fn mah_zipf_exponent_without_zipf() {
+    rejects(
+        &mah_with("zipf_exponent = 1.5"),
+        "workload[0].zipf_exponent",
+        "only meaningful with server_choice = \"zipf\"",
+    );
+}
+
+#[test]
+fn mah_max_parallel_zero() {
+    let e = rejects(&mah_with("max_parallel = 0"), "workload[0].max_parallel", "0");
+    assert!(e.reason.contains("≥ 1") || e.reason.contains("at least 1"), "{}", e.reason);
+}
+
+#[test]
+fn mah_unknown_server_choice() {
+    rejects(
+        &mah_with("server_choice = \"popular\""),
+        "workload[0].server_choice",
+        "expected one of: uniform, zipf",
+    );
+}
+
+#[test]
+fn mah_file_loads_with_the_thesis_rules() {
+    let text = mah_with("first_two_primary = true\nthink_on_server_change = false\nthink_cap = \"10min\"");
+    let exps = parse_str(&text, "ok.toml", Path::new(".")).unwrap();
+    let traffic::WorkloadConfig::Mah(m) = &exps[0].experiment.workloads[0] else {
+        panic!("not a Mah workload")
+    };
+    assert_eq!((m.users, m.max_parallel, m.think_cap_s), (50, 2, 600.0));
+    assert!(m.first_two_primary && !m.think_on_server_change);
+}

@@ -463,6 +463,7 @@ impl<O: Observer> World<O> {
             record: RequestRecord {
                 id,
                 workload: w as u32,
+                page: r.page,
                 kind: if r.kind == FlowKind::Bulk {
                     RequestKind::Bulk
                 } else {
@@ -481,6 +482,7 @@ impl<O: Observer> World<O> {
                 data_retx: 0,
                 timeouts: 0,
                 fast_retx: 0,
+                ecn_reductions: 0,
             },
         };
         let ci = match self.free_slots.pop() {

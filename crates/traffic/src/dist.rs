@@ -31,7 +31,7 @@
 //! `bounded_pareto_inverse_matches_ns2_formula`, `lognormal_matches_rand_distr`,
 //! `validate_*` (reason texts), plus the empirical table tests.
 
-mod empirical;
+pub(crate) mod empirical;
 #[cfg(test)]
 mod tests;
 

@@ -21,5 +21,6 @@ pub mod workload;
 
 pub use dist::{EmpiricalCdf, SizeDist};
 pub use workload::{
-    pareto_web_mean_bytes, Arrival, BulkFlow, FlowKind, Request, Workload, WorkloadConfig,
+    pareto_web_mean_bytes, Arrival, BulkFlow, FlowKind, MahConfig, MahTables, Request, ServerChoice,
+    Workload, WorkloadConfig,
 };

@@ -8,6 +8,7 @@
 //! | `Http10` + `Arrival::Users`    | `workload/users.rs`   | closed | request → response → think      |
 //! | `ParetoWeb`                    | `workload/pareto_web.rs` | closed | seed 003 §3.1, §4.7, §6.2   |
 //! | `Bulk`                         | `workload/bulk.rs`    | —      | long-lived FTP flows            |
+//! | `Mah`                          | `workload/mah.rs`     | closed | Mah 1997 browsing users (seed 000 §3.3) |
 //!
 //! Sizes become whole bytes here, once: request = round(x) (0 only if x < 0.5), response =
 //! max(1, round(x)), both capped at `u64::MAX − 1` so that only `Bulk` can mean "endless".
@@ -24,6 +25,7 @@
 //! `validation::*` (reason texts, offered load), `determinism::*`.
 
 mod bulk;
+mod mah;
 mod pareto_web;
 mod poisson;
 #[cfg(test)]
@@ -33,6 +35,7 @@ mod users;
 use crate::dist::SizeDist;
 use units::{Rng, SimDuration, SimTime};
 
+pub use mah::{MahConfig, MahTables, ServerChoice};
 pub use pareto_web::pareto_web_mean_bytes;
 
 /// What a connection carries.
@@ -58,6 +61,9 @@ pub struct Request {
     /// Bytes the server sends back; `u64::MAX` for an endless bulk flow.
     pub response_bytes: u64,
     pub kind: FlowKind,
+    /// Page (document) this request belongs to, unique within the workload; 0 = not part of a
+    /// page (every model but Mah's).
+    pub page: u64,
 }
 
 /// How HTTP/1.0 connections arrive.
@@ -106,6 +112,8 @@ pub enum WorkloadConfig {
     },
     /// Long-lived flows with start times.
     Bulk { flows: Vec<BulkFlow> },
+    /// Mah's browsing users (seed 000 §3.3–3.4), see [`MahConfig`].
+    Mah(MahConfig),
 }
 
 fn at_least_one(name: &str, n: u32) -> Result<(), String> {
@@ -183,6 +191,7 @@ impl WorkloadConfig {
                     ));
                 }
             }
+            WorkloadConfig::Mah(m) => m.validate()?,
             WorkloadConfig::Bulk { flows } => {
                 if flows.is_empty() {
                     return Err("flows: at least one flow is required".to_string());
@@ -239,6 +248,7 @@ impl WorkloadConfig {
                 *max_bytes,
             )),
             WorkloadConfig::Bulk { .. } => None,
+            WorkloadConfig::Mah(m) => Some(m.mean_reply_bytes()),
         }
     }
 }
@@ -264,6 +274,7 @@ enum Gen {
     Users(users::Users),
     ParetoWeb(pareto_web::ParetoWeb),
     Bulk(bulk::Bulk),
+    Mah(mah::Mah),
 }
 
 /// A running workload (state machine).
@@ -334,6 +345,7 @@ impl Workload {
                 *servers,
             )),
             WorkloadConfig::Bulk { flows } => Gen::Bulk(bulk::Bulk::new(flows)),
+            WorkloadConfig::Mah(m) => Gen::Mah(mah::Mah::new(m.clone())),
         };
         Ok(Workload {
             cfg,
@@ -357,6 +369,7 @@ impl Workload {
             Gen::Users(g) => g.start(now, rng, out),
             Gen::ParetoWeb(g) => g.start(now, rng, out),
             Gen::Bulk(g) => g.emit_due(now, out),
+            Gen::Mah(g) => g.start(now, rng, out),
         }
     }
 
@@ -370,6 +383,7 @@ impl Workload {
             Gen::Users(g) => g.next_deadline(),
             Gen::ParetoWeb(g) => g.next_deadline(),
             Gen::Bulk(g) => g.next_deadline(),
+            Gen::Mah(g) => g.next_deadline(),
         }
     }
 
@@ -383,6 +397,7 @@ impl Workload {
             Gen::Users(g) => g.emit_due(now, rng, out),
             Gen::ParetoWeb(g) => g.emit_due(now, rng, out),
             Gen::Bulk(g) => g.emit_due(now, out),
+            Gen::Mah(g) => g.emit_due(now, rng, out),
         }
     }
 
@@ -404,6 +419,7 @@ impl Workload {
             Gen::Poisson(_) | Gen::Bulk(_) => {}
             Gen::Users(g) => g.on_response_complete(now, user, rng, out),
             Gen::ParetoWeb(g) => g.on_response_complete(now, user, rng, out),
+            Gen::Mah(g) => g.on_response_complete(now, user, rng, out),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! point with cdf > 0 is an atom (mass cdf₀ at the first value); equal values with rising cdf are
 //! an atom at that value; equal cdfs with rising values are a gap with no mass.
 //!
-//! CSV form: two columns `value,cdf` per line; an optional non-numeric header line before the
+//! CSV form: two columns `value,cdf` per line, or three columns `value,count,cdf` (the form of
+//! the Mah tables in `data/mah/`; the count column is ignored); an optional non-numeric header line before the
 //! first data line; blank lines and `#` comments (whole line or trailing) are ignored. Values are
 //! plain numbers (bytes or seconds), finite and ≥ 0, non-decreasing; cdf in [0, 1],
 //! non-decreasing, the last within 1e-6 of 1 (the tolerance of the scenario loader). Errors name
@@ -121,14 +122,14 @@ impl EmpiricalCdf {
                 continue; // header
             }
             let bad = |why: String| format!("line {lineno}: {why}");
-            if fields.len() != 2 {
+            if fields.len() != 2 && fields.len() != 3 {
                 return Err(bad(format!(
-                    "expected 2 columns (value,cdf), found {}",
+                    "expected 2 columns (value,cdf) or 3 (value,count,cdf), found {}",
                     fields.len()
                 )));
             }
-            let (Some(v), Some(p)) = (nums[0], nums[1]) else {
-                return Err(bad(format!("{line:?} is not two numbers")));
+            let (Some(v), Some(p)) = (nums[0], nums[fields.len() - 1]) else {
+                return Err(bad(format!("{line:?} is not numbers")));
             };
             check_point(points.last().copied(), v, p).map_err(bad)?;
             points.push((v, p));

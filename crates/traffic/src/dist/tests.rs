@@ -279,12 +279,12 @@ fn csv_errors_name_the_line() {
         "line 3: CDF must be non-decreasing and end at 1 (0.4 after 0.5)"
     );
     assert_eq!(
-        err("100,0.5,3\n"),
-        "line 1: expected 2 columns (value,cdf), found 3"
+        err("100,0.5,3,4\n"),
+        "line 1: expected 2 columns (value,cdf) or 3 (value,count,cdf), found 4"
     );
     assert_eq!(
         err("value,cdf\n100,abc\n"),
-        "line 2: \"100,abc\" is not two numbers"
+        "line 2: \"100,abc\" is not numbers"
     );
     assert_eq!(
         err("100,0.5\n200,0.9\n\n"),
@@ -297,7 +297,10 @@ fn csv_errors_name_the_line() {
     assert_eq!(err("1,1.5\n"), "line 1: cdf 1.5 must lie in [0, 1]");
     assert_eq!(err("value,cdf\n# nothing\n"), "no data lines");
     // A second non-numeric line is not a header.
-    assert_eq!(err("a,b\nc,d\n"), "line 2: \"c,d\" is not two numbers");
+    assert_eq!(err("a,b\nc,d\n"), "line 2: \"c,d\" is not numbers");
+    // Three columns: value,count,cdf (the Mah tables); the count is ignored.
+    let t = EmpiricalCdf::from_csv_str("value_bytes,count,cdf\n0,4,0.25\n81,12,1\n").unwrap();
+    assert_eq!(t.points, vec![(0.0, 0.25), (81.0, 1.0)]);
 }
 
 #[test]

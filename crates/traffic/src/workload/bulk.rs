@@ -31,6 +31,7 @@ impl Bulk {
                     request_bytes: 0,
                     response_bytes: f.bytes.unwrap_or(u64::MAX),
                     kind: FlowKind::Bulk,
+                    page: 0,
                 };
                 (f.start, i as u32, r)
             })

@@ -127,6 +127,7 @@ impl ParetoWeb {
                 request_bytes: 0,
                 response_bytes: response_bytes(size),
                 kind: FlowKind::Http,
+                page: 0,
             });
         }
     }

@@ -77,6 +77,7 @@ impl Poisson {
                 request_bytes: request,
                 response_bytes: response,
                 kind: FlowKind::Http,
+                page: 0,
             });
             let g = self.gap(rng);
             self.next = later(t, g);

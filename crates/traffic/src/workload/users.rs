@@ -94,6 +94,7 @@ impl Users {
                 request_bytes: request,
                 response_bytes: response,
                 kind: FlowKind::Http,
+                page: 0,
             });
         }
     }

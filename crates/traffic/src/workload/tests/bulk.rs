@@ -29,6 +29,7 @@ fn bulk_flows_open_at_their_start_times_in_index_order() {
         request_bytes: 0,
         response_bytes: u64::MAX,
         kind: FlowKind::Bulk,
+        page: 0,
     };
     assert_eq!(out, vec![endless]);
     assert_eq!(w.next_deadline(), Some(secs(5)));

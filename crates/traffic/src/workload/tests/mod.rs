@@ -4,6 +4,7 @@
 
 mod bulk;
 mod determinism;
+mod mah;
 mod pareto_web;
 mod poisson;
 mod users;

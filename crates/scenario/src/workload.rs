@@ -11,7 +11,8 @@
 //!   host indices are 0-based and must exist in the topology (else "no route").
 //! - `kind = "mah"`: Mah's browsing users (seed 000 §3.3, tables embedded): `users` (required),
 //!   `server_choice` ("uniform" | "zipf", with `zipf_exponent`, default 1), `max_parallel` (2),
-//!   `think_cap` ("600s"), `first_two_primary` (false), `think_on_server_change` (true);
+//!   `think_cap` ("600s"), `primary_replies` ("first_of_page" | "first_two_of_page" |
+//!   "first_two_of_run"; default "first_of_page"), `think_on_server_change` (true);
 //!   optional `clients`, `servers` as above.
 //!
 //! Validation: `tests/bad_files.rs` (`no_workload`, `bulk_server_out_of_range`, `unknown_dist`,
@@ -149,7 +150,7 @@ fn parse_mah(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         "zipf_exponent",
         "max_parallel",
         "think_cap",
-        "first_two_primary",
+        "primary_replies",
         "think_on_server_change",
     ])?;
     let users = t.req_u32("users", 1)?;
@@ -180,8 +181,16 @@ fn parse_mah(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         }
         m.think_cap_s = d.as_secs_f64();
     }
-    if let Some(b) = t.bool("first_two_primary")? {
-        m.first_two_primary = b;
+    if t.has("primary_replies") {
+        m.primary_replies = match kind(
+            t,
+            "primary_replies",
+            &["first_of_page", "first_two_of_page", "first_two_of_run"],
+        )? {
+            "first_of_page" => traffic::PrimaryReplies::FirstOfPage,
+            "first_two_of_page" => traffic::PrimaryReplies::FirstTwoOfPage,
+            _ => traffic::PrimaryReplies::FirstTwoOfRun,
+        };
     }
     if let Some(b) = t.bool("think_on_server_change")? {
         m.think_on_server_change = b;

@@ -425,11 +425,14 @@ fn mah_unknown_server_choice() {
 
 #[test]
 fn mah_file_loads_with_the_thesis_rules() {
-    let text = mah_with("first_two_primary = true\nthink_on_server_change = false\nthink_cap = \"10min\"");
+    let text = mah_with(
+        "primary_replies = \"first_two_of_run\"\nthink_on_server_change = false\nthink_cap = \"10min\"",
+    );
     let exps = parse_str(&text, "ok.toml", Path::new(".")).unwrap();
     let traffic::WorkloadConfig::Mah(m) = &exps[0].experiment.workloads[0] else {
         panic!("not a Mah workload")
     };
     assert_eq!((m.users, m.max_parallel, m.think_cap_s), (50, 2, 600.0));
-    assert!(m.first_two_primary && !m.think_on_server_change);
+    assert_eq!(m.primary_replies, traffic::PrimaryReplies::FirstTwoOfRun);
+    assert!(!m.think_on_server_change);
 }

@@ -21,6 +21,6 @@ pub mod workload;
 
 pub use dist::{EmpiricalCdf, SizeDist};
 pub use workload::{
-    pareto_web_mean_bytes, Arrival, BulkFlow, FlowKind, MahConfig, MahTables, Request, ServerChoice,
-    Workload, WorkloadConfig,
+    pareto_web_mean_bytes, Arrival, BulkFlow, FlowKind, MahConfig, MahTables, PrimaryReplies,
+    Request, ServerChoice, Workload, WorkloadConfig,
 };

@@ -35,7 +35,7 @@ mod users;
 use crate::dist::SizeDist;
 use units::{Rng, SimDuration, SimTime};
 
-pub use mah::{MahConfig, MahTables, ServerChoice};
+pub use mah::{MahConfig, MahTables, PrimaryReplies, ServerChoice};
 pub use pareto_web::pareto_web_mean_bytes;
 
 /// What a connection carries.

@@ -10,10 +10,12 @@
 //! 3. when the last reply of the page has arrived, think for min(T, `think_cap`) seconds, then
 //!    fetch the next page; after the C-th page go back to 1.
 //!
-//! Two implementation choices of seed 000 §3.4.4 are named options (both off = Mah's model):
-//! - `first_two_primary`: the first two replies of each page are drawn from the primary reply
-//!   table (the thesis's "first two reply sizes … from the primary distribution", read as per
-//!   page, MAH-MODEL.md §1.2 and §5.4);
+//! Two implementation choices of seed 000 §3.4.4 are named options (Mah's model by default):
+//! - `primary_replies`: which replies come from the primary table. Mah: the first of each page
+//!   (`FirstOfPage`). The thesis says "the first two reply sizes of a run are drawn from the
+//!   primary distribution"; read with "run" = a page (`FirstTwoOfPage`, MAH-MODEL.md §1.2) or
+//!   with "run" = the run of consecutive pages on one server (`FirstTwoOfRun`: the first reply
+//!   of every page, and also the second reply of the run, MAH-MODEL.md §6.4);
 //! - `think_on_server_change = false`: no think time before the first page on a newly chosen
 //!   server (the thesis); `true` thinks before every page (Mah/GloMoSim).
 //!
@@ -102,6 +104,18 @@ pub enum ServerChoice {
     Zipf { exponent: f64 },
 }
 
+/// Which replies are drawn from the primary reply table (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrimaryReplies {
+    /// Mah: the first reply of each page.
+    FirstOfPage,
+    /// Thesis, "run" read as a page: the first two replies of each page.
+    FirstTwoOfPage,
+    /// Thesis, "run" read as the pages fetched from one server: the first reply of each page
+    /// and the second reply of the run.
+    FirstTwoOfRun,
+}
+
 /// Parameters of the Mah browsing-user workload.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MahConfig {
@@ -117,8 +131,8 @@ pub struct MahConfig {
     pub max_parallel: u32,
     /// Think times are clipped at this many seconds (seed 000: 600 s).
     pub think_cap_s: f64,
-    /// Thesis rule: the first two replies of a page come from the primary table.
-    pub first_two_primary: bool,
+    /// Which replies come from the primary table.
+    pub primary_replies: PrimaryReplies,
     /// Think before the first page on a newly chosen server (Mah: true; thesis: false).
     pub think_on_server_change: bool,
 }
@@ -135,7 +149,7 @@ impl MahConfig {
             server_choice: ServerChoice::Uniform,
             max_parallel: 2,    // seed 000 §3.4: up to 2 connections per browser
             think_cap_s: 600.0, // seed 000 §3.4.4: think time capped at 10 minutes
-            first_two_primary: false, // Mah: only the first file of a page is primary
+            primary_replies: PrimaryReplies::FirstOfPage, // Mah: the first file of a page
             think_on_server_change: true, // Mah/GloMoSim: think before every page
         }
     }
@@ -188,21 +202,24 @@ impl MahConfig {
         Ok(())
     }
 
-    /// Mean reply bytes per request (payload, before rounding): primaries (one per page, or
-    /// E[min(F, 2)] with `first_two_primary`) from the primary table, the rest secondary.
+    /// Mean reply bytes per request (payload, before rounding): E[primaries per page] from the
+    /// primary table, the rest from the secondary table. Primaries per page: 1 (Mah);
+    /// E[min(F, 2)] = 2 − P(F = 1) (first two of a page); 1 + P(F ≥ 2)/E[C] (first two of a
+    /// run: one extra primary per run, when its first page has a second file).
     pub fn mean_reply_bytes(&self) -> f64 {
         let t = &self.tables;
         let f = step_mean(&t.files_per_page.points);
-        let primaries = if self.first_two_primary {
-            // E[min(F, 2)] = 2 − P(F = 1)
-            let p1 = t
-                .files_per_page
-                .points
-                .first()
-                .map_or(0.0, |&(v, c)| if v <= 1.0 { c } else { 0.0 });
-            2.0 - p1
-        } else {
-            1.0
+        let p1 = t
+            .files_per_page
+            .points
+            .first()
+            .map_or(0.0, |&(v, c)| if v <= 1.0 { c } else { 0.0 });
+        let primaries = match self.primary_replies {
+            PrimaryReplies::FirstOfPage => 1.0,
+            PrimaryReplies::FirstTwoOfPage => 2.0 - p1,
+            PrimaryReplies::FirstTwoOfRun => {
+                1.0 + (1.0 - p1) / step_mean(&t.pages_per_server.points)
+            }
         };
         (primaries * t.primary_reply.mean() + (f - primaries) * t.secondary_reply.mean()) / f
     }
@@ -267,6 +284,8 @@ struct User {
     pages_left: u32,
     /// Page counter (the current page's number).
     page: u32,
+    /// Files issued since the current server was chosen.
+    run_issued: u32,
     files: u32,
     issued: u32,
     in_flight: u32,
@@ -353,6 +372,7 @@ impl Mah {
             let user = &mut self.users[u as usize];
             user.server = server;
             user.pages_left = (c as u32).max(1);
+            user.run_issued = 0;
         }
         let f = step_sample(&self.cfg.tables.files_per_page.points, unit(rng));
         let user = &mut self.users[u as usize];
@@ -374,7 +394,12 @@ impl Mah {
         } else {
             &t.secondary_request
         };
-        let primary_reply = k == 0 || (k == 1 && self.cfg.first_two_primary);
+        let primary_reply = k == 0
+            || match self.cfg.primary_replies {
+                PrimaryReplies::FirstOfPage => false,
+                PrimaryReplies::FirstTwoOfPage => k == 1,
+                PrimaryReplies::FirstTwoOfRun => user.run_issued == 1,
+            };
         let reply_table = if primary_reply {
             &t.primary_reply
         } else {
@@ -394,6 +419,7 @@ impl Mah {
         });
         let user = &mut self.users[u as usize];
         user.issued += 1;
+        user.run_issued += 1;
         user.in_flight += 1;
     }
 

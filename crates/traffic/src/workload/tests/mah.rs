@@ -3,12 +3,13 @@
 
 use super::*;
 use crate::workload::mah::{step_mean, step_sample};
+use crate::dist::EmpiricalCdf;
 use rand::Rng as _;
 use std::collections::HashMap;
 
 fn thesis() -> MahConfig {
     MahConfig {
-        first_two_primary: true,
+        primary_replies: PrimaryReplies::FirstTwoOfPage,
         think_on_server_change: false,
         ..MahConfig::new(400, 7, 7)
     }
@@ -67,6 +68,14 @@ fn mean_reply_per_request_matches_the_worked_example() {
     let m = w.mean_response_bytes().unwrap();
     let want = (15_246.75 + (2.9154 - 1.0) * 6_826.28) / 2.9154;
     assert!((m - want).abs() < 5.0, "{m} vs {want}");
+    // First two of a run: 1 + P(F ≥ 2)/E[C] = 1 + 0.5136/4.087 = 1.1257 primaries per page.
+    let run = MahConfig {
+        primary_replies: PrimaryReplies::FirstTwoOfRun,
+        ..thesis()
+    };
+    let m = WorkloadConfig::Mah(run).mean_response_bytes().unwrap();
+    let want = (1.1257 * 15_246.75 + (2.9154 - 1.1257) * 6_826.28) / 2.9154;
+    assert!((m - want).abs() < 10.0, "{m} vs {want}");
 }
 
 /// Per page: the primary opens alone; secondaries only once it has completed; never more than
@@ -120,6 +129,51 @@ fn request_rate_per_user_matches_the_model_arithmetic() {
             (per_min - want).abs() / want < 0.04,
             "{per_min} requests/min, want {want}"
         );
+    }
+}
+
+/// The share of replies drawn from the primary table, measured by marking the tables apart:
+/// primary replies are all 1 B, secondary 2 B.
+#[test]
+fn primary_reply_rules_pick_the_right_files() {
+    let mut t = MahTables::mah97();
+    t.primary_reply = EmpiricalCdf {
+        points: vec![(1.0, 1.0)],
+    };
+    t.secondary_reply = EmpiricalCdf {
+        points: vec![(2.0, 1.0)],
+    };
+    for (rule, per_page) in [
+        (PrimaryReplies::FirstOfPage, 1.0),
+        (PrimaryReplies::FirstTwoOfPage, 2.0 - 0.486_377),
+        (
+            PrimaryReplies::FirstTwoOfRun,
+            1.0 + (1.0 - 0.486_377) / 4.087,
+        ),
+    ] {
+        let cfg = MahConfig {
+            tables: t.clone(),
+            primary_replies: rule,
+            ..thesis()
+        };
+        let mut r = rng("mah-primary");
+        let mut w = Workload::new(WorkloadConfig::Mah(cfg)).unwrap();
+        let log = drive(&mut w, &mut r, secs(4 * 3600), |_| Some(SimDuration::ZERO));
+        let mut pages: HashMap<u64, (u32, Vec<u64>)> = HashMap::new();
+        for (_, q) in &log {
+            let e = pages.entry(q.page).or_default();
+            e.1.push(q.response_bytes);
+            e.0 += (q.response_bytes == 1) as u32;
+        }
+        let primaries: u32 = pages.values().map(|p| p.0).sum();
+        let got = primaries as f64 / pages.len() as f64;
+        assert!(
+            (got - per_page).abs() < 0.03,
+            "{rule:?}: {got} primaries per page, want {per_page}"
+        );
+        for (_, files) in pages.values() {
+            assert_eq!(files[0], 1, "the first file of every page is primary");
+        }
     }
 }
 

@@ -1,8 +1,18 @@
 //! The queue-discipline trait and the enum the engine dispatches through.
 
+use crate::ared::{Ared, AredParams};
+use crate::avq::{Avq, AvqParams};
+use crate::blue::{Blue, BlueParams};
+use crate::codel::{Codel, CodelParams};
 use crate::droptail::{DropTail, DropTailParams};
+use crate::fq_codel::{FqCodel, FqCodelParams};
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::pi::{Pi, PiParams};
+use crate::pie::{Pie, PieParams};
+use crate::pimc::{Pimc, PimcParams};
+use crate::pisa::{Pisa, PisaParams};
 use crate::red::{Red, RedParams};
+use crate::rem::{Rem, RemParams};
 use crate::stats::QueueStats;
 use units::{Rate, Rng, SimDuration, SimTime};
 
@@ -55,13 +65,33 @@ pub trait QueueDisc {
     }
     /// Run every update due at or before `now`.
     fn on_timeout(&mut self, _now: SimTime) {}
+    /// True if the packet the latest `dequeue` returned must leave with CE set (disciplines
+    /// that mark at dequeue time: CoDel, FQ-CoDel). Only ever true for `ect` packets.
+    fn dequeue_marked(&self) -> bool {
+        false
+    }
+    /// Stored packets the latest `enqueue` pushed out to make room (FQ-CoDel drops from the
+    /// fattest flow, RFC 8290 §4.1), appended to `out` with their reason; the engine frees
+    /// them. Each is counted as the overflow drop of that arrival (the arrival takes over the
+    /// victim's `enqueued` count), so `check_identities` holds.
+    fn take_evicted(&mut self, _out: &mut Vec<(PacketMeta, DropReason)>) {}
 }
 
 /// Parameters of any discipline, as a scenario names it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DisciplineParams {
     DropTail(DropTailParams),
+    Pi(PiParams),
+    Pisa(PisaParams),
+    Pimc(PimcParams),
+    Rem(RemParams),
     Red(RedParams),
+    Ared(AredParams),
+    Codel(CodelParams),
+    Blue(BlueParams),
+    Avq(AvqParams),
+    FqCodel(FqCodelParams),
+    Pie(PieParams),
 }
 
 impl DisciplineParams {
@@ -69,14 +99,34 @@ impl DisciplineParams {
     pub fn build(&self, link: LinkInfo) -> Result<Discipline, ParamError> {
         Ok(match self {
             DisciplineParams::DropTail(p) => Discipline::DropTail(DropTail::new(p.clone())?),
+            DisciplineParams::Pi(p) => Discipline::Pi(Pi::new(p.clone())?),
+            DisciplineParams::Pisa(p) => Discipline::Pisa(Pisa::new(p.clone())?),
+            DisciplineParams::Pimc(p) => Discipline::Pimc(Pimc::new(p.clone())?),
+            DisciplineParams::Rem(p) => Discipline::Rem(Rem::new(p.clone(), link)?),
             DisciplineParams::Red(p) => Discipline::Red(Red::new(p.clone(), link)?),
+            DisciplineParams::Ared(p) => Discipline::Ared(Ared::new(p.clone(), link)?),
+            DisciplineParams::Codel(p) => Discipline::Codel(Codel::new(p.clone())?),
+            DisciplineParams::Blue(p) => Discipline::Blue(Blue::new(p.clone())?),
+            DisciplineParams::Avq(p) => Discipline::Avq(Avq::new(p.clone(), link)?),
+            DisciplineParams::FqCodel(p) => Discipline::FqCodel(FqCodel::new(p.clone())?),
+            DisciplineParams::Pie(p) => Discipline::Pie(Pie::new(p.clone())?),
         })
     }
     /// Short name for reports, e.g. `droptail` or `red`.
     pub fn name(&self) -> &'static str {
         match self {
             DisciplineParams::DropTail(_) => "droptail",
+            DisciplineParams::Pi(_) => "pi",
+            DisciplineParams::Pisa(_) => "pisa",
+            DisciplineParams::Pimc(_) => "pimc",
+            DisciplineParams::Rem(_) => "rem",
             DisciplineParams::Red(_) => "red",
+            DisciplineParams::Ared(_) => "ared",
+            DisciplineParams::Codel(_) => "codel",
+            DisciplineParams::Blue(_) => "blue",
+            DisciplineParams::Avq(_) => "avq",
+            DisciplineParams::FqCodel(_) => "fq_codel",
+            DisciplineParams::Pie(_) => "pie",
         }
     }
 }
@@ -85,14 +135,34 @@ impl DisciplineParams {
 #[derive(Clone, Debug)]
 pub enum Discipline {
     DropTail(DropTail),
+    Pi(Pi),
+    Pisa(Pisa),
+    Pimc(Pimc),
+    Rem(Rem),
     Red(Red),
+    Ared(Ared),
+    Codel(Codel),
+    Blue(Blue),
+    Avq(Avq),
+    FqCodel(FqCodel),
+    Pie(Pie),
 }
 
 macro_rules! dispatch {
     ($self:ident, $d:ident => $e:expr) => {
         match $self {
             Discipline::DropTail($d) => $e,
+            Discipline::Pi($d) => $e,
+            Discipline::Pisa($d) => $e,
+            Discipline::Pimc($d) => $e,
+            Discipline::Rem($d) => $e,
             Discipline::Red($d) => $e,
+            Discipline::Ared($d) => $e,
+            Discipline::Codel($d) => $e,
+            Discipline::Blue($d) => $e,
+            Discipline::Avq($d) => $e,
+            Discipline::FqCodel($d) => $e,
+            Discipline::Pie($d) => $e,
         }
     };
 }
@@ -127,5 +197,13 @@ impl QueueDisc for Discipline {
     }
     fn on_timeout(&mut self, now: SimTime) {
         dispatch!(self, d => d.on_timeout(now))
+    }
+    #[inline]
+    fn dequeue_marked(&self) -> bool {
+        dispatch!(self, d => d.dequeue_marked())
+    }
+    #[inline]
+    fn take_evicted(&mut self, out: &mut Vec<(PacketMeta, DropReason)>) {
+        dispatch!(self, d => d.take_evicted(out))
     }
 }

@@ -8,14 +8,34 @@
 //! `arrivals = enqueued + early_drops + forced_drops + overflow_drops` and
 //! `queued_now = enqueued − dequeued − dequeue_drops`.
 
+pub mod ared;
+pub mod avq;
+pub mod blue;
+pub mod codel;
 pub mod discipline;
 pub mod droptail;
+pub mod fq_codel;
 pub mod packet;
+pub mod pi;
+pub mod pie;
+pub mod pimc;
+pub mod pisa;
 pub mod red;
+pub mod rem;
 pub mod stats;
 
+pub use ared::{Ared, AredParams};
+pub use avq::{Avq, AvqParams};
+pub use blue::{Blue, BlueParams};
+pub use codel::{Codel, CodelParams};
 pub use discipline::{Discipline, DisciplineParams, LinkInfo, ParamError, QueueDisc};
 pub use droptail::{DropTail, DropTailParams, LimitUnit};
+pub use fq_codel::{flow_bucket, FqCodel, FqCodelParams};
 pub use packet::{DropReason, PacketClass, PacketMeta, Verdict};
-pub use red::{Red, RedParams};
+pub use pi::{Pi, PiCore, PiParams};
+pub use pie::{Pie, PieParams};
+pub use pimc::{Pimc, PimcParams};
+pub use pisa::{HintlessPolicy, Pisa, PisaParams};
+pub use red::{CountRule, EcnRule, Red, RedParams};
+pub use rem::{Rem, RemEcn, RemParams};
 pub use stats::QueueStats;

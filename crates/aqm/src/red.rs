@@ -1,5 +1,5 @@
 //! RED — Random Early Detection, exactly as Floyd & Jacobson 1993 (seed 000 §2.1.2, Figure 2.2),
-//! in packet mode.
+//! in packet mode, plus the published and reference-implementation variants as named options.
 //!
 //! On each arrival:
 //! 1. the average queue `avg` is updated: if the link is busy, `avg ← (1 − w_q)·avg + w_q·q`
@@ -22,9 +22,45 @@
 //! With `ecn`, an early drop of an ECN-capable packet becomes a CE mark (RFC 3168 §7: mark
 //! whenever RED would drop early); forced and overflow drops stay drops.
 //!
+//! Options (all off by default, so the default is the 1993 algorithm above):
+//! - `count_rule` ([`CountRule`]): `Paper` (above); `Altq` = `p_a = p_b/(2 − count·p_b)`, the
+//!   ALTQ 1.2 formula of seed 000 Appendix C (eq. C.2) — the appendix says everything else
+//!   follows §2.1, so count is incremented, reset to 0 on a drop (early or forced) and to −1
+//!   below `min_th` exactly as in Figure 2.2; `Ns2Wait` = ns-2's `wait_` rule
+//!   (reference/aqm-defaults.md §2.4): `p_a = 0` while `count·p_b < 1`, `p_b/(2 − count·p_b)`
+//!   while `< 2`, then 1. Inter-drop gaps (the drop included) at constant `p_b`: Paper uniform on
+//!   `1..=1/p_b − 1`; Altq uniform on `1..=2/p_b − 1`; Ns2Wait uniform on
+//!   `⌈1/p_b⌉..=2/p_b − 1`.
+//! - `gentle` (Floyd 2000): for `max_th ≤ avg < 2·max_th`, `p_b = max_p + (1 − max_p)·(avg −
+//!   max_th)/max_th` (max_p → 1) and goes through the same count rule; forced drops only at
+//!   `avg ≥ 2·max_th`.
+//! - `byte_mode` (ns-2 `bytes_`): the count used in `p_a` is `⌊count_bytes/mean_pktsize⌋`, where
+//!   `count_bytes` sums the sizes of the arrivals counted in `count` (the arrival that moves
+//!   count from −1 to 0 is not counted, as it is not in `count`); then, if `p_a < 1`,
+//!   `p_a ← min(1, p_a·size/mean_pktsize)`.
+//! - `queue_in_bytes`: the queue sample `q` is the bytes waiting divided by `mean_pktsize`, so
+//!   `avg` and the thresholds stay in units of mean-size packets (identical to ns-2's byte
+//!   thresholds `th·mean_pktsize`, as the EWMA is linear); the buffer accepts a packet while
+//!   fewer than `limit·mean_pktsize` bytes wait (ns-2's byte limit; the last packet may go over).
+//! - `ecn_rule` ([`EcnRule`], only with `ecn`): `GentleDrop` (default) marks in
+//!   `[min_th, max_th)` and drops ECT packets in the gentle region — the rule of gentle RED as
+//!   seed 001 §2.3 states it ("between max_th and 2·max_th selected packets are no longer marked,
+//!   but always dropped"); without `gentle` it is RFC 3168's "mark whenever RED would drop
+//!   early"; `Always` marks every early drop, gentle region included (RFC 3168 §7 read
+//!   literally); `MarkP(m)` is ns-2's `use_mark_p_` marking test: mark iff `p_b < m` (ns-2's
+//!   `use_mark_p_` also turns forced drops into `p_b = 1`; that part is not modelled).
+//!
+//! Not modelled (ns-2 differences, see validation/ns2/README.md): ns-2 never drops early with
+//! ≤ 1 packet waiting, never drops the first packet after `avg` crosses `min_th`, and rounds
+//! the idle `m` down.
+//!
+//! Read seed 000 §2.1.2 and Appendix C and reference/aqm-defaults.md §2 before editing.
+//!
 //! Validation: tests below, hand-computed (`average_follows_ewma_by_hand`,
 //! `idle_decay_uses_real_m`, `probability_by_hand`, `uniform_gap_between_drops`,
-//! `forced_drop_above_max_th`, `overflow_at_limit_resets_count`).
+//! `forced_drop_above_max_th`, `overflow_at_limit_resets_count`), and the options in
+//! `red_options_tests.rs` (count-rule formulas and gap distributions, gentle p_b and forced
+//! drops, byte-mode scaling and counting, byte queue, ECN rules).
 
 use crate::discipline::{LinkInfo, ParamError, QueueDisc};
 use crate::packet::{DropReason, PacketMeta, Verdict};
@@ -33,11 +69,61 @@ use rand::Rng as _;
 use std::collections::VecDeque;
 use units::{Rng, SimTime};
 
+/// How the count of packets since the last drop turns `p_b` into `p_a`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CountRule {
+    /// `p_a = p_b/(1 − count·p_b)` (Floyd & Jacobson 1993 eq. 2.5; seed 000 eq. C.1).
+    #[default]
+    Paper,
+    /// `p_a = p_b/(2 − count·p_b)` (ALTQ 1.2; seed 000 Appendix C eq. C.2). Drops half as often
+    /// as `Paper` for the same `p_b`: seed 000 configured ALTQ with twice the `max_p` it reports.
+    Altq,
+    /// ns-2's `wait_` rule (reference/aqm-defaults.md §2.4): 0 if `count·p_b < 1`,
+    /// `p_b/(2 − count·p_b)` if `count·p_b < 2`, else 1.
+    Ns2Wait,
+}
+
+impl CountRule {
+    /// `p_a` for base probability `p_b` and count `n` (packets, or mean-size packets in byte
+    /// mode), before any byte-mode size scaling; always in [0, 1].
+    pub fn p_a(self, p_b: f64, n: i64) -> f64 {
+        let x = n as f64 * p_b;
+        let ratio = |denom: f64| {
+            if denom <= p_b {
+                1.0
+            } else {
+                (p_b / denom).min(1.0)
+            }
+        };
+        match self {
+            CountRule::Paper => ratio(1.0 - x),
+            CountRule::Altq => ratio(2.0 - x),
+            CountRule::Ns2Wait if x < 1.0 => 0.0,
+            CountRule::Ns2Wait if x < 2.0 => ratio(2.0 - x),
+            CountRule::Ns2Wait => 1.0,
+        }
+    }
+}
+
+/// Whether an early drop chosen for an ECN-capable packet becomes a mark (only with `ecn`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum EcnRule {
+    /// Mark for `avg < max_th`, drop in the gentle region (gentle RED, Floyd 2000, as seed 001
+    /// §2.3 states it).
+    #[default]
+    GentleDrop,
+    /// Mark every early drop, gentle region included (RFC 3168 §7 read literally).
+    Always,
+    /// ns-2 `use_mark_p_`/`mark_p_`: mark iff `p_b` is below this value (ns-2 default 0.1).
+    MarkP(f64),
+}
+
 /// RED parameters (Floyd & Jacobson 1993; seed 000 §2.1.2). Packet mode.
 ///
 /// Defaults are the 1993 paper's recommendations as ns-2 had them before 2001 (`thresh_ 5`,
 /// `maxthresh_ 15`, `q_weight_ 0.002`, `linterm_ 10`), with ns-2's `limit_ 50` and a 1000-byte
-/// typical packet; seed 000's own settings are in `scenarios/`.
+/// typical packet; seed 000's own settings are in `scenarios/`. Every option is off, giving
+/// Figure 2.2 exactly.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedParams {
     /// Minimum threshold on the average queue, packets; `0 ≤ min_th < max_th`.
@@ -48,24 +134,45 @@ pub struct RedParams {
     pub w_q: f64,
     /// Maximum early-drop probability (p_b at avg = max_th), in (0, 1].
     pub max_p: f64,
-    /// Buffer size, packets waiting (the packet on the wire not counted); ≥ 1.
+    /// Buffer size, packets waiting (the packet on the wire not counted); ≥ 1. With
+    /// `queue_in_bytes`, `limit·mean_pktsize` bytes.
     pub limit: u64,
-    /// Typical packet size in bytes; its transmission time is `s` of the idle decay.
+    /// Typical packet size in bytes (≥ 1); its transmission time is `s` of the idle decay; the
+    /// byte↔packet unit of `byte_mode` and `queue_in_bytes`.
     pub mean_pktsize: u32,
     /// Mark ECN-capable packets instead of dropping them early (RFC 3168). Default false.
     pub ecn: bool,
+    /// Count-based `p_a` rule. Default `Paper` (eq. 2.5); `Altq` seed 000 App. C; `Ns2Wait`
+    /// ns-2's default `wait_ true`.
+    pub count_rule: CountRule,
+    /// Gentle RED (Floyd 2000): `p_b` from max_p to 1 over `[max_th, 2·max_th)`. Default false
+    /// (1993 paper); ns-2's default since 2001 is true.
+    pub gentle: bool,
+    /// Scale `p_a` by size/mean_pktsize and count in mean-size packets (ns-2 `bytes_`).
+    /// Default false (paper's packet mode); ns-2's default since 2004 is true.
+    pub byte_mode: bool,
+    /// Measure the queue and the limit in bytes (as mean-size packets). Default false (packet
+    /// mode); ns-2's `queue_in_bytes_` default since 2004 is true.
+    pub queue_in_bytes: bool,
+    /// Which early drops of ECT packets become marks when `ecn` is on. Default `GentleDrop`.
+    pub ecn_rule: EcnRule,
 }
 
 impl Default for RedParams {
     fn default() -> Self {
         RedParams {
-            min_th: 5.0,
-            max_th: 15.0,
-            w_q: 0.002,
-            max_p: 0.1,
-            limit: 50,
-            mean_pktsize: 1000,
-            ecn: false,
+            min_th: 5.0,                   // FJ93 recommendation; ns-2 thresh_ before 2001
+            max_th: 15.0,                  // 3·min_th; ns-2 maxthresh_ before 2001
+            w_q: 0.002,                    // FJ93; ns-2 q_weight_ before 2001
+            max_p: 0.1,                    // FJ93; ns-2 linterm_ 10
+            limit: 50,                     // ns-2 Queue limit_
+            mean_pktsize: 1000,            // typical 1000-byte packet (ns-2 TCP packetSize_)
+            ecn: false,                    // FJ93 drops; RFC 3168 marking is an option
+            count_rule: CountRule::Paper,  // FJ93 eq. 2.5
+            gentle: false,                 // FJ93 (gentle is Floyd 2000)
+            byte_mode: false,              // FJ93 packet mode
+            queue_in_bytes: false,         // FJ93 packet mode
+            ecn_rule: EcnRule::GentleDrop, // Floyd 2000 / seed 001 §2.3
         }
     }
 }
@@ -105,24 +212,50 @@ impl RedParams {
         if self.mean_pktsize == 0 {
             return err("mean_pktsize", "must be at least 1 byte".into());
         }
+        if let EcnRule::MarkP(m) = self.ecn_rule {
+            if !(m > 0.0 && m <= 1.0) {
+                return err("ecn_mark_p", format!("must be in (0, 1], got {m}"));
+            }
+        }
         Ok(())
     }
 
-    /// Base probability `p_b` for an average in `[min_th, max_th)` (equation 2.4).
+    /// Base probability `p_b` with this `max_p` (equation 2.4 for `avg < max_th`; the gentle
+    /// segment above if `gentle`; 1 above the last segment).
     pub fn p_b(&self, avg: f64) -> f64 {
-        self.max_p * (avg - self.min_th) / (self.max_th - self.min_th)
+        base_probability(self, self.max_p, self.max_p, avg)
     }
 
     /// Actual drop probability `p_a = p_b/(1 − count·p_b)` (equation 2.5); 1 once
     /// `count·p_b ≥ 1`.
     pub fn p_a(p_b: f64, count: i64) -> f64 {
-        let denom = 1.0 - count as f64 * p_b;
-        if denom <= p_b {
-            1.0
-        } else {
-            (p_b / denom).min(1.0)
-        }
+        CountRule::Paper.p_a(p_b, count)
     }
+}
+
+/// `p_b` for `avg` with `max_p` on the linear segment and `gentle_max_p` as the start of the
+/// gentle segment (they differ only for ns-2's frozen ARED gentle slope).
+fn base_probability(p: &RedParams, max_p: f64, gentle_max_p: f64, avg: f64) -> f64 {
+    if avg < p.min_th {
+        0.0
+    } else if avg < p.max_th {
+        max_p * (avg - p.min_th) / (p.max_th - p.min_th)
+    } else if p.gentle && avg < 2.0 * p.max_th {
+        (gentle_max_p + (1.0 - gentle_max_p) * (avg - p.max_th) / p.max_th).min(1.0)
+    } else {
+        1.0
+    }
+}
+
+/// Outcome of RED's test on one arrival.
+enum Decision {
+    Accept,
+    /// Early drop chosen with base probability `p_b`; `gentle_region` if `avg ≥ max_th`.
+    Early {
+        p_b: f64,
+        gentle_region: bool,
+    },
+    Forced,
 }
 
 /// RED queue (see the module documentation).
@@ -131,8 +264,14 @@ pub struct Red {
     params: RedParams,
     /// Transmission time `s` of a typical packet, seconds.
     s: f64,
+    /// Current max_p (changed by Adaptive RED, otherwise `params.max_p`).
+    max_p: f64,
+    /// max_p at the start of the gentle segment (= `max_p` unless frozen, see `set_max_p`).
+    gentle_max_p: f64,
     avg: f64,
     count: i64,
+    /// Bytes of the arrivals counted in `count` (byte mode).
+    count_bytes: u64,
     /// Start of the current idle period, if the link is idle.
     idle_since: Option<SimTime>,
     queue: VecDeque<PacketMeta>,
@@ -149,10 +288,13 @@ impl Red {
             .serialization(params.mean_pktsize as u64)
             .as_secs_f64();
         Ok(Red {
-            params,
             s,
+            max_p: params.max_p,
+            gentle_max_p: params.max_p,
+            params,
             avg: 0.0,
             count: -1,
+            count_bytes: 0,
             idle_since: Some(SimTime::ZERO),
             queue: VecDeque::new(),
             bytes: 0,
@@ -160,14 +302,59 @@ impl Red {
         })
     }
 
-    /// Current average queue size, packets.
+    /// Current average queue size, packets (mean-size packets with `queue_in_bytes`).
     pub fn avg(&self) -> f64 {
         self.avg
+    }
+
+    /// The average an arrival at `now` would start from: `avg`, decayed by the idle time if
+    /// the link is idle (read-only; Adaptive RED's timer uses it).
+    pub fn avg_at(&self, now: SimTime) -> f64 {
+        match self.idle_since {
+            Some(since) => {
+                let m = now.saturating_since(since).as_secs_f64() / self.s;
+                self.avg * units::math::powf(1.0 - self.params.w_q, m)
+            }
+            None => self.avg,
+        }
     }
 
     /// Packets since the last drop (−1 while the average is below `min_th`).
     pub fn count(&self) -> i64 {
         self.count
+    }
+
+    /// Current max_p.
+    pub fn max_p(&self) -> f64 {
+        self.max_p
+    }
+
+    /// The parameters (with the configured, not the current, max_p).
+    pub fn params(&self) -> &RedParams {
+        &self.params
+    }
+
+    /// Base probability `p_b` for `avg` with the current max_p.
+    pub fn p_b(&self, avg: f64) -> f64 {
+        base_probability(&self.params, self.max_p, self.gentle_max_p, avg)
+    }
+
+    /// Set max_p (Adaptive RED). The gentle segment starts from the new value unless
+    /// `freeze_gentle` (ns-2 computes the gentle slope once from the initial max_p).
+    pub(crate) fn set_max_p(&mut self, max_p: f64, freeze_gentle: bool) {
+        self.max_p = max_p;
+        if !freeze_gentle {
+            self.gentle_max_p = max_p;
+        }
+    }
+
+    /// Queue sample `q` in the unit of `avg`.
+    fn q_sample(&self) -> f64 {
+        if self.params.queue_in_bytes {
+            self.bytes as f64 / self.params.mean_pktsize as f64
+        } else {
+            self.queue.len() as f64
+        }
     }
 
     fn update_avg(&mut self, now: SimTime) {
@@ -177,27 +364,57 @@ impl Red {
                 let m = now.saturating_since(since).as_secs_f64() / self.s;
                 self.avg *= units::math::powf(1.0 - w, m);
             }
-            None => self.avg = (1.0 - w) * self.avg + w * self.queue.len() as f64,
+            None => self.avg = (1.0 - w) * self.avg + w * self.q_sample(),
         }
     }
 
-    /// RED's decision on an arrival (Figure 2.2): `None` = accept, else the drop reason.
-    fn decide(&mut self, rng: &mut Rng) -> Option<DropReason> {
+    /// RED's decision on an arrival of `size` bytes (Figure 2.2 with the options).
+    fn decide(&mut self, size: u32, rng: &mut Rng) -> Decision {
         let p = &self.params;
-        if self.avg >= p.min_th && self.avg < p.max_th {
+        let upper = if p.gentle { 2.0 * p.max_th } else { p.max_th };
+        if self.avg >= p.min_th && self.avg < upper {
+            if self.count >= 0 {
+                self.count_bytes += size as u64;
+            }
             self.count += 1;
-            let p_a = RedParams::p_a(p.p_b(self.avg), self.count);
+            let p_b = self.p_b(self.avg);
+            let p = &self.params;
+            let mean = p.mean_pktsize as f64;
+            let n = if p.byte_mode {
+                (self.count_bytes / p.mean_pktsize as u64) as i64
+            } else {
+                self.count
+            };
+            let mut p_a = p.count_rule.p_a(p_b, n);
+            if p.byte_mode && p_a < 1.0 {
+                p_a = (p_a * size as f64 / mean).min(1.0);
+            }
             if rng.gen::<f64>() < p_a {
                 self.count = 0;
-                return Some(DropReason::Early);
+                self.count_bytes = 0;
+                return Decision::Early {
+                    p_b,
+                    gentle_region: self.avg >= p.max_th,
+                };
             }
-            None
-        } else if self.avg >= p.max_th {
+            Decision::Accept
+        } else if self.avg >= upper {
             self.count = 0;
-            Some(DropReason::Forced)
+            self.count_bytes = 0;
+            Decision::Forced
         } else {
             self.count = -1;
-            None
+            self.count_bytes = 0;
+            Decision::Accept
+        }
+    }
+
+    fn full(&self) -> bool {
+        let p = &self.params;
+        if p.queue_in_bytes {
+            self.bytes >= p.limit.saturating_mul(p.mean_pktsize as u64)
+        } else {
+            self.queue.len() as u64 >= p.limit
         }
     }
 }
@@ -207,16 +424,31 @@ impl QueueDisc for Red {
         self.stats.arrivals += 1;
         self.update_avg(now);
         let mut marked = false;
-        match self.decide(rng) {
-            Some(DropReason::Early) if self.params.ecn && pkt.ect => marked = true,
-            Some(reason) => {
-                self.stats.count_drop(pkt.class, reason);
-                return Verdict::Dropped(reason);
+        match self.decide(pkt.size_bytes, rng) {
+            Decision::Accept => {}
+            Decision::Early { p_b, gentle_region } => {
+                let mark = self.params.ecn
+                    && pkt.ect
+                    && match self.params.ecn_rule {
+                        EcnRule::GentleDrop => !gentle_region,
+                        EcnRule::Always => true,
+                        EcnRule::MarkP(m) => p_b < m,
+                    };
+                if mark {
+                    marked = true;
+                } else {
+                    self.stats.count_drop(pkt.class, DropReason::Early);
+                    return Verdict::Dropped(DropReason::Early);
+                }
             }
-            None => {}
+            Decision::Forced => {
+                self.stats.count_drop(pkt.class, DropReason::Forced);
+                return Verdict::Dropped(DropReason::Forced);
+            }
         }
-        if self.queue.len() as u64 >= self.params.limit {
+        if self.full() {
             self.count = 0;
+            self.count_bytes = 0;
             self.stats.count_drop(pkt.class, DropReason::Overflow);
             return Verdict::Dropped(DropReason::Overflow);
         }
@@ -262,6 +494,10 @@ impl QueueDisc for Red {
         &self.stats
     }
 }
+
+#[cfg(test)]
+#[path = "red_options_tests.rs"]
+mod options_tests;
 
 #[cfg(test)]
 mod tests {

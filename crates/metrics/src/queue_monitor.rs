@@ -63,6 +63,11 @@ impl QueueMonitor {
         }
         self.seen(qlen);
     }
+    /// The packet leaving for the wire was CE-marked at dequeue time (CoDel, FQ-CoDel).
+    #[inline]
+    pub fn on_dequeue_mark(&mut self) {
+        self.marks += 1;
+    }
     /// A packet left the queue for the wire; `qlen` after.
     #[inline]
     pub fn on_dequeue(&mut self, qlen: u32) {

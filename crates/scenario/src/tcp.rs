@@ -1,16 +1,17 @@
 //! `[tcp]` → `tcp::TcpConfig`. Every key is optional; absent keys keep
 //! `TcpConfig::default()` (whose doc gives each default and its source).
 //!
-//! Keys: `variant` ("reno" | "newreno"), `mss`, `receive_window` (sizes), `initial_window`
-//! (segments), `min_rto`, `initial_rto`, `max_rto`, `clock_granularity` (durations),
-//! `delayed_ack` (false, or a duration such as "200ms"), `dupack_threshold`,
-//! `max_syn_retries`, `max_retries` (integers).
+//! Keys: `variant` ("tahoe" | "reno" | "newreno" | "sack"), `mss`, `receive_window` (sizes),
+//! `initial_window` (segments), `min_rto`, `initial_rto`, `max_rto`, `clock_granularity`
+//! (durations), `delayed_ack` (false, or a duration such as "200ms"), `dupack_threshold`,
+//! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit` (booleans).
 //!
 //! Checks: mss ≥ 1, initial_window ≥ 1, receive_window ≥ mss, RTOs > 0 with
 //! min_rto ≤ max_rto and initial_rto ≤ max_rto, clock_granularity > 0, delayed ACK in
 //! (0, 500 ms] (RFC 1122 §4.2.3.2), dupack_threshold ≥ 1.
 //!
-//! Validation: tests below; `tests/bad_files.rs` (`unknown_key_in_tcp`).
+//! Validation: tests below; `tests/bad_files.rs` (`unknown_key_in_tcp`,
+//! `unknown_tcp_variant`, `tcp_ecn_not_a_boolean`).
 
 use crate::error::Res;
 use crate::value::{positive, size_u32, Tbl};
@@ -31,6 +32,8 @@ const KEYS: &[&str] = &[
     "dupack_threshold",
     "max_syn_retries",
     "max_retries",
+    "ecn",
+    "limited_transmit",
 ];
 
 /// Parse `[tcp]` of the root (absent table = all defaults).
@@ -41,8 +44,11 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     };
     t.allow(KEYS)?;
     if t.has("variant") {
-        c.variant = match crate::value::kind(&t, "variant", &["reno", "newreno"])? {
+        c.variant = match crate::value::kind(&t, "variant", &["tahoe", "reno", "newreno", "sack"])?
+        {
+            "tahoe" => Variant::Tahoe,
             "reno" => Variant::Reno,
+            "sack" => Variant::Sack,
             _ => Variant::NewReno,
         };
     }
@@ -88,6 +94,12 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     }
     if let Some(n) = t.u32("max_retries", 0)? {
         c.max_retries = n;
+    }
+    if let Some(b) = t.bool("ecn")? {
+        c.ecn = b;
+    }
+    if let Some(b) = t.bool("limited_transmit")? {
+        c.limited_transmit = b;
     }
     // Cross-field checks, reported at the key the user most likely set.
     if c.receive_window < c.mss {
@@ -152,6 +164,19 @@ mod tests {
         assert_eq!((c.mss, c.receive_window), (1000, 65536));
         assert_eq!(c.delayed_ack, Some(SimDuration::from_millis(200)));
         assert_eq!(c.min_rto, TcpConfig::default().min_rto);
+        assert!(!c.ecn && !c.limited_transmit);
+        for (name, v) in [
+            ("tahoe", Variant::Tahoe),
+            ("reno", Variant::Reno),
+            ("newreno", Variant::NewReno),
+            ("sack", Variant::Sack),
+        ] {
+            let c = tcp(&format!(
+                "[tcp]\nvariant = \"{name}\"\necn = true\nlimited_transmit = true"
+            ))
+            .unwrap();
+            assert_eq!((c.variant, c.ecn, c.limited_transmit), (v, true, true));
+        }
     }
 
     #[test]
@@ -161,6 +186,15 @@ mod tests {
         let e = tcp("[tcp]\nmin_rto = \"2min\"").unwrap_err();
         assert_eq!(e.key, "tcp.min_rto");
         assert!(e.reason.contains("must not exceed max_rto"), "{}", e.reason);
+        let e = tcp("[tcp]\nvariant = \"cubic\"").unwrap_err();
+        assert_eq!(e.key, "tcp.variant");
+        assert!(
+            e.reason.contains("tahoe, reno, newreno, sack"),
+            "{}",
+            e.reason
+        );
+        let e = tcp("[tcp]\necn = \"yes\"").unwrap_err();
+        assert_eq!(e.key, "tcp.ecn");
         let e = tcp("[tcp]\ninitial_window = 0").unwrap_err();
         assert_eq!(
             (e.key.as_str(), e.reason.as_str()),

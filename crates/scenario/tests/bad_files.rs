@@ -173,9 +173,141 @@ fn red_w_q_zero() {
 #[test]
 fn unknown_queue_kind() {
     rejects(
-        &edit(&[("kind = \"droptail\"", "kind = \"codel\"")]),
+        &edit(&[("kind = \"droptail\"", "kind = \"nosuchkind\"")]),
         "queue.kind",
-        "unknown kind \"codel\"; expected one of: droptail, red",
+        "unknown kind \"nosuchkind\"; expected one of: droptail, red",
+    );
+}
+
+#[test]
+fn codel_interval_not_above_target() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"codel\"\ntarget = \"20ms\"\ninterval = \"10ms\"",
+        )]),
+        "queue.interval",
+        "must be greater than target (20000000 ns), got 10000000 ns",
+    );
+}
+
+#[test]
+fn codel_limit_as_size_string() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"codel\"\nlimit = \"100KB\"",
+        )]),
+        "queue.limit",
+        "CoDel's limit is in packets",
+    );
+}
+
+#[test]
+fn pie_max_ecnth_above_one() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"pie\"\necn = true\nmax_ecnth = 1.5",
+        )]),
+        "queue.max_ecnth",
+        "must be in [0, 1], got 1.5",
+    );
+}
+
+#[test]
+fn pie_tupdate_plain_number() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"pie\"\ntupdate = 15",
+        )]),
+        "queue.tupdate",
+        "a unit is required",
+    );
+}
+
+#[test]
+fn blue_threshold_not_below_limit() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"blue\"\nlimit = 40\nthreshold = 40",
+        )]),
+        "queue.threshold",
+        "must be less than limit (40), got 40",
+    );
+}
+
+#[test]
+fn avq_gamma_above_one() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"avq\"\ngamma = 1.2",
+        )]),
+        "queue.gamma",
+        "must be in (0, 1], got 1.2",
+    );
+}
+
+#[test]
+fn fq_codel_zero_flows() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"fq_codel\"\nflows = 0",
+        )]),
+        "queue.flows",
+        "must be at least 1, got 0",
+    );
+}
+
+#[test]
+fn fq_codel_quantum_zero_bytes() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"fq_codel\"\nquantum = \"0B\"",
+        )]),
+        "queue.quantum",
+        "must be at least 1 bytes, got 0 B",
+    );
+}
+
+#[test]
+fn ared_ecn_rule_without_ecn() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"ared\"\ntarget_delay = \"60ms\"\necn_rule = \"always\"",
+        )]),
+        "queue.ecn_rule",
+        "has no effect unless ecn = true",
+    );
+}
+
+#[test]
+fn ared_bottom_above_top() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"ared\"\nbottom = 0.6",
+        )]),
+        "queue.bottom",
+        "must be in (0, top = 0.5), got 0.6",
+    );
+}
+
+#[test]
+fn red_unknown_count_rule() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"red\"\ncount_rule = \"ns2\"",
+        )]),
+        "queue.count_rule",
+        "unknown count_rule \"ns2\"; expected one of: paper, altq, ns2_wait",
     );
 }
 
@@ -387,6 +519,56 @@ fn load_of_a_missing_file() {
     assert!(e.reason.starts_with("cannot read the file"), "{}", e.reason);
 }
 
+#[test]
+fn pi_sampling_frequency_zero() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"pi\"\nq_ref = 20\nw_hz = 0",
+        )]),
+        "queue.w_hz",
+        "must be in (0, 1e9] Hz, got 0",
+    );
+}
+
+#[test]
+fn pimc_min_cwnd_negative_in_variant() {
+    let text = format!(
+        "{BASE}\n[[variant]]\nname = \"pimc\"\nqueue = {{ kind = \"pimc\", min_cwnd = -1 }}\n"
+    );
+    rejects(&text, "variant[pimc].queue.min_cwnd", "-1");
+}
+
+#[test]
+fn pisa_unknown_hintless_policy() {
+    rejects(
+        &edit(&[("kind = \"droptail\"\nlimit = 100", "kind = \"pisa\"\nhintless = \"drop\"")]),
+        "queue.hintless",
+        "unknown policy \"drop\"; expected one of: protect, pi",
+    );
+}
+
+#[test]
+fn rem_update_period_without_unit() {
+    rejects(
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"rem\"\nb_star = 20\nupdate_period = 0.002",
+        )]),
+        "queue.update_period",
+        "a unit is required",
+    );
+}
+
+#[test]
+fn rem_phi_not_above_one() {
+    rejects(
+        &edit(&[("kind = \"droptail\"\nlimit = 100", "kind = \"rem\"\nphi = 1")]),
+        "queue.phi",
+        "must be a finite number > 1, got 1",
+    );
+}
+
 const MAH: &str = r#"kind = "mah"
 users = 50"#;
 
@@ -435,4 +617,27 @@ fn mah_file_loads_with_the_thesis_rules() {
     assert_eq!((m.users, m.max_parallel, m.think_cap_s), (50, 2, 600.0));
     assert_eq!(m.primary_replies, traffic::PrimaryReplies::FirstTwoOfRun);
     assert!(!m.think_on_server_change);
+}
+
+#[test]
+fn unknown_tcp_variant() {
+    rejects(
+        &format!("{BASE}\n[tcp]\nvariant = \"cubic\"\n"),
+        "tcp.variant",
+        "unknown variant \"cubic\"; expected one of: tahoe, reno, newreno, sack",
+    );
+}
+
+#[test]
+fn tcp_ecn_not_a_boolean() {
+    rejects(
+        &format!("{BASE}\n[tcp]\necn = \"on\"\nlimited_transmit = true\n"),
+        "tcp.ecn",
+        "a boolean (true or false)",
+    );
+    rejects(
+        &format!("{BASE}\n[tcp]\nlimited_transmit = 1\n"),
+        "tcp.limited_transmit",
+        "a boolean (true or false)",
+    );
 }

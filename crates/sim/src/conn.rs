@@ -110,6 +110,7 @@ impl Conn {
         self.record.data_retx = a.data_retransmits + b.data_retransmits;
         self.record.timeouts = a.timeouts + b.timeouts;
         self.record.fast_retx = a.fast_retransmits + b.fast_retransmits;
+        self.record.ecn_reductions = a.ecn_reductions + b.ecn_reductions;
         if !self.completed {
             self.record.end_ns = now.as_nanos();
         }

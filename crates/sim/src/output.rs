@@ -31,6 +31,9 @@ pub struct RunOutput {
     pub queue: Vec<QueueRow>,
     pub links: Vec<LinkRow>,
     pub engine: EngineStats,
+    /// The forward bottleneck's queue discipline as it was at the end of the run (its final
+    /// state, e.g. Adaptive RED's max_p and average, for tests and reports).
+    pub bottleneck_queue: aqm::Discipline,
 }
 
 /// A run that could not be built (the scenario was valid TOML but describes something the

@@ -255,7 +255,9 @@ pub fn run(
         warmup_ns: warmup.as_nanos(),
         measured_ns: (end - measured_from).as_nanos(),
     });
+    let bottleneck_queue = w.net.links[fwd as usize].disc.clone();
     Ok(RunOutput {
+        bottleneck_queue,
         summary,
         requests: rec.requests,
         queue: rec.queue,

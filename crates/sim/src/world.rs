@@ -175,6 +175,20 @@ impl<O: Observer> World<O> {
                 self.dropped += 1;
             }
         }
+        // Stored packets pushed out by this arrival (FQ-CoDel's fattest-flow drop).
+        let link = &mut self.net.links[l as usize];
+        self.scratch_drops.clear();
+        link.disc.take_evicted(&mut self.scratch_drops);
+        if !self.scratch_drops.is_empty() {
+            let qlen = link.disc.len_packets();
+            for (m, r) in self.scratch_drops.drain(..) {
+                if let Some(mi) = link.monitor {
+                    self.monitors[mi].queue.on_drop(r as u8, qlen);
+                }
+                self.pkts.free(m.id);
+                self.dropped += 1;
+            }
+        }
         if !self.net.links[l as usize].busy {
             self.start_tx(now, l);
         }
@@ -185,6 +199,7 @@ impl<O: Observer> World<O> {
         let link = &mut self.net.links[l as usize];
         self.scratch_drops.clear();
         let next = link.disc.dequeue(now, &mut self.scratch_drops);
+        let marked = next.is_some() && link.disc.dequeue_marked();
         let qlen = link.disc.len_packets();
         for (m, r) in self.scratch_drops.drain(..) {
             if let Some(mi) = link.monitor {
@@ -194,6 +209,13 @@ impl<O: Observer> World<O> {
             self.dropped += 1;
         }
         let Some(m) = next else { return };
+        if marked {
+            debug_assert!(self.pkts.get(m.id).seg.ect, "CE mark on a non-ECT packet");
+            self.pkts.get_mut(m.id).seg.ce = true;
+            if let Some(mi) = link.monitor {
+                self.monitors[mi].queue.on_dequeue_mark();
+            }
+        }
         link.busy = true;
         link.tx_bytes += m.size_bytes as u64;
         link.tx_packets += 1;

@@ -3,7 +3,7 @@
 //! The defaults describe the web-traffic studies' stacks (seed 001 Table 2: initial window 2,
 //! 10 ms TCP tick, 1 s minimum RTO, no delayed ACKs; seed 000 §3.4.3: Nagle off) with the
 //! current standards elsewhere: NewReno recovery, MSS 1460, 64 KB receive window, RFC 6298
-//! timers with a 3 s initial RTO. The `scenario` crate validates ranges (mss ≥ 1,
+//! timers with a 3 s initial RTO. ECN and Limited Transmit are off by default. No CUBIC. The `scenario` crate validates ranges (mss ≥ 1,
 //! initial_window ≥ 1, receive_window ≥ mss, min_rto ≤ max_rto, initial_rto ≤ max_rto, …); the
 //! endpoint only guards against values that would stall it (mss 0, threshold 0).
 //!
@@ -13,14 +13,21 @@
 
 use units::SimDuration;
 
-/// Loss-recovery variant.
+/// Loss-recovery variant (Fall & Floyd 1996 compare the four).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
+    /// 4.3BSD-Tahoe as ns-2 `Agent/TCP`: fast retransmit without fast recovery — on the
+    /// threshold-th duplicate ACK, ssthresh = max(FlightSize/2, 2·MSS), cwnd = 1 MSS and the
+    /// sender goes back to SND.UNA in slow start (congestion/tahoe.rs).
+    Tahoe,
     /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the first new ACK.
     Reno,
     /// RFC 6582: stays in recovery until the recovery point is acknowledged, retransmitting on
     /// each partial ACK.
     NewReno,
+    /// RFC 2018 SACK blocks with RFC 6675 loss recovery (scoreboard, pipe, NextSeg). Used only
+    /// if both ends are `Sack` (SACK-permitted on SYN and SYN-ACK); otherwise NewReno.
+    Sack,
 }
 
 /// How NewReno sets cwnd when a full ACK ends fast recovery (RFC 6582 §3.2 step 3).
@@ -72,6 +79,14 @@ pub struct TcpConfig {
     /// NewReno only: cwnd when a full ACK ends fast recovery. Default [`FullAck::Ssthresh`]
     /// (RFC 6582 §3.2 step 3 option 2; ns-2 `exit_recovery_fix_ 0`).
     pub newreno_full_ack: FullAck,
+    /// Explicit Congestion Notification (RFC 3168): offer/accept it on the handshake; when both
+    /// ends agree, new data segments are ECT and ECE halves the window once per window of data.
+    /// Default false (seed 001 runs with and without it; ns-2 `ecn_ 0`).
+    pub ecn: bool,
+    /// Limited Transmit (RFC 3042): on each of the first two duplicate ACKs send one new
+    /// segment if the outstanding data stays ≤ cwnd + 2·MSS. Default false (ns-2 Full-TCP, the
+    /// studies' stack, has none; one-way ns-2 `Agent/TCP` has it on, `singledup_ 1`).
+    pub limited_transmit: bool,
 }
 
 impl Default for TcpConfig {
@@ -90,6 +105,8 @@ impl Default for TcpConfig {
             max_syn_retries: 6,                              // Linux tcp_syn_retries
             max_retries: 15,                                 // Linux tcp_retries2
             newreno_full_ack: FullAck::Ssthresh,             // RFC 6582 §3.2 (2); ns-2
+            ecn: false,                                      // ns-2 ecn_ 0
+            limited_transmit: false,                         // ns-2 Full-TCP (none)
         }
     }
 }

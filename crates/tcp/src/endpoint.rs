@@ -1,10 +1,12 @@
 //! One TCP connection end: the public face (quinn's four families, STYLE.md §7) and its state.
 //!
 //! RFC 793 states and sequence numbers (ISS = 0 on both sides, SYN and FIN take one number,
-//! data starts at 1), RFC 5681 congestion control counted in bytes (congestion/), RFC 6582
-//! NewReno, RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs (optional), reassembly (recv.rs),
-//! timers as a deadline table (timers.rs). Input handling is in input.rs, segment generation in
-//! output.rs. Payload is counted, never carried.
+//! data starts at 1), RFC 5681 congestion control counted in bytes (congestion/: Tahoe, Reno,
+//! RFC 6582 NewReno, RFC 6675 SACK with the RFC 2018 option and scoreboard.rs), RFC 3168 ECN
+//! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs
+//! (optional), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
+//! Input handling is in input.rs, segment generation in output.rs. Payload is counted, never
+//! carried. No CUBIC, no timestamps option (RTT is timed one segment at a time).
 //!
 //! Differences from ns-2 Full-TCP and BSD (each a deliberate choice, see also the module docs):
 //! - cwnd and ssthresh in bytes with RFC 5681 byte counting (ns-2: segments, per-ACK growth);
@@ -25,18 +27,23 @@
 //! - the delayed-ACK timer is relative (fires `delayed_ack` after the first unacknowledged
 //!   segment), not ns-2/BSD's periodic tick.
 //!
-//! Read RFC 793 §3.9, RFC 5681 §3–4, RFC 6298 and RFC 6582 §3 before editing.
+//! Read RFC 793 §3.9, RFC 5681 §3–4, RFC 6298, RFC 6582 §3, RFC 6675 and RFC 3168 §6.1
+//! before editing.
 //! Validation (tests/, organised by state, STYLE.md §12): syn_sent.rs (handshake, lost SYN,
 //! abort), listen.rs (SYN-ACK, duplicate SYN, lost SYN-ACK), established.rs (transfer times,
 //! delayed ACKs, early/stale wake-ups, cwnd hints), recovery.rs (fast retransmit, Reno and
 //! NewReno, two losses, timeout during recovery), rto.rs (RTO arithmetic, Karn, backoff, retry
-//! limit, go-back-N), closing.rs (FIN states, lost FINs, TIME-WAIT), soak.rs (400 lossy
-//! exchanges must all finish with exact byte counts).
+//! limit, go-back-N), closing.rs (FIN states, lost FINs, TIME-WAIT), fall_floyd.rs (1–4 losses
+//! in one window, all four variants), sack.rs (negotiation, block order, scoreboard at a
+//! timeout), ecn.rs (negotiation, ECT rule, once-per-window reduction, CWR),
+//! limited_transmit.rs (1–4-segment responses), soak.rs (400 lossy exchanges, every variant,
+//! ECN marks, must all finish with exact byte counts).
 
 use crate::config::TcpConfig;
 use crate::congestion::Congestion;
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
+use crate::scoreboard::Scoreboard;
 use crate::segment::Segment;
 use crate::timers::{Timer, Timers};
 use units::{SimDuration, SimTime};
@@ -78,7 +85,9 @@ pub enum AppEvent {
 /// `segments_sent`; a segment carrying retransmitted data counts in `data_retransmits`; a
 /// retransmitted SYN or SYN-ACK in `syn_retransmits`; a FIN sent again in `fin_retransmits`.
 /// `timeouts` counts every expiry of the retransmission timer (handshake and data phase,
-/// including the final one that aborts); `fast_retransmits` counts entries into fast recovery.
+/// including the final one that aborts); `fast_retransmits` counts entries into fast recovery
+/// (Tahoe: fast retransmits); `ecn_reductions` counts ECE responses (each sets CWR on the next
+/// new data segment, so CWR segments sent ≤ reductions + loss responses).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
     pub syn_retransmits: u32,
@@ -87,6 +96,8 @@ pub struct TcpStats {
     pub timeouts: u32,
     pub fast_retransmits: u32,
     pub segments_sent: u64,
+    /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2), at most one per window.
+    pub ecn_reductions: u32,
 }
 
 // Pending application events, one bit each, delivered in this order.
@@ -169,6 +180,26 @@ pub struct Endpoint {
     pub(crate) timers: Timers,
     pub(crate) events: u8,
     pub(crate) stats: TcpStats,
+    /// SACK agreed on the handshake (both ends `Variant::Sack`).
+    pub(crate) sack_ok: bool,
+    /// SACK scoreboard (sender side), used only when `sack_ok`.
+    pub(crate) sb: Scoreboard,
+    /// ECN agreed on the handshake (both ends `ecn`).
+    pub(crate) ecn_ok: bool,
+    /// Receiver side: a CE arrived and no CWR since — set ECE on every ACK (RFC 3168 §6.1.3).
+    pub(crate) ece_echo: bool,
+    /// Sender side: set CWR on the next new data segment (RFC 3168 §6.1.2).
+    pub(crate) cwr_pending: bool,
+    /// SND.MAX at the last window reduction (ECN, fast retransmit or timeout): ECE is ignored
+    /// until an ACK passes it (once per window of data).
+    pub(crate) ecn_recover: u64,
+    /// SND.MAX at the last fast retransmit or timeout: Limited Transmit only once SND.UNA ≥ it.
+    pub(crate) loss_recover: u64,
+    /// Duplicate ACKs since the last new ACK that may release Limited Transmit segments.
+    pub(crate) lt_dupacks: u32,
+    /// Payload sent beyond cwnd by Limited Transmit since the last new ACK (excluded from
+    /// FlightSize at fast retransmit, RFC 5681 §3.2 step 2).
+    pub(crate) lt_bytes: u64,
 }
 
 impl Endpoint {
@@ -197,6 +228,15 @@ impl Endpoint {
             timers: Timers::default(),
             events: 0,
             stats: TcpStats::default(),
+            sack_ok: false,
+            sb: Scoreboard::default(),
+            ecn_ok: false,
+            ece_echo: false,
+            cwr_pending: false,
+            ecn_recover: 0,
+            loss_recover: 0,
+            lt_dupacks: 0,
+            lt_bytes: 0,
         }
     }
 
@@ -339,7 +379,7 @@ impl Endpoint {
     pub fn flight_size(&self) -> u64 {
         self.data_bytes(self.snd_una, self.snd_max)
     }
-    /// In fast recovery (Reno or NewReno).
+    /// In fast recovery (Reno, NewReno) or SACK loss recovery (Tahoe: never).
     pub fn in_recovery(&self) -> bool {
         self.cc.in_recovery()
     }
@@ -354,6 +394,25 @@ impl Endpoint {
     /// The configuration this endpoint runs with.
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
+    }
+    /// SACK was agreed on the handshake (both ends `Variant::Sack`).
+    pub fn sack_enabled(&self) -> bool {
+        self.sack_ok
+    }
+    /// ECN was agreed on the handshake (both ends `ecn`).
+    pub fn ecn_enabled(&self) -> bool {
+        self.ecn_ok
+    }
+    /// SACKed ranges the sender knows of, above SND.UNA (empty without SACK).
+    pub fn sacked(&self) -> &[(u64, u64)] {
+        self.sb.blocks()
+    }
+    /// RFC 6675 pipe: payload bytes estimated in flight from the scoreboard (SACK only;
+    /// meaningful during loss recovery).
+    pub fn pipe(&self) -> u64 {
+        let end = self.snd_max.min(self.data_end);
+        self.sb
+            .pipe(self.snd_una, end, self.eff_mss(), self.cfg.dupack_threshold)
     }
 
     // ---- shared helpers ----

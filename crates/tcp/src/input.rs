@@ -9,8 +9,17 @@
 //! Timeout: one expiry = back off (RTO doubles, capped), count it, give up after
 //! `max_syn_retries` (handshake) or `max_retries` (otherwise) consecutive expiries; otherwise
 //! retransmit the SYN/SYN-ACK, or go back N: SND.NXT = SND.UNA, congestion control's `on_rto`
-//! (ssthresh on the first expiry only, cwnd = 1 MSS, NewReno `recover` = SND.MAX). BSD and ns-2
-//! go back N the same way; both also restart RTT timing (Karn) as we do.
+//! (ssthresh on the first expiry only, cwnd = 1 MSS, NewReno `recover` = SND.MAX), the SACK
+//! scoreboard cleared (RFC 6675 §5.1, ns-2 `clear_on_timeout_`). BSD and ns-2 go back N the
+//! same way; both also restart RTT timing (Karn) as we do.
+//!
+//! Duplicate ACKs: with SACK agreed a duplicate must also SACK new data (RFC 6675 §2), and SACK
+//! recovery also starts before the threshold when IsLost(SND.UNA) (RFC 6675 §5 step 2). At a
+//! fast retransmit Tahoe goes back N (SND.NXT = SND.UNA); the others resend SND.UNA's segment.
+//! FlightSize given to the algorithm excludes Limited Transmit data (RFC 5681 §3.2 step 2).
+//! Limited Transmit counts duplicates only outside recovery and once SND.UNA has passed the
+//! SND.MAX of the last fast retransmit or timeout. An ACK with ECE goes to ecn.rs after the
+//! ACK itself was processed; CE/CWR on arriving segments before the payload.
 //!
 //! Differences from BSD/ns-2: no RST generation or processing; no simultaneous open; a
 //! segment without ACK in a synchronized state is dropped (RFC 793); an ACK for data never sent
@@ -19,9 +28,11 @@
 //! sent at the same instant.
 //!
 //! Validation: tests/listen.rs, tests/syn_sent.rs, tests/established.rs, tests/recovery.rs,
-//! tests/rto.rs, tests/closing.rs.
+//! tests/rto.rs, tests/closing.rs, tests/fall_floyd.rs, tests/sack.rs, tests/ecn.rs,
+//! tests/limited_transmit.rs, tests/soak.rs.
 
-use crate::congestion::AckInfo;
+use crate::config::Variant;
+use crate::congestion::{AckInfo, Congestion};
 use crate::endpoint::{Endpoint, State, EV_CLOSED, EV_CONNECTED, EV_DATA, EV_PEER_CLOSED};
 use crate::segment::{Flags, Segment};
 use crate::timers::Timer;
@@ -29,6 +40,7 @@ use units::SimTime;
 
 impl Endpoint {
     pub(crate) fn input_segment(&mut self, now: SimTime, seg: &Segment) {
+        debug_assert!(!seg.ce || seg.ect, "CE mark on a non-ECT segment: {seg:?}");
         let syn = seg.flags.contains(Flags::SYN);
         let has_ack = seg.flags.contains(Flags::ACK);
         match self.state {
@@ -39,6 +51,7 @@ impl Endpoint {
                     self.peer_wnd = seg.wnd as u64;
                     self.state = State::SynReceived;
                     self.syn_pending = true;
+                    self.options_negotiated(seg, false);
                 }
                 return;
             }
@@ -46,6 +59,7 @@ impl Endpoint {
                 if syn && has_ack && seg.ack == self.snd_max && self.snd_max == 1 {
                     self.rcv.on_syn(seg.seq);
                     self.peer_wnd = seg.wnd as u64;
+                    self.options_negotiated(seg, true);
                     self.handshake_acked(now);
                     self.ack_now = true;
                 }
@@ -80,7 +94,18 @@ impl Endpoint {
         if !has_ack || !self.process_ack(now, seg) {
             return;
         }
+        self.ecn_on_arrival(seg);
         self.process_data(now, seg);
+    }
+
+    /// SACK-permitted and ECN on the peer's SYN (server) or SYN-ACK (client): each is used only
+    /// if both ends want it. A `Sack` endpoint whose peer refused recovers as NewReno.
+    fn options_negotiated(&mut self, seg: &Segment, syn_ack: bool) {
+        self.sack_ok = seg.sack_ok && self.cfg.variant == Variant::Sack;
+        if !self.sack_ok {
+            self.cc.sack_refused(&self.cfg);
+        }
+        self.ecn_negotiate(seg, syn_ack);
     }
 
     /// Our SYN (client) or SYN-ACK (server) was acknowledged: ESTABLISHED (or FIN-WAIT-1 if
@@ -123,12 +148,21 @@ impl Endpoint {
             self.ack_now = true;
             return false;
         }
+        // RFC 6675 Update(): the scoreboard first, against the new SND.UNA.
+        let new_sack = self.sack_ok
+            && self.sb.update(
+                ack.max(self.snd_una),
+                self.snd_max.min(self.data_end),
+                seg.sack.as_slice(),
+            );
         if ack > self.snd_una {
             let acked = self.data_bytes(self.snd_una, ack);
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.retries = 0;
             self.peer_wnd = seg.wnd as u64;
+            self.lt_dupacks = 0;
+            self.lt_bytes = 0;
             if let Some((timed, sent)) = self.timing {
                 if ack > timed {
                     self.rtt.sample(sent, now);
@@ -159,22 +193,60 @@ impl Endpoint {
             && !seg.flags.contains(Flags::FIN)
             && self.snd_max > self.snd_una
             && seg.wnd as u64 == self.peer_wnd
+            && (!self.sack_ok || new_sack)
         {
-            // RFC 5681 §2 duplicate ACK (SYN excluded by the caller).
-            let info = AckInfo {
-                ack,
-                acked: 0,
-                flight: self.flight_size(),
-                snd_max: self.snd_max,
-            };
-            if self.cc.on_dupack(&info) {
-                self.rtx_head = true;
-                self.timing = None;
-                self.stats.fast_retransmits += 1;
-                self.restart_rto(now);
-            }
+            // RFC 5681 §2 duplicate ACK (SYN excluded by the caller); with SACK, RFC 6675 §2
+            // also asks that it SACK new data.
+            self.on_duplicate_ack(now, ack);
+        }
+        if seg.flags.contains(Flags::ECE) {
+            self.ecn_on_ece(ack);
         }
         true
+    }
+
+    fn on_duplicate_ack(&mut self, now: SimTime, ack: u64) {
+        let lt_eligible = !self.cc.in_recovery() && self.snd_una >= self.loss_recover;
+        let info = AckInfo {
+            ack,
+            acked: 0,
+            // RFC 5681 §3.2 step 2: data sent by Limited Transmit is not part of FlightSize.
+            flight: self.flight_size().saturating_sub(self.lt_bytes),
+            snd_max: self.snd_max,
+        };
+        let mut enter = self.cc.on_dupack(&info);
+        if let Congestion::Sack(s) = &mut self.cc {
+            // RFC 6675 §5 step 2: enough SACKed above HighACK + 1 before DupThresh dupACKs.
+            if !enter
+                && s.may_enter(ack)
+                && self.sb.is_lost(
+                    self.snd_una,
+                    self.cfg.mss.max(1) as u64,
+                    self.cfg.dupack_threshold,
+                )
+            {
+                s.enter(&info);
+                enter = true;
+            }
+        }
+        if enter {
+            self.stats.fast_retransmits += 1;
+            self.timing = None;
+            self.lt_dupacks = 0;
+            self.lt_bytes = 0;
+            self.loss_recover = self.snd_max;
+            self.window_reduced();
+            if self.cfg.variant == Variant::Tahoe {
+                // No fast recovery: go back to SND.UNA in slow start (congestion/tahoe.rs).
+                self.snd_nxt = self.snd_una;
+            } else {
+                self.rtx_head = true;
+                self.sb.high_rxt = self.snd_una;
+            }
+            self.restart_rto(now);
+        } else if lt_eligible && self.cfg.limited_transmit {
+            self.lt_dupacks = (self.lt_dupacks + 1).min(2);
+        }
     }
 
     fn our_fin_acked(&mut self) {
@@ -266,6 +338,13 @@ impl Endpoint {
             };
             self.cc.on_rto(&info, first_expiry);
             self.snd_nxt = self.snd_una;
+            // RFC 6675 §5.1 / RFC 2018 §8: forget the SACK information (the receiver may have
+            // reneged); go back N from SND.UNA.
+            self.sb.clear();
+            self.lt_dupacks = 0;
+            self.lt_bytes = 0;
+            self.loss_recover = self.snd_max;
+            self.window_reduced();
         }
         self.restart_rto(now);
     }

@@ -7,21 +7,25 @@
 //! The call contract and event semantics are on [`Endpoint`].
 //!
 //! Map: `endpoint.rs` (public API, state), `input.rs` (segment arrival, timeouts),
-//! `output.rs` (segment generation), `recv.rs` (reassembly), `rtt.rs` (RFC 6298),
-//! `timers.rs` (deadline table), `congestion/` (RFC 5681 window arithmetic, `reno.rs`,
-//! `newreno.rs`), `config.rs` (every default and its source), `segment.rs` (wire format).
+//! `output.rs` (segment generation), `recv.rs` (reassembly, SACK blocks), `rtt.rs` (RFC 6298),
+//! `timers.rs` (deadline table), `scoreboard.rs` (RFC 6675 sender scoreboard),
+//! `congestion/` (RFC 5681 window arithmetic, `tahoe.rs`, `reno.rs`, `newreno.rs`,
+//! `sack.rs`), `ecn.rs` (RFC 3168), `config.rs` (every default and its source), `segment.rs`
+//! (wire format).
 //! Tests: `tests/<state>.rs` with the shared pipe harness in `tests/util/`.
 
 pub mod config;
 pub mod congestion;
+mod ecn;
 pub mod endpoint;
 mod input;
 mod output;
 pub mod recv;
 pub mod rtt;
+pub mod scoreboard;
 pub mod segment;
 pub mod timers;
 
 pub use config::{FullAck, TcpConfig, Variant};
 pub use endpoint::{AppEvent, Endpoint, State, TcpStats};
-pub use segment::{Flags, Segment, TxKind};
+pub use segment::{Flags, SackBlocks, Segment, TxKind};

@@ -16,11 +16,22 @@
 //!
 //! `cwnd_hint` = max(1, ⌊cwnd / MSS⌋) on segments with payload, 0 on others; `kind` =
 //! Retransmit when the segment starts below SND.MAX (data, FIN) or is a repeated SYN/SYN-ACK.
-//! ECN is not negotiated yet: `ect` is false.
+//!
+//! Options and variants: the SYN offers SACK (`sack_ok`) for `Variant::Sack` and ECN (ECE+CWR)
+//! with `ecn`; the SYN-ACK accepts what both ends want (ecn.rs). With ECN agreed, new data is
+//! ECT, the first new data segment after a window reduction carries CWR, and every segment
+//! carries ECE while the receiver echoes. With SACK agreed, every segment carries up to 3 SACK
+//! blocks (recv.rs order), and during SACK loss recovery sending follows RFC 6675 §5 (C):
+//! `sack_next` sends NextSeg while cwnd − pipe ≥ 1 MSS (a retransmission stops at the next
+//! SACKed range). Limited Transmit (RFC 3042): outside recovery, on the first two duplicate
+//! ACKs a new segment may go out if the outstanding data stays ≤ cwnd + (dupACKs)·MSS.
 //!
 //! Validation: tests/established.rs (`established_*_segments_are_full_mss_*`, cwnd hints), tests/
-//! recovery.rs, tests/rto.rs, tests/closing.rs (FIN piggybacking).
+//! recovery.rs, tests/rto.rs, tests/closing.rs (FIN piggybacking), tests/ecn.rs, tests/sack.rs,
+//! tests/fall_floyd.rs, tests/limited_transmit.rs; the harness checks the ECT rule on every
+//! segment of every run.
 
+use crate::config::Variant;
 use crate::endpoint::{Endpoint, State};
 use crate::segment::{Flags, Segment, TxKind};
 use crate::timers::Timer;
@@ -40,12 +51,18 @@ impl Endpoint {
             _ => {
                 if self.rtx_head {
                     self.rtx_head = false;
-                    if let Some(s) = self.emit_at(now, self.snd_una, false) {
+                    let limit = self.hole_end(self.snd_una);
+                    if let Some(s) = self.emit_at(now, self.snd_una, Win::None, limit) {
                         return Some(s);
                     }
                 }
-                if let Some(s) = self.emit_at(now, self.snd_nxt, true) {
-                    return Some(s);
+                let s = if self.sack_ok && self.cc.in_recovery() {
+                    self.sack_next(now)
+                } else {
+                    self.emit_at(now, self.snd_nxt, Win::Cwnd, u64::MAX)
+                };
+                if s.is_some() {
+                    return s;
                 }
                 if self.ack_now {
                     let seq = self.snd_max;
@@ -54,6 +71,38 @@ impl Endpoint {
                 None
             }
         }
+    }
+
+    /// End of the unSACKed stretch starting at `seq` (the next SACKed range), or no limit.
+    fn hole_end(&self, seq: u64) -> u64 {
+        if !self.sack_ok {
+            return u64::MAX;
+        }
+        self.sb
+            .blocks()
+            .iter()
+            .find(|b| b.0 > seq)
+            .map_or(u64::MAX, |b| b.0)
+    }
+
+    /// RFC 6675 §5 (C) during SACK loss recovery: if cwnd − pipe ≥ 1 MSS, send NextSeg: a lost
+    /// hole (rule 1), else new data within the peer's window (rule 2), else an unSACKed hole
+    /// below the highest SACK (rule 3). Each retransmission raises HighRxt.
+    fn sack_next(&mut self, now: SimTime) -> Option<Segment> {
+        let mss = self.eff_mss();
+        if self.pipe() + mss > self.cwnd() {
+            return None;
+        }
+        let dt = self.cfg.dupack_threshold;
+        let mut hole = self.sb.next_hole(self.snd_una, mss, dt, true);
+        if hole.is_none() {
+            if let Some(s) = self.emit_at(now, self.snd_max, Win::Peer, u64::MAX) {
+                return Some(s);
+            }
+            hole = self.sb.next_hole(self.snd_una, mss, dt, false);
+        }
+        let (seq, end) = hole?;
+        self.emit_at(now, seq, Win::None, end)
     }
 
     fn emit_syn(&mut self, now: SimTime) -> Segment {
@@ -79,28 +128,51 @@ impl Endpoint {
         } else {
             (Flags::SYN, 0)
         };
+        let syn_ack = self.state == State::SynReceived;
         Segment {
             seq: 0,
             ack,
             len: 0,
-            flags,
+            flags: flags | self.ecn_syn_flags(syn_ack),
             wnd: self.cfg.receive_window,
-            ect: false,
-            ce: false,
             cwnd_hint: 0,
             kind,
+            sack_ok: if syn_ack {
+                self.sack_ok
+            } else {
+                self.cfg.variant == Variant::Sack
+            },
+            ..Segment::default()
         }
     }
 
-    /// The data/FIN segment starting at `seq`; with `windowed`, only if it fits the window.
-    fn emit_at(&mut self, now: SimTime, seq: u64, windowed: bool) -> Option<Segment> {
+    /// The data/FIN segment starting at `seq`, its payload ending at `limit` at most, if it
+    /// fits the window `win`.
+    fn emit_at(&mut self, now: SimTime, seq: u64, win: Win, limit: u64) -> Option<Segment> {
         let (len, fin) = if seq < self.data_end {
-            let len = self.eff_mss().min(self.data_end - seq);
-            if windowed {
-                let flight = seq - self.snd_una;
-                let wnd = self.cwnd().min(self.peer_wnd);
-                if flight > 0 && flight + len > wnd {
-                    return None;
+            let len = self
+                .eff_mss()
+                .min(self.data_end - seq)
+                .min(limit.saturating_sub(seq).max(1));
+            let flight = seq - self.snd_una;
+            match win {
+                Win::None => {}
+                Win::Peer => {
+                    if flight > 0 && flight + len > self.peer_wnd {
+                        return None;
+                    }
+                }
+                Win::Cwnd => {
+                    let wnd = self.cwnd().min(self.peer_wnd);
+                    if flight > 0 && flight + len > wnd {
+                        // RFC 3042: new data on the first two duplicate ACKs, up to cwnd + 2·MSS.
+                        let lt = self.lt_dupacks as u64 * self.eff_mss();
+                        let lt_wnd = (self.cwnd() + lt).min(self.peer_wnd);
+                        if lt == 0 || seq < self.snd_max || flight + len > lt_wnd {
+                            return None;
+                        }
+                        self.lt_bytes += len;
+                    }
                 }
             }
             (len, self.fin_queued && seq + len == self.data_end)
@@ -122,6 +194,9 @@ impl Endpoint {
         }
         self.snd_nxt = self.snd_nxt.max(end);
         self.snd_max = self.snd_max.max(end);
+        if retransmit && self.sack_ok {
+            self.sb.high_rxt = self.sb.high_rxt.max(seq + len);
+        }
         if !self.timers.is_armed(Timer::Rto) {
             self.restart_rto(now);
         }
@@ -130,7 +205,7 @@ impl Endpoint {
         } else {
             0
         };
-        let flags = if fin {
+        let mut flags = if fin {
             Flags::ACK | Flags::FIN
         } else {
             Flags::ACK
@@ -140,7 +215,15 @@ impl Endpoint {
         } else {
             TxKind::New
         };
-        Some(self.finish(seq, len as u32, flags, hint, kind))
+        // RFC 3168 §6.1.2, §6.1.5: ECT and CWR only on new data.
+        let new_data = len > 0 && !retransmit;
+        if new_data && self.cwr_pending {
+            self.cwr_pending = false;
+            flags = flags | Flags::CWR;
+        }
+        let mut s = self.finish(seq, len as u32, flags, hint, kind);
+        s.ect = new_data && self.ecn_ok;
+        Some(s)
     }
 
     /// Fill the ACK fields, settle the ACK debt, count the segment.
@@ -156,16 +239,36 @@ impl Endpoint {
         self.unacked_rx = 0;
         self.timers.stop(Timer::DelayedAck);
         self.stats.segments_sent += 1;
+        let flags = if self.ece_echo {
+            flags | Flags::ECE
+        } else {
+            flags
+        };
         Segment {
             seq,
             ack: self.rcv.rcv_nxt(),
             len,
             flags,
             wnd: self.cfg.receive_window,
-            ect: false,
-            ce: false,
             cwnd_hint,
             kind,
+            sack: if self.sack_ok {
+                self.rcv.sack_blocks()
+            } else {
+                Default::default()
+            },
+            ..Segment::default()
         }
     }
+}
+
+/// Which window a data segment must fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Win {
+    /// min(cwnd, peer window) counted from SND.UNA (plus Limited Transmit's allowance).
+    Cwnd,
+    /// The peer's window only (SACK recovery: cwnd is checked against pipe instead).
+    Peer,
+    /// None (retransmission of the head: RFC 5681 §3.2 sends it regardless).
+    None,
 }

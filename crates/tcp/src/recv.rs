@@ -11,12 +11,19 @@
 //! hole-filling, duplicate and FIN segments (RFC 5681 §4.2, RFC 1122 §4.2.2.21), otherwise after
 //! every second full-sized segment or the delayed-ACK timer (when delayed ACKs are on).
 //!
-//! Differences from ns-2 Full-TCP's reassembly queue (tcp/rq.cc): no SACK blocks yet (a later
-//! work item), and no per-segment records — ranges only.
+//! SACK blocks (RFC 2018 §4): each out-of-order range carries the arrival count of the last
+//! segment that landed in it; [`Receiver::sack_blocks`] lists up to 3 ranges, most recent
+//! first. So the first block contains the segment that triggered the ACK (unless it advanced
+//! RCV.NXT), and the rest repeat the most recently first-reported blocks, as the RFC asks; a
+//! block that merged with the new segment's range is reported once, at its new extent (ns-2
+//! FullTcp/Sack: "most recently changed block first", reference/aqm-defaults.md §6.2).
+//!
+//! Differences from ns-2 Full-TCP's reassembly queue (tcp/rq.cc): no per-segment records —
+//! ranges only.
 //!
 //! Validation: unit tests below (`in_order_advances`, `hole_is_filled_and_merged`,
-//! `duplicate_is_flagged`, `fin_out_of_order_waits_for_data`); tests/recovery.rs exercises it
-//! end to end.
+//! `duplicate_is_flagged`, `fin_out_of_order_waits_for_data`,
+//! `sack_blocks_most_recent_first`); tests/sack.rs end to end.
 
 /// What one arriving segment did to the receive state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,6 +49,10 @@ pub struct Receiver {
     data_total: u64,
     /// Out-of-order ranges, sorted, disjoint and non-adjacent, all above `rcv_nxt`.
     ooo: Vec<(u64, u64)>,
+    /// For each range of `ooo`, the arrival number of the last segment that landed in it.
+    stamp: Vec<u64>,
+    /// Out-of-order arrivals so far (the stamp clock).
+    arrivals: u64,
     /// Sequence number of the peer's FIN, once seen.
     fin_at: Option<u64>,
     fin_done: bool,
@@ -86,6 +97,7 @@ impl Receiver {
                 if k > 0 {
                     self.rcv_nxt = self.rcv_nxt.max(self.ooo[k - 1].1);
                     self.ooo.drain(..k);
+                    self.stamp.drain(..k);
                 }
                 a.filled_hole = had_gap;
                 a.new_bytes = self.rcv_nxt - before;
@@ -108,7 +120,26 @@ impl Receiver {
         a
     }
 
+    /// Up to 3 SACK blocks for the next ACK: out-of-order ranges, most recently arrived-in first.
+    pub fn sack_blocks(&self) -> crate::segment::SackBlocks {
+        let mut out = crate::segment::SackBlocks::default();
+        let mut below = u64::MAX;
+        while out.len() < crate::segment::SackBlocks::MAX {
+            // The next most recent range: the largest stamp below the previous pick's.
+            let Some(i) = (0..self.ooo.len())
+                .filter(|&i| self.stamp[i] < below)
+                .max_by_key(|&i| self.stamp[i])
+            else {
+                break;
+            };
+            below = self.stamp[i];
+            out.push(self.ooo[i].0, self.ooo[i].1);
+        }
+        out
+    }
+
     fn insert(&mut self, mut s: u64, mut e: u64) {
+        self.arrivals += 1;
         let i = self.ooo.partition_point(|r| r.1 < s);
         let mut j = i;
         while j < self.ooo.len() && self.ooo[j].0 <= e {
@@ -118,9 +149,12 @@ impl Receiver {
         }
         if i == j {
             self.ooo.insert(i, (s, e));
+            self.stamp.insert(i, self.arrivals);
         } else {
             self.ooo[i] = (s, e);
+            self.stamp[i] = self.arrivals;
             self.ooo.drain(i + 1..j);
+            self.stamp.drain(i + 1..j);
         }
     }
 }
@@ -191,6 +225,32 @@ mod tests {
         // Partial overlap delivers only the new part.
         let a = r.on_segment(6, 10, false);
         assert_eq!(a.new_bytes, 5);
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        // 10-byte segments A=[11,21) lost, B=[21,31), C=[31,41) lost, D=[41,51), E=[51,61)
+        // lost, F=[61,71), G=[71,81) lost, H=[81,91), then C arrives.
+        let mut r = rx();
+        r.on_segment(1, 10, false);
+        assert!(r.sack_blocks().is_empty());
+        r.on_segment(21, 10, false); // B
+        assert_eq!(r.sack_blocks().as_slice(), &[(21, 31)]);
+        r.on_segment(41, 10, false); // D: newest first, then B
+        assert_eq!(r.sack_blocks().as_slice(), &[(41, 51), (21, 31)]);
+        r.on_segment(61, 10, false); // F
+        assert_eq!(r.sack_blocks().as_slice(), &[(61, 71), (41, 51), (21, 31)]);
+        r.on_segment(81, 10, false); // H: 4 ranges, only 3 blocks — B (oldest) is left out
+        assert_eq!(r.sack_blocks().as_slice(), &[(81, 91), (61, 71), (41, 51)]);
+        r.on_segment(31, 10, false); // C joins B and D into [21,51): first, at its new extent
+        assert_eq!(r.sack_blocks().as_slice(), &[(21, 51), (81, 91), (61, 71)]);
+        // A duplicate of H makes its block first again (it triggered the ACK).
+        r.on_segment(81, 10, false);
+        assert_eq!(r.sack_blocks().as_slice(), &[(81, 91), (21, 51), (61, 71)]);
+        // A fills the head: RCV.NXT = 51, the rest by recency.
+        r.on_segment(11, 10, false);
+        assert_eq!(r.rcv_nxt(), 51);
+        assert_eq!(r.sack_blocks().as_slice(), &[(81, 91), (61, 71)]);
     }
 
     #[test]

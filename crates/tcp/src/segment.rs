@@ -4,11 +4,18 @@
 //! bits (RFC 3168) and two simulator extras: `cwnd_hint` (the sender's cwnd in segments, the
 //! source hint PISA/PIMC read, seed 003) and `kind` (new or retransmitted, for counters and drop
 //! rules). Sequence numbers are u64 byte offsets from ISS = 0, so they never wrap (ns-2 Full-TCP
-//! uses int and breaks past 2^31; BSD wraps modulo 2^32). No options: no MSS negotiation (both
-//! ends use `TcpConfig::mss`), no timestamps, no SACK blocks yet; headers are 40 bytes.
+//! uses int and breaks past 2^31; BSD wraps modulo 2^32).
+//!
+//! Options: SACK-permitted on SYN/SYN-ACK (`sack_ok`, RFC 2018 §2) and up to 3 SACK blocks
+//! (RFC 2018 §3; 3 as seed 001 Table 2 and ns-2 `max_sack_blocks_`) kept inline in a fixed array
+//! so a segment stays `Copy` and allocation-free. Headers are 40 bytes plus, when SACK blocks
+//! are present, 2 + 8 per block (ns-2 FullTcp/Sack `sack_option_size_` 2, `sack_block_size_` 8,
+//! no padding to 4 bytes; the SACK-permitted option is not counted, as in ns-2). No MSS
+//! negotiation (both ends use `TcpConfig::mss`), no timestamps.
 //!
 //! Validation: every harness run checks the `TcpStats` identities against the logged segments
-//! (tests/util `check_counters`); tests/syn_sent.rs and tests/closing.rs assert exact fields.
+//! (tests/util `check_counters`); tests/syn_sent.rs and tests/closing.rs assert exact fields;
+//! `sack_option_adds_ten_bytes_per_block` below.
 
 /// TCP header flags (subset used by aqmlab).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -46,6 +53,52 @@ pub enum TxKind {
     Retransmit,
 }
 
+/// Up to three SACK blocks `[start, end)` (sequence numbers), most important first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); 3],
+    n: u8,
+}
+
+impl SackBlocks {
+    /// Maximum blocks per segment (seed 001 Table 2; RFC 2018 §3 with timestamps).
+    pub const MAX: usize = 3;
+    /// Append a block; ignored when full.
+    pub fn push(&mut self, start: u64, end: u64) {
+        if (self.n as usize) < Self::MAX {
+            self.blocks[self.n as usize] = (start, end);
+            self.n += 1;
+        }
+    }
+    pub fn as_slice(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.n as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// Option bytes on the wire: 2 + 8 per block, 0 without blocks (ns-2 FullTcp/Sack).
+    pub fn wire_bytes(&self) -> u32 {
+        if self.n == 0 {
+            0
+        } else {
+            2 + 8 * self.n as u32
+        }
+    }
+}
+
+impl FromIterator<(u64, u64)> for SackBlocks {
+    fn from_iter<I: IntoIterator<Item = (u64, u64)>>(it: I) -> Self {
+        let mut b = SackBlocks::default();
+        for (s, e) in it {
+            b.push(s, e);
+        }
+        b
+    }
+}
+
 /// One TCP segment. Sequence numbers are 64-bit byte offsets from the endpoint's initial
 /// sequence number 0, so they never wrap in a simulation; SYN and FIN each occupy one number.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,17 +120,41 @@ pub struct Segment {
     /// (the hint PISA/PIMC read, seed 003 §3.2).
     pub cwnd_hint: u32,
     pub kind: TxKind,
+    /// SACK-permitted option (RFC 2018 §2), on SYN and SYN-ACK only.
+    pub sack_ok: bool,
+    /// SACK blocks (RFC 2018 §3), on ACKs of a SACK connection while data is out of order.
+    pub sack: SackBlocks,
 }
 
 impl Segment {
-    /// Bytes on the wire: payload plus 40 bytes of TCP/IP header.
+    /// Bytes on the wire: payload, 40 bytes of TCP/IP header and the SACK option, if any.
     pub fn wire_bytes(&self) -> u32 {
-        self.len + units::TCPIP_HEADER_BYTES
+        self.len + units::TCPIP_HEADER_BYTES + self.sack.wire_bytes()
     }
     /// Sequence space consumed: payload + 1 for SYN + 1 for FIN.
     pub fn seq_len(&self) -> u64 {
         self.len as u64
             + self.flags.contains(Flags::SYN) as u64
             + self.flags.contains(Flags::FIN) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_option_adds_ten_bytes_per_block() {
+        // 40-byte header; one block: 40 + 2 + 8 = 50; three: 40 + 2 + 24 = 66; a fourth is
+        // ignored (at most 3, seed 001 Table 2).
+        let mut s = Segment::default();
+        assert_eq!(s.wire_bytes(), 40);
+        s.sack.push(10, 20);
+        assert_eq!(s.wire_bytes(), 50);
+        s.sack.push(30, 40);
+        s.sack.push(50, 60);
+        s.sack.push(70, 80);
+        assert_eq!(s.wire_bytes(), 66);
+        assert_eq!(s.sack.as_slice(), &[(10, 20), (30, 40), (50, 60)]);
     }
 }

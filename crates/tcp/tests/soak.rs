@@ -1,7 +1,9 @@
 //! All states at once: HTTP/1.0 exchanges through a lossy pipe (random loss on both directions,
 //! SYNs, FINs and ACKs included) with many seeds, sizes, variants and ACK policies. Every run
 //! must end — the response complete and both ends closed, or an abort — with the exact byte
-//! counts and the counter identities of the harness. A behavioural net for what the hand-computed
+//! counts and the counter identities of the harness (ECT only on new data, CWR per reduction).
+//! Variants Tahoe/Reno/NewReno/SACK, ECN with random CE marks and Limited Transmit are mixed in,
+//! and some servers lack SACK or ECN so that negotiation must fall back. A behavioural net for what the hand-computed
 //! per-state tests do not reach (e.g. losses of retransmissions, losses during closing).
 
 mod util;
@@ -15,12 +17,14 @@ fn soak_lossy_exchanges_always_finish() {
     let mut completed = 0;
     let mut aborted = 0;
     let (mut timeouts, mut fast, mut syn_rtx, mut fin_rtx) = (0, 0, 0, 0);
+    let (mut ecn_red, mut sack_runs) = (0, 0);
     for seed in 1..=400u64 {
-        let variant = if seed % 2 == 0 {
-            Variant::Reno
-        } else {
-            Variant::NewReno
-        };
+        let variant = [
+            Variant::Tahoe,
+            Variant::Reno,
+            Variant::NewReno,
+            Variant::Sack,
+        ][((seed / 4) % 4) as usize];
         let cfg = TcpConfig {
             variant,
             delayed_ack: if seed % 3 == 0 { Some(dms(100)) } else { None },
@@ -30,25 +34,46 @@ fn soak_lossy_exchanges_always_finish() {
                 FullAck::Ssthresh
             },
             min_rto: dms(200),
+            ecn: seed % 7 < 3,
+            limited_transmit: seed % 11 < 5,
             ..TcpConfig::default()
+        };
+        // Now and then the server lacks SACK or ECN: negotiation must fall back.
+        let server_cfg = TcpConfig {
+            variant: if seed % 13 == 0 {
+                Variant::NewReno
+            } else {
+                cfg.variant
+            },
+            ecn: cfg.ecn && seed % 17 != 0,
+            ..cfg.clone()
         };
         let request = [0, 1, 300, 3000][(seed % 4) as usize];
         let response = (seed * 7919) % (60 * MSS) + 1;
         let mut p = Pipe::http_with(
             cfg.clone(),
-            cfg,
+            server_cfg,
             dms(5 + seed % 40),
             request,
             response,
             vec![],
         );
         p.loss_per_mille = [20, 50, 100][(seed % 3) as usize];
+        p.mark_per_mille = 50;
         p.rng ^= seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
         p.run_until(SimTime::from_secs(3000));
         p.check_counters();
         let c = &p.eps[CLIENT];
         let s = &p.eps[SERVER];
+        let both_sack = variant == Variant::Sack && seed % 13 != 0;
+        assert_eq!(p.eps[SERVER].sack_enabled(), both_sack, "seed {seed}");
+        assert_eq!(p.eps[CLIENT].sack_enabled(), both_sack, "seed {seed}");
+        let both_ecn = seed % 7 < 3 && seed % 17 != 0;
+        assert_eq!(p.eps[SERVER].ecn_enabled(), both_ecn, "seed {seed}");
+        assert_eq!(p.eps[CLIENT].ecn_enabled(), both_ecn, "seed {seed}");
+        sack_runs += both_sack as u32;
         for e in &p.eps {
+            ecn_red += e.stats().ecn_reductions;
             timeouts += e.stats().timeouts;
             fast += e.stats().fast_retransmits;
             syn_rtx += e.stats().syn_retransmits;
@@ -84,7 +109,8 @@ fn soak_lossy_exchanges_always_finish() {
     }
     // With at most 10 % loss and 6/15 retries, aborts are rare; most runs complete. And the
     // losses did reach every recovery path.
-    println!("completed {completed} aborted {aborted} timeouts {timeouts} fast {fast} syn {syn_rtx} fin {fin_rtx}");
+    println!("completed {completed} aborted {aborted} timeouts {timeouts} fast {fast} syn {syn_rtx} fin {fin_rtx} ecn {ecn_red} sack runs {sack_runs}");
     assert!(completed >= 390, "completed {completed}, aborted {aborted}");
     assert!(timeouts > 100 && fast > 20 && syn_rtx > 20 && fin_rtx > 20);
+    assert!(ecn_red > 20 && sack_runs > 80);
 }

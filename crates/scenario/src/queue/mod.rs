@@ -13,8 +13,13 @@
 //! Validation: tests below and `tests/bad_files.rs` (`red_min_th_above_max_th_in_variant`,
 //! `red_w_q_zero`).
 
+mod ared;
+mod blue;
+mod codel;
 mod droptail;
+mod pi;
 mod red;
+mod rem;
 
 use crate::error::{KeyError, Res};
 use crate::value::{kind, Tbl};
@@ -22,13 +27,24 @@ use aqm::{DisciplineParams, LinkInfo};
 use toml::Value;
 
 /// Every `kind` a queue table may name.
-pub(crate) const KINDS: &[&str] = &["droptail", "red"];
+pub(crate) const KINDS: &[&str] = &[
+    "droptail", "red", "ared", "pi", "pisa", "pimc", "rem", "codel", "fq_codel", "pie", "blue",
+    "avq",
+];
 
 /// Parse a queue table (without validating against a link; see [`check`]).
 pub(crate) fn parse(t: &Tbl) -> Res<DisciplineParams> {
     match kind(t, "kind", KINDS)? {
         "droptail" => droptail::parse(t),
+        "codel" => codel::parse_codel(t),
+        "fq_codel" => codel::parse_fq_codel(t),
+        "pie" => codel::parse_pie(t),
+        "blue" => blue::parse_blue(t),
+        "avq" => blue::parse_avq(t),
+        k @ ("pi" | "pisa" | "pimc") => pi::parse(t, k),
+        "rem" => rem::parse(t),
         "red" => red::parse(t),
+        "ared" => ared::parse(t),
         other => unreachable!("kind {other} is in KINDS but has no parser"),
     }
 }
@@ -125,13 +141,13 @@ mod tests {
         );
         let e = q("kind = \"red\"\nmax_p = 1.5").unwrap_err();
         assert_eq!(e.key, "queue.max_p");
-        let e = q("kind = \"codel\"").unwrap_err();
-        assert_eq!(
-            (e.key.as_str(), e.reason.as_str()),
-            (
-                "queue.kind",
-                "unknown kind \"codel\"; expected one of: droptail, red"
-            )
+        let e = q("kind = \"nosuchkind\"").unwrap_err();
+        assert_eq!(e.key, "queue.kind");
+        assert!(
+            e.reason
+                .starts_with("unknown kind \"nosuchkind\"; expected one of: droptail, red"),
+            "{}",
+            e.reason
         );
     }
 }

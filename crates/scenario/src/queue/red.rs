@@ -2,11 +2,17 @@
 //! "1/512" computed as 1.0/512.0), `max_p`, `limit` (integer packets), `mean_pktsize` (size
 //! string, default "1500B"), `ecn` (bool: mark ECT packets instead of early drops). Other
 //! defaults: `aqm::RedParams::default()`.
+//!
+//! Options (see `aqm::red`): `count_rule` = "paper" (default) | "altq" | "ns2_wait"; `gentle`
+//! (bool, default false); `byte_mode` (bool, ns-2 `bytes_`); `queue_in_bytes` (bool: avg and
+//! limit in bytes as mean-size packets); `ecn_rule` = "gentle_drop" (default) | "always", or
+//! `ecn_mark_p` = number in (0, 1] (ns-2 `use_mark_p_`); both need `ecn = true`. The option
+//! parsers are shared with `ared.rs`.
 
 use super::parse_fraction;
 use crate::error::Res;
-use crate::value::{size_u32, Tbl};
-use aqm::{DisciplineParams, RedParams};
+use crate::value::{kind, size_u32, Tbl};
+use aqm::{CountRule, DisciplineParams, EcnRule, RedParams};
 use toml::Value;
 
 /// Parse a `red` table.
@@ -24,7 +30,66 @@ const RED_KEYS: &[&str] = &[
     "limit",
     "mean_pktsize",
     "ecn",
+    "count_rule",
+    "gentle",
+    "byte_mode",
+    "queue_in_bytes",
+    "ecn_rule",
+    "ecn_mark_p",
 ];
+
+/// RED options shared by `red` and `ared` tables, with their defaults where absent.
+pub(super) struct Options {
+    pub count_rule: CountRule,
+    pub byte_mode: bool,
+    pub queue_in_bytes: bool,
+    pub ecn: bool,
+    pub ecn_rule: EcnRule,
+}
+
+/// Parse `count_rule`, `byte_mode`, `queue_in_bytes`, `ecn`, `ecn_rule` and `ecn_mark_p`.
+pub(super) fn options(t: &Tbl) -> Res<Options> {
+    let count_rule = match t.has("count_rule") {
+        false => CountRule::Paper,
+        true => match kind(t, "count_rule", &["paper", "altq", "ns2_wait"])? {
+            "altq" => CountRule::Altq,
+            "ns2_wait" => CountRule::Ns2Wait,
+            _ => CountRule::Paper,
+        },
+    };
+    let ecn = t.bool("ecn")?.unwrap_or(false);
+    let mut ecn_rule = match t.has("ecn_rule") {
+        false => EcnRule::GentleDrop,
+        true => match kind(t, "ecn_rule", &["gentle_drop", "always"])? {
+            "always" => EcnRule::Always,
+            _ => EcnRule::GentleDrop,
+        },
+    };
+    if let Some(m) = t.num("ecn_mark_p")? {
+        if t.has("ecn_rule") {
+            return Err(t.err(
+                "ecn_mark_p",
+                "conflicts with ecn_rule: ecn_mark_p selects ns-2's mark_p rule; give one of them",
+            ));
+        }
+        if !(m > 0.0 && m <= 1.0) {
+            return Err(t.err("ecn_mark_p", format!("must be in (0, 1], got {m}")));
+        }
+        ecn_rule = EcnRule::MarkP(m);
+    }
+    for k in ["ecn_rule", "ecn_mark_p"] {
+        if t.has(k) && !ecn {
+            return Err(t.err(k, "has no effect unless ecn = true"));
+        }
+    }
+    Ok(Options {
+        count_rule,
+        byte_mode: t.bool("byte_mode")?.unwrap_or(false),
+        queue_in_bytes: t.bool("queue_in_bytes")?.unwrap_or(false),
+        ecn,
+        ecn_rule,
+    })
+}
 
 fn parse_red(t: &Tbl) -> Res<RedParams> {
     t.allow(RED_KEYS)?;
@@ -59,8 +124,14 @@ fn parse_red(t: &Tbl) -> Res<RedParams> {
     if let Some(b) = t.size("mean_pktsize")? {
         p.mean_pktsize = size_u32(b, &t.key("mean_pktsize"), 1)?;
     }
-    if let Some(b) = t.bool("ecn")? {
-        p.ecn = b;
+    let o = options(t)?;
+    p.count_rule = o.count_rule;
+    p.byte_mode = o.byte_mode;
+    p.queue_in_bytes = o.queue_in_bytes;
+    p.ecn = o.ecn;
+    p.ecn_rule = o.ecn_rule;
+    if let Some(b) = t.bool("gentle")? {
+        p.gentle = b;
     }
     if p.min_th < 0.0 {
         return Err(t.err("min_th", format!("must be at least 0, got {}", p.min_th)));
@@ -82,4 +153,3 @@ fn parse_red(t: &Tbl) -> Res<RedParams> {
     }
     Ok(p)
 }
-

@@ -1,5 +1,6 @@
 //! Congestion control: one trait, one file per loss-recovery algorithm (STYLE.md §11), dispatched
-//! through the [`Congestion`] enum (no `Box<dyn>` on the per-segment path).
+//! through the [`Congestion`] enum (no `Box<dyn>` on the per-segment path): `tahoe.rs`,
+//! `reno.rs`, `newreno.rs`, `sack.rs` (RFC 6675's window side). No CUBIC.
 //!
 //! Shared arithmetic, RFC 5681 counted in bytes ([`Window`]):
 //! - slow start (cwnd < ssthresh): cwnd += min(bytes newly acked, MSS) per ACK (§3.1 eq. 2);
@@ -23,14 +24,19 @@
 //! second consecutive timeout), RFC 5681 and we do not. Neither caps cwnd (ns-2 `maxcwnd_ 0`),
 //! so a sender limited by the receive window keeps growing cwnd.
 //!
-//! Read RFC 5681 §3 before editing. Validation: unit tests here and in reno.rs and newreno.rs;
-//! tests/recovery.rs and tests/rto.rs end to end.
+//! Read RFC 5681 §3 before editing. Validation: unit tests here and in tahoe.rs, reno.rs,
+//! newreno.rs and sack.rs; tests/recovery.rs, tests/fall_floyd.rs, tests/sack.rs and
+//! tests/rto.rs end to end.
 
 pub mod newreno;
 pub mod reno;
+pub mod sack;
+pub mod tahoe;
 
 pub use newreno::NewReno;
 pub use reno::Reno;
+pub use sack::Sack;
+pub use tahoe::Tahoe;
 
 use crate::config::{TcpConfig, Variant};
 
@@ -111,6 +117,7 @@ pub struct AckVerdict {
 /// Hooks every loss-recovery algorithm implements.
 pub trait CongestionControl {
     fn window(&self) -> &Window;
+    fn window_mut(&mut self) -> &mut Window;
     /// Handshake complete: cwnd = `initial_window` bytes, ssthresh = `peer_window` bytes.
     fn on_connected(&mut self, initial_window: u64, peer_window: u64);
     /// An ACK advanced SND.UNA.
@@ -127,56 +134,68 @@ pub trait CongestionControl {
 /// Every algorithm, for static dispatch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Congestion {
+    Tahoe(Tahoe),
     Reno(Reno),
     NewReno(NewReno),
+    Sack(Sack),
+}
+
+macro_rules! each {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            Congestion::Tahoe($c) => $e,
+            Congestion::Reno($c) => $e,
+            Congestion::NewReno($c) => $e,
+            Congestion::Sack($c) => $e,
+        }
+    };
 }
 
 impl Congestion {
     pub fn new(cfg: &TcpConfig) -> Self {
         match cfg.variant {
+            Variant::Tahoe => Congestion::Tahoe(Tahoe::new(cfg.mss, cfg.dupack_threshold)),
             Variant::Reno => Congestion::Reno(Reno::new(cfg.mss, cfg.dupack_threshold)),
             Variant::NewReno => Congestion::NewReno(NewReno::new(
                 cfg.mss,
                 cfg.dupack_threshold,
                 cfg.newreno_full_ack,
             )),
+            Variant::Sack => Congestion::Sack(Sack::new(cfg.mss, cfg.dupack_threshold)),
         }
+    }
+    /// A `Sack` endpoint whose peer did not agree to SACK recovers as NewReno (before the
+    /// handshake completes, so the window state is still the initial one).
+    pub fn sack_refused(&mut self, cfg: &TcpConfig) {
+        if matches!(self, Congestion::Sack(_)) {
+            *self = Congestion::NewReno(NewReno::new(
+                cfg.mss,
+                cfg.dupack_threshold,
+                cfg.newreno_full_ack,
+            ));
+        }
+    }
+    /// Mutable window, for reductions that are not loss recovery (ECN, RFC 3168 §6.1.2).
+    pub fn window_mut(&mut self) -> &mut Window {
+        each!(self, c => c.window_mut())
     }
     pub fn window(&self) -> &Window {
-        match self {
-            Congestion::Reno(r) => r.window(),
-            Congestion::NewReno(n) => n.window(),
-        }
+        each!(self, c => c.window())
     }
     pub fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
-        match self {
-            Congestion::Reno(r) => r.on_connected(initial_window, peer_window),
-            Congestion::NewReno(n) => n.on_connected(initial_window, peer_window),
-        }
+        each!(self, c => c.on_connected(initial_window, peer_window))
     }
     pub fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
-        match self {
-            Congestion::Reno(r) => r.on_new_ack(a),
-            Congestion::NewReno(n) => n.on_new_ack(a),
-        }
+        each!(self, c => c.on_new_ack(a))
     }
     pub fn on_dupack(&mut self, a: &AckInfo) -> bool {
-        match self {
-            Congestion::Reno(r) => r.on_dupack(a),
-            Congestion::NewReno(n) => n.on_dupack(a),
-        }
+        each!(self, c => c.on_dupack(a))
     }
     pub fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
-        match self {
-            Congestion::Reno(r) => r.on_rto(a, first_expiry),
-            Congestion::NewReno(n) => n.on_rto(a, first_expiry),
-        }
+        each!(self, c => c.on_rto(a, first_expiry))
     }
     pub fn in_recovery(&self) -> bool {
-        match self {
-            Congestion::Reno(r) => r.in_recovery(),
-            Congestion::NewReno(n) => n.in_recovery(),
-        }
+        each!(self, c => c.in_recovery())
     }
 }
 

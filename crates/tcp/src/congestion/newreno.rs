@@ -18,8 +18,9 @@
 //! Parameters: `mss`, `dupack_threshold`, `newreno_full_ack` of [`crate::TcpConfig`].
 //! Differences from ns-2 Full-TCP NewReno: ns-2 sets cwnd = ssthresh on every partial ACK and
 //! limits bursts in recovery to `recov_maxburst_` (2); we deflate per RFC 6582 and have no
-//! burst limit. No Limited Transmit (RFC 3042), no heuristics of §4.1/§4.2 (ACK- or
-//! timestamp-based): the basic `recover` check only.
+//! burst limit. Limited Transmit (RFC 3042) is an endpoint option (`limited_transmit`, input.rs
+//! and output.rs), not part of this file. No heuristics of §4.1/§4.2 (ACK- or timestamp-based):
+//! the basic `recover` check only.
 //!
 //! Validation: unit tests below (`partial_ack_deflates_and_retransmits`,
 //! `full_ack_rules`, `no_fast_retransmit_below_recover_after_timeout`); tests/recovery.rs
@@ -66,6 +67,9 @@ impl NewReno {
 impl CongestionControl for NewReno {
     fn window(&self) -> &Window {
         &self.w
+    }
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
     }
     fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
         self.w.cwnd = initial_window.max(self.w.mss);

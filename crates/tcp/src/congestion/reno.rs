@@ -46,6 +46,9 @@ impl CongestionControl for Reno {
     fn window(&self) -> &Window {
         &self.w
     }
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
+    }
     fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
         self.w.cwnd = initial_window.max(self.w.mss);
         self.w.ssthresh = peer_window.max(2 * self.w.mss);

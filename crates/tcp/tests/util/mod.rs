@@ -113,6 +113,17 @@ pub struct Sent {
     pub dropped: bool,
 }
 
+/// One entry of the pipe's state trace, recorded after every input to `side`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trace {
+    pub t: SimTime,
+    pub side: usize,
+    pub snd_una: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub in_recovery: bool,
+}
+
 /// The HTTP/1.0 application of `sim/src/conn.rs`.
 #[derive(Clone, Copy, Debug)]
 pub struct Http {
@@ -131,8 +142,14 @@ pub struct Pipe {
     in_flight: Vec<(SimTime, u64, usize, Segment)>,
     order: u64,
     pub drops: Vec<DropRule>,
+    /// Segments the pipe CE-marks instead of dropping (same matching as `drops`; ECT only).
+    pub marks: Vec<DropRule>,
+    /// After every input to a side (and its transmissions): the side's state.
+    pub trace: Vec<Trace>,
     /// Random loss on both directions, per mille (0 = none), from a xorshift64 stream.
     pub loss_per_mille: u64,
+    /// Random CE marks on ECT segments that were not lost, per mille (0 = none).
+    pub mark_per_mille: u64,
     pub rng: u64,
     sent_by: [usize; 2],
     pub log: Vec<Sent>,
@@ -185,7 +202,10 @@ impl Pipe {
             in_flight: Vec::new(),
             order: 0,
             drops,
+            marks: Vec::new(),
+            trace: Vec::new(),
             loss_per_mille: 0,
+            mark_per_mille: 0,
             rng: 0x9E37_79B9_7F4A_7C15,
             sent_by: [0; 2],
             log: Vec::new(),
@@ -209,7 +229,12 @@ impl Pipe {
             }
         }
         let k = self.sent_by[side];
-        for r in self.drops.iter_mut() {
+        Self::matches(&mut self.drops, side, k, s)
+    }
+
+    /// Whether `s`, the `k`-th segment of `side`, matches one of `rules` (consuming a use).
+    fn matches(rules: &mut [DropRule], side: usize, k: usize, s: &Segment) -> bool {
+        for r in rules.iter_mut() {
             match r {
                 DropRule::Nth { side: sd, k: kk } if *sd == side && *kk == k => return true,
                 DropRule::Seq {
@@ -238,9 +263,19 @@ impl Pipe {
         false
     }
 
-    fn transmit(&mut self, side: usize, s: Segment) {
+    fn transmit(&mut self, side: usize, mut s: Segment) {
         self.sent_by[side] += 1;
         let dropped = self.dropped(side, &s);
+        if !dropped && Self::matches(&mut self.marks, side, self.sent_by[side], &s) {
+            assert!(s.ect, "the pipe may only CE-mark ECT segments: {s:?}");
+            s.ce = true;
+        }
+        if !dropped && s.ect && self.mark_per_mille > 0 {
+            self.rng ^= self.rng << 13;
+            self.rng ^= self.rng >> 7;
+            self.rng ^= self.rng << 17;
+            s.ce |= self.rng % 1000 < self.mark_per_mille;
+        }
         self.log.push(Sent {
             t: self.now,
             side,
@@ -273,6 +308,15 @@ impl Pipe {
                 break;
             }
         }
+        let e = &self.eps[side];
+        self.trace.push(Trace {
+            t: self.now,
+            side,
+            snd_una: e.send_sequence().0,
+            cwnd: e.cwnd(),
+            ssthresh: e.ssthresh(),
+            in_recovery: e.in_recovery(),
+        });
     }
 
     fn on_app_event(&mut self, side: usize, ev: AppEvent) {
@@ -419,8 +463,25 @@ impl Pipe {
                 "fin_retransmits of side {side}"
             );
             assert!(st.fast_retransmits <= st.data_retransmits + st.fin_retransmits);
+            let ep = &self.eps[side];
+            // CWR goes out once after each window reduction (ECE, fast retransmit, timeout).
+            assert!(
+                count(&|s| s.flags.contains(Flags::CWR) && !s.flags.contains(SYN))
+                    <= st.ecn_reductions + st.fast_retransmits + st.timeouts
+            );
+            if !ep.ecn_enabled() {
+                assert_eq!(st.ecn_reductions, 0);
+            }
             for s in &mine {
-                assert!(!s.seg.ect, "no ECN negotiation yet");
+                // RFC 3168 §6.1.5: ECT exactly on new data of an ECN connection.
+                let new_data = s.seg.len > 0 && s.seg.kind == TxKind::New;
+                assert_eq!(
+                    s.seg.ect,
+                    new_data && ep.ecn_enabled(),
+                    "ECT rule of side {side}: {:?}",
+                    s.seg
+                );
+                assert!(ep.sack_enabled() || s.seg.sack.is_empty());
                 if s.seg.len > 0 {
                     assert!(
                         s.seg.cwnd_hint >= 1,

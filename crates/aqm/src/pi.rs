@@ -1,0 +1,353 @@
+//! PI — the Proportional-Integral AQM controller of Hollot, Misra, Towsley & Gong, "On designing
+//! improved controllers for AQM routers supporting TCP flows" (INFOCOM 2001), as restated in
+//! seed 003 Figure 2.3 / 3.1 and as ns-2.35's `Queue/PI` computes it (reference/aqm-defaults.md §3).
+//!
+//! A timer fires every `1/w_hz` seconds, whether or not packets arrive (a deadline exposed through
+//! `next_deadline`/`on_timeout`; the first update is at t = 0, as ns-2 runs it at reset):
+//! `p ← a·(q − q_ref) − b·(q_old − q_ref) + p`, clamped to [0, 1], then `q_old ← q`, where `q` is
+//! the instantaneous backlog (packets waiting; with `queue_in_bytes`, bytes / `mean_pktsize`).
+//! On each arrival: if the buffer is full (`limit` packets waiting, or `limit·mean_pktsize` bytes
+//! with `queue_in_bytes`) the arrival is dropped (`Overflow`, ns-2's "forced" drop); otherwise,
+//! with probability `p` (`min(1, p·size/mean_pktsize)` with `byte_prob`), it is dropped early
+//! (`Early`) or, with `ecn` and an ECN-capable packet, marked CE and kept. The probability is
+//! held between samples; there is no count-based spacing (ns-2 has none either).
+//!
+//! One uniform draw `U` per arrival that faces a positive probability; the packet is hit when
+//! `U < p'` (U in [0, 1), so p' = 1 always hits and p' = 0 never does; ns-2 tests `U ≤ p'`).
+//!
+//! Seeds: 002 ran ns-2's PI with its defaults for a, b, w (1.822e-5, 1.816e-5, 170 Hz), q_ref =
+//! 20 packets, a 200-packet buffer, byte mode (`queue_in_bytes` and `byte_prob`) and ECN (seed 002
+//! §III.C); 003 used the same a, b (HMT01's, hence also w = 170 Hz, the sampling rate HMT01
+//! designed them for; the thesis does not restate w), q_ref = 200 packets and an 800-packet
+//! buffer, packet mode, no ECN (seed 003 §4.3). PISA and PIMC (`pisa.rs`, `pimc.rs`) reuse
+//! [`PiCore`].
+//!
+//! Read reference/aqm-defaults.md §3 before editing.
+//!
+//! Validation: `pi_tests.rs` — `controller_sequence_by_hand` (exact p for scripted queue lengths,
+//! including the t = 0 update), `clamps_to_unit_interval`, `timer_runs_without_arrivals` (deadline
+//! grid, early/late wake-ups), `seed_003_coefficients` (a, b of HMT01 to the last digit),
+//! `byte_mode_queue_and_probability`, `decisions_follow_the_random_stream`, `overflow_when_full`,
+//! `ecn_marks_ect_drops_others`, `bad_parameters_name_their_key`; closed loop in
+//! crates/sim/tests/aqm_pi_rem.rs (mean queue near q_ref).
+
+use crate::discipline::{ParamError, QueueDisc};
+use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::stats::QueueStats;
+use rand::Rng as _;
+use std::collections::VecDeque;
+use units::{Rng, SimDuration, SimTime};
+
+/// PI parameters. Defaults: HMT01's controller (a, b, w as ns-2's defaults) with seed 002's
+/// target queue (20 packets) and buffer (200 packets) — ns-2's own `qref_ 50` equals its default
+/// `limit_ 50` and so cannot be used unchanged; everything else as ns-2.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PiParams {
+    /// Coefficient on the current queue error, 1/packet. Default 1.822e-5 (HMT01; ns-2 `a_`;
+    /// seed 003 §2.3.5). Finite, ≥ 0.
+    pub a: f64,
+    /// Coefficient on the previous queue error, 1/packet. Default 1.816e-5 (HMT01; ns-2 `b_`).
+    /// Finite, ≥ 0.
+    pub b: f64,
+    /// Sampling frequency, Hz: p is updated every 1/w_hz s. Default 170 (HMT01; ns-2 `w_`).
+    /// In (0, 1e9] (the period must be at least 1 ns).
+    pub w_hz: f64,
+    /// Reference (target) queue, packets (with `queue_in_bytes`, units of `mean_pktsize` bytes).
+    /// Default 20 (seed 002 §III.C; ns-2's `qref_` is 50). Finite, ≥ 0.
+    pub q_ref: f64,
+    /// Buffer, packets waiting (the packet on the wire not counted); with `queue_in_bytes` the
+    /// buffer is `limit·mean_pktsize` bytes, as ns-2. Default 200 (seed 002 §III.C). ≥ 1.
+    pub limit: u64,
+    /// Packet size for byte↔packet conversions, bytes. Default 500 (ns-2 `mean_pktsize_`). ≥ 1.
+    pub mean_pktsize: u32,
+    /// Measure the queue in bytes (q = bytes / mean_pktsize) and the buffer in bytes. Default
+    /// false (ns-2 `queue_in_bytes_`; seed 002 turns it on).
+    pub queue_in_bytes: bool,
+    /// Scale the drop probability by size / mean_pktsize (capped at 1). Default false (ns-2
+    /// `bytes_`; seed 002 turns it on).
+    pub byte_prob: bool,
+    /// Mark ECN-capable packets instead of dropping them early; non-ECT packets are still
+    /// dropped. Default false (ns-2 `setbit_`; seed 002 turns it on).
+    pub ecn: bool,
+}
+
+impl Default for PiParams {
+    fn default() -> Self {
+        PiParams {
+            a: 1.822e-5,           // HMT01; ns-2 Queue/PI a_; seed 003 §2.3.5
+            b: 1.816e-5,           // HMT01; ns-2 Queue/PI b_; seed 003 §2.3.5
+            w_hz: 170.0,           // HMT01; ns-2 Queue/PI w_
+            q_ref: 20.0,           // seed 002 §III.C (REM authors' 20 packets)
+            limit: 200,            // seed 002 §III.C (100 ms at 10 Mbps, 615-byte packets)
+            mean_pktsize: 500,     // ns-2 Queue/PI mean_pktsize_
+            queue_in_bytes: false, // ns-2 Queue/PI queue_in_bytes_
+            byte_prob: false,      // ns-2 Queue/PI bytes_
+            ecn: false,            // ns-2 Queue/PI setbit_
+        }
+    }
+}
+
+impl PiParams {
+    /// Check every field; the error names the field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let err = |key: &str, reason: String| {
+            Err(ParamError {
+                key: key.into(),
+                reason,
+            })
+        };
+        if !(self.a.is_finite() && self.a >= 0.0) {
+            return err("a", format!("must be a finite number ≥ 0, got {}", self.a));
+        }
+        if !(self.b.is_finite() && self.b >= 0.0) {
+            return err("b", format!("must be a finite number ≥ 0, got {}", self.b));
+        }
+        if !(self.w_hz > 0.0 && self.w_hz <= 1e9) {
+            return err("w_hz", format!("must be in (0, 1e9] Hz, got {}", self.w_hz));
+        }
+        if !(self.q_ref.is_finite() && self.q_ref >= 0.0) {
+            return err(
+                "q_ref",
+                format!("must be a finite number of packets ≥ 0, got {}", self.q_ref),
+            );
+        }
+        if self.limit == 0 {
+            return err("limit", "must be at least 1 packet".into());
+        }
+        if self.mean_pktsize == 0 {
+            return err("mean_pktsize", "must be at least 1 byte".into());
+        }
+        Ok(())
+    }
+
+    /// Sampling period 1/w_hz, rounded to the nanosecond.
+    pub fn period(&self) -> SimDuration {
+        SimDuration::from_secs_f64(1.0 / self.w_hz)
+    }
+
+    /// One controller step: the new p from the current and previous queue (packets), clamped.
+    pub fn step(&self, p: f64, q: f64, q_old: f64) -> f64 {
+        (self.a * (q - self.q_ref) - self.b * (q_old - self.q_ref) + p).clamp(0.0, 1.0)
+    }
+}
+
+/// The PI controller and its FIFO buffer, shared by PI, PISA and PIMC: they differ only in the
+/// probability an arrival faces (see [`PiCore::admit`]).
+#[derive(Clone, Debug)]
+pub struct PiCore {
+    params: PiParams,
+    period: SimDuration,
+    /// Number of controller updates run so far; the next one is due at `updates·period`.
+    updates: u64,
+    p: f64,
+    q_old: f64,
+    queue: VecDeque<PacketMeta>,
+    bytes: u64,
+    stats: QueueStats,
+}
+
+impl PiCore {
+    /// Validate `params` and build an empty queue with p = 0, q_old = 0.
+    pub fn new(params: PiParams) -> Result<Self, ParamError> {
+        params.validate()?;
+        let period = params.period();
+        if period.as_nanos() == 0 {
+            return Err(ParamError {
+                key: "w_hz".into(),
+                reason: format!("period 1/w_hz rounds to 0 ns (w_hz = {})", params.w_hz),
+            });
+        }
+        Ok(PiCore {
+            params,
+            period,
+            updates: 0,
+            p: 0.0,
+            q_old: 0.0,
+            queue: VecDeque::new(),
+            bytes: 0,
+            stats: QueueStats::default(),
+        })
+    }
+
+    pub fn params(&self) -> &PiParams {
+        &self.params
+    }
+
+    /// Current PI probability (before any per-packet scaling).
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+
+    /// Queue seen at the previous update (packets).
+    pub fn q_old(&self) -> f64 {
+        self.q_old
+    }
+
+    /// Instantaneous queue as the controller measures it: packets, or bytes / mean_pktsize.
+    pub fn q_now(&self) -> f64 {
+        if self.params.queue_in_bytes {
+            self.bytes as f64 / self.params.mean_pktsize as f64
+        } else {
+            self.queue.len() as f64
+        }
+    }
+
+    /// Time of the next controller update.
+    pub fn next_update(&self) -> SimTime {
+        SimTime::from_nanos(self.period.as_nanos().saturating_mul(self.updates))
+    }
+
+    /// Run every update due at or before `now` (each with the current queue); an early wake-up
+    /// does nothing.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        while self.next_update() <= now {
+            let q = self.q_now();
+            self.p = self.params.step(self.p, q, self.q_old);
+            self.q_old = q;
+            self.updates += 1;
+        }
+    }
+
+    /// `p·size/mean_pktsize` capped at 1 with `byte_prob`, else `p`.
+    pub fn byte_scaled(&self, p: f64, size_bytes: u32) -> f64 {
+        if self.params.byte_prob {
+            (p * size_bytes as f64 / self.params.mean_pktsize as f64).min(1.0)
+        } else {
+            p
+        }
+    }
+
+    fn full(&self) -> bool {
+        let p = &self.params;
+        if p.queue_in_bytes {
+            self.bytes >= p.limit.saturating_mul(p.mean_pktsize as u64)
+        } else {
+            self.queue.len() as u64 >= p.limit
+        }
+    }
+
+    /// Count an arrival that faces the early-drop/mark probability `prob`; `None` if the buffer
+    /// is full (the arrival is dropped as `Overflow` without looking at `prob`).
+    pub fn admit(
+        &mut self,
+        now: SimTime,
+        mut pkt: PacketMeta,
+        prob: impl FnOnce(&Self, &PacketMeta) -> f64,
+        rng: &mut Rng,
+    ) -> Verdict {
+        self.stats.arrivals += 1;
+        if self.full() {
+            self.stats.count_drop(pkt.class, DropReason::Overflow);
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        let p = prob(self, &pkt);
+        let hit = p > 0.0 && rng.gen::<f64>() < p;
+        let marked = hit && self.params.ecn && pkt.ect;
+        if hit && !marked {
+            self.stats.count_drop(pkt.class, DropReason::Early);
+            return Verdict::Dropped(DropReason::Early);
+        }
+        pkt.enqueued_at = now;
+        self.bytes += pkt.size_bytes as u64;
+        self.queue.push_back(pkt);
+        self.stats.enqueued += 1;
+        if marked {
+            self.stats.marks += 1;
+            Verdict::EnqueuedMarked
+        } else {
+            Verdict::Enqueued
+        }
+    }
+
+    pub fn dequeue(&mut self) -> Option<PacketMeta> {
+        let p = self.queue.pop_front()?;
+        self.bytes -= p.size_bytes as u64;
+        self.stats.dequeued += 1;
+        Some(p)
+    }
+
+    pub fn len_packets(&self) -> u32 {
+        self.queue.len() as u32
+    }
+    pub fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    pub fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+}
+
+/// PI queue (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Pi {
+    core: PiCore,
+}
+
+impl Pi {
+    pub fn new(params: PiParams) -> Result<Self, ParamError> {
+        Ok(Pi {
+            core: PiCore::new(params)?,
+        })
+    }
+    /// The controller state (p, q_old) and buffer.
+    pub fn core(&self) -> &PiCore {
+        &self.core
+    }
+}
+
+impl QueueDisc for Pi {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+        self.core
+            .admit(now, pkt, |c, m| c.byte_scaled(c.p(), m.size_bytes), rng)
+    }
+    fn dequeue(
+        &mut self,
+        _now: SimTime,
+        _dropped: &mut Vec<(PacketMeta, DropReason)>,
+    ) -> Option<PacketMeta> {
+        self.core.dequeue()
+    }
+    fn len_packets(&self) -> u32 {
+        self.core.len_packets()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.core.len_bytes()
+    }
+    fn stats(&self) -> &QueueStats {
+        self.core.stats()
+    }
+    fn next_deadline(&self) -> Option<SimTime> {
+        Some(self.core.next_update())
+    }
+    fn on_timeout(&mut self, now: SimTime) {
+        self.core.on_timeout(now)
+    }
+}
+
+/// Test fixtures shared by the PI-family tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use crate::packet::{PacketClass, PacketMeta};
+    use units::SimTime;
+
+    pub fn pkt(id: u32, size_bytes: u32, cwnd_hint: u32, ect: bool) -> PacketMeta {
+        PacketMeta {
+            id,
+            size_bytes,
+            ect,
+            class: PacketClass::Bulk,
+            cwnd_hint,
+            flow: 0,
+            enqueued_at: SimTime::ZERO,
+        }
+    }
+
+    /// 1/w with w = 1000 Hz: updates at k ms.
+    pub fn ms(k: u64) -> SimTime {
+        SimTime::from_millis(k)
+    }
+}
+
+#[cfg(test)]
+#[path = "pi_tests.rs"]
+mod tests;

@@ -1,0 +1,372 @@
+//! REM — Random Exponential Marking (Athuraliya, Li, Low & Yin, "REM: Active Queue Management",
+//! IEEE Network 2001), as ns-2.35's `Queue/REM` computes it (reference/aqm-defaults.md §4).
+//!
+//! Every `update_period` (a deadline exposed through `next_deadline`/`on_timeout`, running
+//! whether or not packets arrive; the first update one period after t = 0):
+//! - `in` = arrivals during the period (packets; with `byte_mode`, bytes / mean_pktsize),
+//!   counting every arrival, also those then dropped (as ns-2);
+//! - `in_avg ← (1 − input_weight)·in_avg + input_weight·in`;
+//! - `b` = backlog (packets waiting; with `byte_mode`, bytes / mean_pktsize);
+//! - price `P ← max(0, P + γ·(in_avg + α·(b − b*) − c))`, with `c` = link rate · period /
+//!   (8·mean_pktsize) packets per period — the rate mismatch `in_avg − c` plus the weighted
+//!   queue mismatch `α·(b − b*)`;
+//! - probability `prob = 1 − φ^(−P)`.
+//!
+//! On each arrival: if the buffer is full (`limit` packets waiting, or `limit·mean_pktsize` bytes
+//! with `byte_mode`) the arrival is dropped (`Overflow`); otherwise it is hit with probability
+//! `prob` (byte mode: `min(1, prob·size/mean_pktsize)`), one uniform draw `U < prob'` per arrival
+//! facing a positive probability, and what a hit does depends on [`RemEcn`].
+//!
+//! Differences from ns-2 (named options):
+//! - α, the queue-mismatch weight, is a parameter (ns-2 hard-codes 0.1; default 0.1).
+//! - Buffer: at most `limit` packets wait; ns-2 enqueues and then drops when the backlog is
+//!   ≥ limit, holding `limit − 1` (`ns2_off_by_one` reproduces that).
+//! - ECN: [`RemEcn::Ns2MarkPkts`] is ns-2's `markpkts_`: nothing is dropped early; at
+//!   **dequeue** an ECT packet is marked with the probability current then (byte-scaled in byte
+//!   mode). Its uniform U is drawn from the link's stream when the packet is stored (the dequeue
+//!   hook has no RNG); U is independent of the later probability, so the marking law is ns-2's.
+//!   [`RemEcn::Mark`] is RFC 3168 practice at enqueue (mark ECT, drop non-ECT), like PI's and
+//!   RED's `ecn`.
+//!
+//! Seed 002 ran REM with ns-2's defaults except b* = 20 packets, byte mode and ECN (seed 002
+//! §III.C); its 200-packet buffer is `limit`.
+//!
+//! Read reference/aqm-defaults.md §4 before editing.
+//!
+//! Validation: `rem_tests.rs` — `price_sequence_by_hand` (in, in_avg, b, P, prob over five
+//! scripted periods, including the clamp at 0), `byte_mode_by_hand`,
+//! `arrivals_follow_the_random_stream`, `timer_runs_without_arrivals`, `ecn_modes`,
+//! `ns2_markpkts_uses_the_probability_at_departure`, `ns2_off_by_one_holds_limit_minus_one`,
+//! `bad_parameters_name_their_key`; closed loop in crates/sim/tests/aqm_pi_rem.rs (mean queue
+//! near b*, and near what the price identity predicts); ns-2 side by side in
+//! validation/ns2/README.md.
+
+use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::stats::QueueStats;
+use rand::Rng as _;
+use std::collections::VecDeque;
+use units::{Rng, SimDuration, SimTime};
+
+/// What REM does with an arrival it selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemEcn {
+    /// Drop it (ns-2 `markpkts_ false`). Default.
+    Off,
+    /// Mark it if ECN-capable, else drop it (RFC 3168).
+    Mark,
+    /// ns-2 `markpkts_ true`: no early drops at all; ECN-capable packets are marked at
+    /// departure with the probability current then (see the module doc).
+    Ns2MarkPkts,
+}
+
+/// REM parameters. Defaults: ns-2's `Queue/REM` (the paper's recommendations) with seed 002's
+/// 200-packet buffer; b* = 20 packets is both ns-2's default and seed 002's target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemParams {
+    /// γ, price step size, per packet. Default 0.001 (ns-2 `gamma_`). Finite, > 0.
+    pub gamma: f64,
+    /// φ, base of the marking function 1 − φ^(−P). Default 1.001 (ns-2 `phi_`). Finite, > 1.
+    pub phi: f64,
+    /// α, weight of the queue mismatch in the price update. Default 0.1 (hard-coded in ns-2's
+    /// rem.cc). Finite, ≥ 0.
+    pub alpha: f64,
+    /// Price update period. Default 2 ms (ns-2 `pupdtime_ 0.002`). > 0.
+    pub update_period: SimDuration,
+    /// b*, target backlog, packets (units of mean_pktsize bytes in byte mode). Default 20
+    /// (ns-2 `pbo_`; seed 002 §III.C). Finite, ≥ 0.
+    pub b_star: f64,
+    /// EWMA weight of the input-rate estimate; 1 = no smoothing. Default 1 (ns-2 `inw_`).
+    /// In (0, 1].
+    pub input_weight: f64,
+    /// Packet size for the capacity c and byte↔packet conversions, bytes. Default 1000 (ns-2
+    /// `mean_pktsize_`). ≥ 1.
+    pub mean_pktsize: u32,
+    /// Buffer, packets waiting (byte mode: `limit·mean_pktsize` bytes). Default 200 (seed 002
+    /// §III.C; ns-2's `limit_` is 50). ≥ 1.
+    pub limit: u64,
+    /// Queue, arrivals and buffer in bytes, probability scaled by size/mean_pktsize. Default
+    /// false (ns-2 `qib_`; seed 002 turns it on).
+    pub byte_mode: bool,
+    /// What a selected arrival suffers. Default `Off` (ns-2 `markpkts_ false`).
+    pub ecn: RemEcn,
+    /// Hold at most `limit − 1` waiting packets, as ns-2. Default false.
+    pub ns2_off_by_one: bool,
+}
+
+impl Default for RemParams {
+    fn default() -> Self {
+        RemParams {
+            gamma: 0.001,                               // ns-2 Queue/REM gamma_
+            phi: 1.001,                                 // ns-2 Queue/REM phi_
+            alpha: 0.1,                                 // ns-2 rem.cc (hard-coded)
+            update_period: SimDuration::from_millis(2), // ns-2 Queue/REM pupdtime_
+            b_star: 20.0,                               // ns-2 Queue/REM pbo_; seed 002
+            input_weight: 1.0,                          // ns-2 Queue/REM inw_
+            mean_pktsize: 1000,                         // ns-2 Queue/REM mean_pktsize_
+            limit: 200,                                 // seed 002 §III.C
+            byte_mode: false,                           // ns-2 Queue/REM qib_
+            ecn: RemEcn::Off,                           // ns-2 Queue/REM markpkts_
+            ns2_off_by_one: false,                      // aqmlab: limit = packets waiting
+        }
+    }
+}
+
+impl RemParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let err = |key: &str, reason: String| {
+            Err(ParamError {
+                key: key.into(),
+                reason,
+            })
+        };
+        if !(self.gamma.is_finite() && self.gamma > 0.0) {
+            return err(
+                "gamma",
+                format!("must be a finite number > 0, got {}", self.gamma),
+            );
+        }
+        if !(self.phi.is_finite() && self.phi > 1.0) {
+            return err(
+                "phi",
+                format!("must be a finite number > 1, got {}", self.phi),
+            );
+        }
+        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
+            return err(
+                "alpha",
+                format!("must be a finite number ≥ 0, got {}", self.alpha),
+            );
+        }
+        if self.update_period.as_nanos() == 0 {
+            return err("update_period", "must be greater than 0".into());
+        }
+        if !(self.b_star.is_finite() && self.b_star >= 0.0) {
+            return err(
+                "b_star",
+                format!(
+                    "must be a finite number of packets ≥ 0, got {}",
+                    self.b_star
+                ),
+            );
+        }
+        if !(self.input_weight > 0.0 && self.input_weight <= 1.0) {
+            return err(
+                "input_weight",
+                format!("must be in (0, 1], got {}", self.input_weight),
+            );
+        }
+        if self.mean_pktsize == 0 {
+            return err("mean_pktsize", "must be at least 1 byte".into());
+        }
+        if self.limit == 0 || (self.ns2_off_by_one && self.limit == 1) {
+            return err(
+                "limit",
+                format!(
+                    "must be at least {} packet(s)",
+                    if self.ns2_off_by_one { 2 } else { 1 }
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// REM queue (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Rem {
+    params: RemParams,
+    /// Capacity c, packets of mean_pktsize per update period.
+    c: f64,
+    /// Updates run so far; the next is due at `(updates + 1)·period`.
+    updates: u64,
+    /// Arrivals since the last update: packets, or bytes in byte mode.
+    arrived: u64,
+    in_avg: f64,
+    price: f64,
+    prob: f64,
+    queue: VecDeque<PacketMeta>,
+    /// `Ns2MarkPkts` only: the uniform drawn for each stored packet (NaN: never marked).
+    mark_u: VecDeque<f64>,
+    /// The packet the latest `dequeue` returned was marked.
+    last_marked: bool,
+    bytes: u64,
+    stats: QueueStats,
+}
+
+impl Rem {
+    /// Validate `params` and build the queue for a link of `link.rate`.
+    pub fn new(params: RemParams, link: LinkInfo) -> Result<Self, ParamError> {
+        params.validate()?;
+        let c = link.rate.bps as f64 * params.update_period.as_secs_f64()
+            / (8.0 * params.mean_pktsize as f64);
+        Ok(Rem {
+            params,
+            c,
+            updates: 0,
+            arrived: 0,
+            in_avg: 0.0,
+            price: 0.0,
+            prob: 0.0,
+            queue: VecDeque::new(),
+            mark_u: VecDeque::new(),
+            last_marked: false,
+            bytes: 0,
+            stats: QueueStats::default(),
+        })
+    }
+
+    /// Capacity per update period, packets of mean_pktsize.
+    pub fn capacity_per_period(&self) -> f64 {
+        self.c
+    }
+    pub fn price(&self) -> f64 {
+        self.price
+    }
+    pub fn prob(&self) -> f64 {
+        self.prob
+    }
+    pub fn in_avg(&self) -> f64 {
+        self.in_avg
+    }
+
+    /// `prob`, scaled by size/mean_pktsize (capped at 1) in byte mode.
+    fn prob_for(&self, size_bytes: u32) -> f64 {
+        if self.params.byte_mode {
+            (self.prob * size_bytes as f64 / self.params.mean_pktsize as f64).min(1.0)
+        } else {
+            self.prob
+        }
+    }
+
+    fn backlog(&self) -> f64 {
+        if self.params.byte_mode {
+            self.bytes as f64 / self.params.mean_pktsize as f64
+        } else {
+            self.queue.len() as f64
+        }
+    }
+
+    fn next_update(&self) -> SimTime {
+        let n = self.updates.saturating_add(1);
+        SimTime::from_nanos(self.params.update_period.as_nanos().saturating_mul(n))
+    }
+
+    fn update(&mut self) {
+        let p = &self.params;
+        let arrived = if p.byte_mode {
+            self.arrived as f64 / p.mean_pktsize as f64
+        } else {
+            self.arrived as f64
+        };
+        self.in_avg = (1.0 - p.input_weight) * self.in_avg + p.input_weight * arrived;
+        let mismatch = self.in_avg + p.alpha * (self.backlog() - p.b_star) - self.c;
+        self.price = (self.price + p.gamma * mismatch).max(0.0);
+        self.prob = 1.0 - units::math::powf(p.phi, -self.price);
+        self.arrived = 0;
+    }
+
+    /// Buffer full for an arrival of `size` bytes? aqmlab: the backlog before the arrival
+    /// already fills the buffer (as PI and RED). ns-2 (`ns2_off_by_one`): the backlog after
+    /// adding the arrival reaches the buffer.
+    fn full_for(&self, size: u32) -> bool {
+        let p = &self.params;
+        let (backlog, unit_size, cap) = if p.byte_mode {
+            let cap = p.limit.saturating_mul(p.mean_pktsize as u64);
+            (self.bytes, size as u64, cap)
+        } else {
+            (self.queue.len() as u64, 1, p.limit)
+        };
+        if p.ns2_off_by_one {
+            backlog + unit_size >= cap
+        } else {
+            backlog >= cap
+        }
+    }
+}
+
+impl QueueDisc for Rem {
+    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+        self.stats.arrivals += 1;
+        self.arrived += if self.params.byte_mode {
+            pkt.size_bytes as u64
+        } else {
+            1
+        };
+        if self.full_for(pkt.size_bytes) {
+            self.stats.count_drop(pkt.class, DropReason::Overflow);
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        let mut marked = false;
+        if self.params.ecn == RemEcn::Ns2MarkPkts {
+            let u = if pkt.ect { rng.gen::<f64>() } else { f64::NAN };
+            self.mark_u.push_back(u);
+        } else {
+            let prob = self.prob_for(pkt.size_bytes);
+            if prob > 0.0 && rng.gen::<f64>() < prob {
+                if self.params.ecn == RemEcn::Mark && pkt.ect {
+                    marked = true;
+                } else {
+                    self.stats.count_drop(pkt.class, DropReason::Early);
+                    return Verdict::Dropped(DropReason::Early);
+                }
+            }
+        }
+        pkt.enqueued_at = now;
+        self.bytes += pkt.size_bytes as u64;
+        self.queue.push_back(pkt);
+        self.stats.enqueued += 1;
+        if marked {
+            self.stats.marks += 1;
+            Verdict::EnqueuedMarked
+        } else {
+            Verdict::Enqueued
+        }
+    }
+
+    fn dequeue(
+        &mut self,
+        _now: SimTime,
+        _dropped: &mut Vec<(PacketMeta, DropReason)>,
+    ) -> Option<PacketMeta> {
+        self.last_marked = false;
+        let p = self.queue.pop_front()?;
+        self.bytes -= p.size_bytes as u64;
+        self.stats.dequeued += 1;
+        if let Some(u) = self.mark_u.pop_front() {
+            // NaN (non-ECT) compares false: never marked.
+            if u < self.prob_for(p.size_bytes) {
+                self.last_marked = true;
+                self.stats.marks += 1;
+            }
+        }
+        Some(p)
+    }
+
+    fn dequeue_marked(&self) -> bool {
+        self.last_marked
+    }
+
+    fn len_packets(&self) -> u32 {
+        self.queue.len() as u32
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+    fn next_deadline(&self) -> Option<SimTime> {
+        Some(self.next_update())
+    }
+    fn on_timeout(&mut self, now: SimTime) {
+        while self.next_update() <= now {
+            self.update();
+            self.updates += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "rem_tests.rs"]
+mod tests;

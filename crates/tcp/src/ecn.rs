@@ -1,0 +1,78 @@
+//! Explicit Congestion Notification for one endpoint, RFC 3168 §6.1 (Ramakrishnan, Floyd &
+//! Black 2001).
+//!
+//! - Negotiation (§6.1.1): a client with `ecn` sends its SYN with ECE and CWR; a server with
+//!   `ecn` that sees both answers with ECE (without CWR) on the SYN-ACK; the client agrees on a
+//!   SYN-ACK with ECE and without CWR. Both ends must have `ecn`.
+//! - Sender: new data segments are ECT; pure ACKs, SYNs, lone FINs and retransmissions never
+//!   are (§6.1.5). An ACK with ECE whose cumulative ACK passes `ecn_recover` (SND.MAX at the
+//!   last window reduction of any kind) and that arrives outside loss recovery reduces the
+//!   window as for a loss without retransmitting: ssthresh = max(FlightSize/2, 2·MSS) (RFC 5681
+//!   eq. 4, FlightSize after the ACK), cwnd = ssthresh — once per window of data. After every
+//!   window reduction (ECE, fast retransmit, timeout) the next new data segment carries CWR
+//!   (§6.1.2: "reduces its congestion window for any reason").
+//! - Receiver (§6.1.3): a CE-marked arrival sets ECE on every segment sent from then on until
+//!   a segment with CWR arrives (CWR is processed before CE, so a CE on the CWR segment itself
+//!   starts a new echo).
+//!
+//! Differences: ns-2 and Linux halve cwnd itself (ns-2 `slowdown(CLOSE_CWND_HALF|…)`); we use
+//! FlightSize as RFC 5681 does for a loss — the same when the sender is window-limited. No
+//! immediate ACK on CE with delayed ACKs (Linux's quick-ACK on CE changes is not in RFC 3168).
+//! No ECN on SYN-ACK (ns-2 `ecn_syn_ false`), no ECN nonce, no AccECN.
+//!
+//! Validation: tests/ecn.rs.
+
+use crate::endpoint::Endpoint;
+use crate::segment::{Flags, Segment};
+
+impl Endpoint {
+    /// Flags of our SYN (client) or SYN-ACK (server) that offer or accept ECN.
+    pub(crate) fn ecn_syn_flags(&self, syn_ack: bool) -> Flags {
+        match (syn_ack, self.cfg.ecn, self.ecn_ok) {
+            (false, true, _) => Flags::ECE | Flags::CWR,
+            (true, _, true) => Flags::ECE,
+            _ => Flags(0),
+        }
+    }
+
+    /// Server: the peer's SYN arrived. Client: the SYN-ACK arrived.
+    pub(crate) fn ecn_negotiate(&mut self, seg: &Segment, syn_ack: bool) {
+        let ece = seg.flags.contains(Flags::ECE);
+        let cwr = seg.flags.contains(Flags::CWR);
+        self.ecn_ok = self.cfg.ecn && ece && (cwr != syn_ack);
+    }
+
+    /// Receiver side, for every segment accepted in a synchronized state.
+    pub(crate) fn ecn_on_arrival(&mut self, seg: &Segment) {
+        if !self.ecn_ok {
+            return;
+        }
+        if seg.flags.contains(Flags::CWR) {
+            self.ece_echo = false;
+        }
+        if seg.ce {
+            self.ece_echo = true;
+        }
+    }
+
+    /// Sender side: an acceptable ACK with ECE arrived (after its ACK was processed).
+    pub(crate) fn ecn_on_ece(&mut self, ack: u64) {
+        if !self.ecn_ok || ack <= self.ecn_recover || self.cc.in_recovery() {
+            return;
+        }
+        let flight = self.flight_size();
+        let w = self.cc.window_mut();
+        w.halve(flight);
+        w.cwnd = w.ssthresh;
+        self.stats.ecn_reductions += 1;
+        self.window_reduced();
+    }
+
+    /// Any window reduction: no further ECE response in this window; CWR on the next new data.
+    pub(crate) fn window_reduced(&mut self) {
+        self.ecn_recover = self.snd_max;
+        if self.ecn_ok {
+            self.cwr_pending = true;
+        }
+    }
+}

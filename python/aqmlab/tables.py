@@ -19,7 +19,7 @@ TYPES: dict[str, dict[str, pa.DataType]] = {
         "id": _I,
         "workload": _I,
         "kind": pa.string(),
-        "page": pa.uint64(),
+        "page": _I,
         "client": _I,
         "server": _I,
         "start_ns": _I,

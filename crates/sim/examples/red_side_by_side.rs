@@ -87,14 +87,13 @@ fn main() {
             };
             println!(
                 "aqmlab mode={mode} flows={n} arrivals={} drops={} early={} forced={} util={:.4} \
-                 final_max_p={max_p:.5} final_ave={avg:.3} mean_q={:.3} timeouts={}",
+                 final_max_p={max_p:.5} final_ave={avg:.3} mean_q={:.3}",
                 s.arrivals,
                 s.drops,
                 (s.unforced_pct / 100.0 * s.drops as f64).round(),
                 (s.forced_pct / 100.0 * s.drops as f64).round(),
                 s.utilization,
-                s.mean_qlen,
-                s.timeouts
+                s.mean_qlen
             );
         }
     }

@@ -542,7 +542,10 @@ fn pimc_min_cwnd_negative_in_variant() {
 #[test]
 fn pisa_unknown_hintless_policy() {
     rejects(
-        &edit(&[("kind = \"droptail\"\nlimit = 100", "kind = \"pisa\"\nhintless = \"drop\"")]),
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"pisa\"\nhintless = \"drop\"",
+        )]),
         "queue.hintless",
         "unknown policy \"drop\"; expected one of: protect, pi",
     );
@@ -563,7 +566,10 @@ fn rem_update_period_without_unit() {
 #[test]
 fn rem_phi_not_above_one() {
     rejects(
-        &edit(&[("kind = \"droptail\"\nlimit = 100", "kind = \"rem\"\nphi = 1")]),
+        &edit(&[(
+            "kind = \"droptail\"\nlimit = 100",
+            "kind = \"rem\"\nphi = 1",
+        )]),
         "queue.phi",
         "must be a finite number > 1, got 1",
     );
@@ -592,8 +598,16 @@ fn mah_zipf_exponent_without_zipf() {
 
 #[test]
 fn mah_max_parallel_zero() {
-    let e = rejects(&mah_with("max_parallel = 0"), "workload[0].max_parallel", "0");
-    assert!(e.reason.contains("≥ 1") || e.reason.contains("at least 1"), "{}", e.reason);
+    let e = rejects(
+        &mah_with("max_parallel = 0"),
+        "workload[0].max_parallel",
+        "0",
+    );
+    assert!(
+        e.reason.contains("≥ 1") || e.reason.contains("at least 1"),
+        "{}",
+        e.reason
+    );
 }
 
 #[test]

@@ -20,20 +20,32 @@ fn lab_unconstrained_matches_the_thesis_per_browser_rates() {
     let traffic::WorkloadConfig::Mah(m) = &mut exp.workloads[0] else {
         panic!("the preset's workload is Mah's")
     };
-    assert_eq!(m.users, 3353, "the preset itself has the thesis's 98 % setting");
+    assert_eq!(
+        m.users, 3353,
+        "the preset itself has the thesis's 98 % setting"
+    );
     m.users = browsers;
     exp.warmup = SimDuration::from_secs(15 * 60);
     exp.duration = SimDuration::from_secs(15 * 60);
     let out = sim::run(&exp, &mut |_, _| {}).expect("run");
     let e = &out.engine;
-    assert_eq!(e.packets_created, e.packets_delivered + e.packets_dropped + e.packets_in_flight);
+    assert_eq!(
+        e.packets_created,
+        e.packets_delivered + e.packets_dropped + e.packets_in_flight
+    );
     let s = &out.summary;
     assert_eq!(s.drops, 0, "unconstrained: no drops");
     let minutes = s.measured_s / 60.0;
     let per_min = s.responses_started as f64 / browsers as f64 / minutes;
     let kbps = s.kb_per_s * 8.0 / browsers as f64;
-    assert!((per_min / 1.968 - 1.0).abs() < 0.20, "{per_min:.3} requests/min per browser");
-    assert!((kbps / 2.92 - 1.0).abs() < 0.20, "{kbps:.3} kbit/s per browser");
+    assert!(
+        (per_min / 1.968 - 1.0).abs() < 0.20,
+        "{per_min:.3} requests/min per browser"
+    );
+    assert!(
+        (kbps / 2.92 - 1.0).abs() < 0.20,
+        "{kbps:.3} kbit/s per browser"
+    );
     assert!(
         (s.median_rt_ms / 229.0 - 1.0).abs() < 0.25,
         "median {} ms",
@@ -45,5 +57,8 @@ fn lab_unconstrained_matches_the_thesis_per_browser_rates() {
     // Same scenario, same seed: same records.
     let again = sim::run(&exp, &mut |_, _| {}).expect("run");
     assert_eq!(again.requests, out.requests);
-    eprintln!("per browser: {per_min:.3} requests/min, {kbps:.3} kbit/s; median {} ms", s.median_rt_ms);
+    eprintln!(
+        "per browser: {per_min:.3} requests/min, {kbps:.3} kbit/s; median {} ms",
+        s.median_rt_ms
+    );
 }

@@ -44,4 +44,3 @@ fn parse_droptail(t: &Tbl) -> Res<DropTailParams> {
     }
     Ok(p)
 }
-

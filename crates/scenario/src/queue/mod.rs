@@ -86,7 +86,6 @@ pub(crate) fn check(p: &DisciplineParams, link: LinkInfo, path: &str) -> Res<()>
         .map_err(|e| KeyError::new(crate::error::join(path, &e.key), e.reason))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -434,14 +434,21 @@ fn quickstart_file_loads_with_both_variants() {
 
 #[test]
 fn every_shipped_scenario_file_is_valid() {
+    // scenarios/ and its study subdirectories (one level).
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            files.push(p);
+        }
+    }
+    files.retain(|p| p.extension().is_some_and(|x| x == "toml"));
     files.sort();
     assert!(files.iter().any(|p| p.ends_with("quickstart.toml")));
+    assert!(files.iter().any(|p| p.ends_with("christiansen2000/lab_constrained.toml")));
     for f in files {
         let exps = load(&f).unwrap_or_else(|e| panic!("{e}"));
         assert!(!exps.is_empty(), "{}", f.display());

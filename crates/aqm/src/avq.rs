@@ -26,9 +26,9 @@
 //! `bad_parameters_name_their_key`.
 
 use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
-use std::collections::VecDeque;
 use units::{Rng, SimTime};
 
 /// AVQ parameters. Defaults are ns-2's `Queue/Vq` (the paper's γ = 0.98, α = 0.15).
@@ -126,8 +126,7 @@ pub struct Avq {
     t_vq: SimTime,
     /// Last capacity update time (`s` of the paper; equal to `t_vq` unless ns-2 mode).
     t_prev: SimTime,
-    queue: VecDeque<PacketMeta>,
-    bytes: u64,
+    buf: Fifo,
     stats: QueueStats,
 }
 
@@ -161,8 +160,7 @@ impl Avq {
             vq: 0.0,
             t_vq: SimTime::ZERO,
             t_prev: SimTime::ZERO,
-            queue: VecDeque::new(),
-            bytes: 0,
+            buf: Fifo::default(),
             stats: QueueStats::default(),
         })
     }
@@ -178,7 +176,7 @@ impl Avq {
 }
 
 impl QueueDisc for Avq {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
         self.stats.arrivals += 1;
         let p = &self.params;
         let b = if p.byte_mode {
@@ -212,20 +210,11 @@ impl QueueDisc for Avq {
                 return Verdict::Dropped(DropReason::Early);
             }
         }
-        if self.queue.len() as u64 >= p.limit {
+        if self.buf.len() as u64 >= p.limit {
             self.stats.count_drop(pkt.class, DropReason::Overflow);
             return Verdict::Dropped(DropReason::Overflow);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
-        self.stats.enqueued += 1;
-        if marked {
-            self.stats.marks += 1;
-            Verdict::EnqueuedMarked
-        } else {
-            Verdict::Enqueued
-        }
+        self.buf.store(now, pkt, marked, &mut self.stats)
     }
 
     fn dequeue(
@@ -233,17 +222,14 @@ impl QueueDisc for Avq {
         _now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        let p = self.queue.pop_front()?;
-        self.bytes -= p.size_bytes as u64;
-        self.stats.dequeued += 1;
-        Some(p)
+        self.buf.release(&mut self.stats)
     }
 
     fn len_packets(&self) -> u32 {
-        self.queue.len() as u32
+        self.buf.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.buf.bytes()
     }
     fn stats(&self) -> &QueueStats {
         &self.stats

@@ -24,10 +24,10 @@
 //! `ecn_marks_early_but_overflow_drops`, `bad_parameters_name_their_key`.
 
 use crate::discipline::{ParamError, QueueDisc};
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
 use rand::Rng as _;
-use std::collections::VecDeque;
 use units::{Rng, SimDuration, SimTime};
 
 /// BLUE parameters (Feng et al. 1999).
@@ -99,8 +99,7 @@ pub struct Blue {
     params: BlueParams,
     p_m: f64,
     last_update: Option<SimTime>,
-    queue: VecDeque<PacketMeta>,
-    bytes: u64,
+    buf: Fifo,
     stats: QueueStats,
 }
 
@@ -111,8 +110,7 @@ impl Blue {
             params,
             p_m: 0.0,
             last_update: None,
-            queue: VecDeque::new(),
-            bytes: 0,
+            buf: Fifo::default(),
             stats: QueueStats::default(),
         })
     }
@@ -136,9 +134,9 @@ impl Blue {
 }
 
 impl QueueDisc for Blue {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
         self.stats.arrivals += 1;
-        let waiting = self.queue.len() as u64;
+        let waiting = self.buf.len() as u64;
         if waiting >= self.params.limit {
             self.change(now, self.params.d1);
             self.stats.count_drop(pkt.class, DropReason::Overflow);
@@ -156,16 +154,7 @@ impl QueueDisc for Blue {
                 return Verdict::Dropped(DropReason::Early);
             }
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
-        self.stats.enqueued += 1;
-        if marked {
-            self.stats.marks += 1;
-            Verdict::EnqueuedMarked
-        } else {
-            Verdict::Enqueued
-        }
+        self.buf.store(now, pkt, marked, &mut self.stats)
     }
 
     fn dequeue(
@@ -173,12 +162,8 @@ impl QueueDisc for Blue {
         now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        match self.queue.pop_front() {
-            Some(p) => {
-                self.bytes -= p.size_bytes as u64;
-                self.stats.dequeued += 1;
-                Some(p)
-            }
+        match self.buf.release(&mut self.stats) {
+            Some(p) => Some(p),
             None => {
                 self.change(now, -self.params.d2);
                 None
@@ -187,10 +172,10 @@ impl QueueDisc for Blue {
     }
 
     fn len_packets(&self) -> u32 {
-        self.queue.len() as u32
+        self.buf.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.buf.bytes()
     }
     fn stats(&self) -> &QueueStats {
         &self.stats

@@ -12,9 +12,9 @@
 //! Validation: tests below (`packet_limit_*`, `byte_limit_*`, `ns2_off_by_one_*`).
 
 use crate::discipline::{ParamError, QueueDisc};
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
-use std::collections::VecDeque;
 use units::{Rng, SimTime};
 
 /// Unit of a queue limit.
@@ -49,8 +49,7 @@ impl Default for DropTailParams {
 #[derive(Clone, Debug)]
 pub struct DropTail {
     params: DropTailParams,
-    queue: VecDeque<PacketMeta>,
-    bytes: u64,
+    buf: Fifo,
     stats: QueueStats,
 }
 
@@ -64,8 +63,7 @@ impl DropTail {
         }
         Ok(DropTail {
             params,
-            queue: VecDeque::new(),
-            bytes: 0,
+            buf: Fifo::default(),
             stats: QueueStats::default(),
         })
     }
@@ -73,24 +71,20 @@ impl DropTail {
     fn fits(&self, size: u64) -> bool {
         let slack = if self.params.ns2_off_by_one { 1 } else { 0 };
         match self.params.unit {
-            LimitUnit::Packets => self.queue.len() as u64 + 1 + slack <= self.params.limit,
-            LimitUnit::Bytes => self.bytes + size + slack <= self.params.limit,
+            LimitUnit::Packets => self.buf.len() as u64 + 1 + slack <= self.params.limit,
+            LimitUnit::Bytes => self.buf.bytes() + size + slack <= self.params.limit,
         }
     }
 }
 
 impl QueueDisc for DropTail {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
         self.stats.arrivals += 1;
         if !self.fits(pkt.size_bytes as u64) {
             self.stats.count_drop(pkt.class, DropReason::Overflow);
             return Verdict::Dropped(DropReason::Overflow);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
-        self.stats.enqueued += 1;
-        Verdict::Enqueued
+        self.buf.store(now, pkt, false, &mut self.stats)
     }
 
     fn dequeue(
@@ -98,17 +92,14 @@ impl QueueDisc for DropTail {
         _now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        let p = self.queue.pop_front()?;
-        self.bytes -= p.size_bytes as u64;
-        self.stats.dequeued += 1;
-        Some(p)
+        self.buf.release(&mut self.stats)
     }
 
     fn len_packets(&self) -> u32 {
-        self.queue.len() as u32
+        self.buf.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.buf.bytes()
     }
     fn stats(&self) -> &QueueStats {
         &self.stats

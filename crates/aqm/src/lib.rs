@@ -14,6 +14,7 @@ pub mod blue;
 pub mod codel;
 pub mod discipline;
 pub mod droptail;
+pub mod fifo;
 pub mod fq_codel;
 pub mod packet;
 pub mod pi;

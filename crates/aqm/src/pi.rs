@@ -32,10 +32,10 @@
 //! crates/sim/tests/aqm_pi_rem.rs (mean queue near q_ref).
 
 use crate::discipline::{ParamError, QueueDisc};
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
 use rand::Rng as _;
-use std::collections::VecDeque;
 use units::{Rng, SimDuration, SimTime};
 
 /// PI parameters. Defaults: HMT01's controller (a, b, w as ns-2's defaults) with seed 002's
@@ -141,8 +141,7 @@ pub struct PiCore {
     updates: u64,
     p: f64,
     q_old: f64,
-    queue: VecDeque<PacketMeta>,
-    bytes: u64,
+    buf: Fifo,
     stats: QueueStats,
 }
 
@@ -163,8 +162,7 @@ impl PiCore {
             updates: 0,
             p: 0.0,
             q_old: 0.0,
-            queue: VecDeque::new(),
-            bytes: 0,
+            buf: Fifo::default(),
             stats: QueueStats::default(),
         })
     }
@@ -186,9 +184,9 @@ impl PiCore {
     /// Instantaneous queue as the controller measures it: packets, or bytes / mean_pktsize.
     pub fn q_now(&self) -> f64 {
         if self.params.queue_in_bytes {
-            self.bytes as f64 / self.params.mean_pktsize as f64
+            self.buf.bytes() as f64 / self.params.mean_pktsize as f64
         } else {
-            self.queue.len() as f64
+            self.buf.len() as f64
         }
     }
 
@@ -220,9 +218,9 @@ impl PiCore {
     fn full(&self) -> bool {
         let p = &self.params;
         if p.queue_in_bytes {
-            self.bytes >= p.limit.saturating_mul(p.mean_pktsize as u64)
+            self.buf.bytes() >= p.limit.saturating_mul(p.mean_pktsize as u64)
         } else {
-            self.queue.len() as u64 >= p.limit
+            self.buf.len() as u64 >= p.limit
         }
     }
 
@@ -231,7 +229,7 @@ impl PiCore {
     pub fn admit(
         &mut self,
         now: SimTime,
-        mut pkt: PacketMeta,
+        pkt: PacketMeta,
         prob: impl FnOnce(&Self, &PacketMeta) -> f64,
         rng: &mut Rng,
     ) -> Verdict {
@@ -247,30 +245,18 @@ impl PiCore {
             self.stats.count_drop(pkt.class, DropReason::Early);
             return Verdict::Dropped(DropReason::Early);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
-        self.stats.enqueued += 1;
-        if marked {
-            self.stats.marks += 1;
-            Verdict::EnqueuedMarked
-        } else {
-            Verdict::Enqueued
-        }
+        self.buf.store(now, pkt, marked, &mut self.stats)
     }
 
     pub fn dequeue(&mut self) -> Option<PacketMeta> {
-        let p = self.queue.pop_front()?;
-        self.bytes -= p.size_bytes as u64;
-        self.stats.dequeued += 1;
-        Some(p)
+        self.buf.release(&mut self.stats)
     }
 
     pub fn len_packets(&self) -> u32 {
-        self.queue.len() as u32
+        self.buf.len() as u32
     }
     pub fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.buf.bytes()
     }
     pub fn stats(&self) -> &QueueStats {
         &self.stats

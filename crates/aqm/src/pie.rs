@@ -34,10 +34,10 @@
 //! closed loop in `crates/sim/tests/aqm_modern.rs`.
 
 use crate::discipline::{ParamError, QueueDisc};
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
 use rand::Rng as _;
-use std::collections::VecDeque;
 use units::{Rng, SimDuration, SimTime};
 
 /// PIE parameters (RFC 8033). Defaults are the RFC's.
@@ -169,8 +169,7 @@ pub struct Pie {
     qdelay_old: f64,
     burst_allowance: SimDuration,
     next_update: SimTime,
-    queue: VecDeque<PacketMeta>,
-    bytes: u64,
+    buf: Fifo,
     stats: QueueStats,
 }
 
@@ -185,8 +184,7 @@ impl Pie {
             drop_prob: 0.0,
             qdelay: 0.0,
             qdelay_old: 0.0,
-            queue: VecDeque::new(),
-            bytes: 0,
+            buf: Fifo::default(),
             stats: QueueStats::default(),
         })
     }
@@ -219,7 +217,7 @@ impl Pie {
             return false;
         }
         if (self.qdelay_old < half && self.drop_prob < 0.2)
-            || self.bytes <= 2 * self.params.mean_pktsize as u64
+            || self.buf.bytes() <= 2 * self.params.mean_pktsize as u64
         {
             return false;
         }
@@ -228,9 +226,9 @@ impl Pie {
 }
 
 impl QueueDisc for Pie {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
         self.stats.arrivals += 1;
-        if self.queue.len() as u64 >= self.params.limit {
+        if self.buf.len() as u64 >= self.params.limit {
             self.stats.count_drop(pkt.class, DropReason::Overflow);
             return Verdict::Dropped(DropReason::Overflow);
         }
@@ -247,16 +245,7 @@ impl QueueDisc for Pie {
                 return Verdict::Dropped(DropReason::Early);
             }
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
-        self.stats.enqueued += 1;
-        if marked {
-            self.stats.marks += 1;
-            Verdict::EnqueuedMarked
-        } else {
-            Verdict::Enqueued
-        }
+        self.buf.store(now, pkt, marked, &mut self.stats)
     }
 
     fn dequeue(
@@ -264,10 +253,8 @@ impl QueueDisc for Pie {
         now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        match self.queue.pop_front() {
+        match self.buf.release(&mut self.stats) {
             Some(p) => {
-                self.bytes -= p.size_bytes as u64;
-                self.stats.dequeued += 1;
                 self.qdelay = now.saturating_since(p.enqueued_at).as_secs_f64();
                 Some(p)
             }
@@ -279,10 +266,10 @@ impl QueueDisc for Pie {
     }
 
     fn len_packets(&self) -> u32 {
-        self.queue.len() as u32
+        self.buf.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.buf.bytes()
     }
     fn stats(&self) -> &QueueStats {
         &self.stats

@@ -63,10 +63,10 @@
 //! drops, byte-mode scaling and counting, byte queue, ECN rules).
 
 use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
 use rand::Rng as _;
-use std::collections::VecDeque;
 use units::{Rng, SimTime};
 
 /// How the count of packets since the last drop turns `p_b` into `p_a`.
@@ -274,8 +274,7 @@ pub struct Red {
     count_bytes: u64,
     /// Start of the current idle period, if the link is idle.
     idle_since: Option<SimTime>,
-    queue: VecDeque<PacketMeta>,
-    bytes: u64,
+    buf: Fifo,
     stats: QueueStats,
 }
 
@@ -296,8 +295,7 @@ impl Red {
             count: -1,
             count_bytes: 0,
             idle_since: Some(SimTime::ZERO),
-            queue: VecDeque::new(),
-            bytes: 0,
+            buf: Fifo::default(),
             stats: QueueStats::default(),
         })
     }
@@ -351,9 +349,9 @@ impl Red {
     /// Queue sample `q` in the unit of `avg`.
     fn q_sample(&self) -> f64 {
         if self.params.queue_in_bytes {
-            self.bytes as f64 / self.params.mean_pktsize as f64
+            self.buf.bytes() as f64 / self.params.mean_pktsize as f64
         } else {
-            self.queue.len() as f64
+            self.buf.len() as f64
         }
     }
 
@@ -412,15 +410,15 @@ impl Red {
     fn full(&self) -> bool {
         let p = &self.params;
         if p.queue_in_bytes {
-            self.bytes >= p.limit.saturating_mul(p.mean_pktsize as u64)
+            self.buf.bytes() >= p.limit.saturating_mul(p.mean_pktsize as u64)
         } else {
-            self.queue.len() as u64 >= p.limit
+            self.buf.len() as u64 >= p.limit
         }
     }
 }
 
 impl QueueDisc for Red {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
         self.stats.arrivals += 1;
         self.update_avg(now);
         let mut marked = false;
@@ -452,16 +450,7 @@ impl QueueDisc for Red {
             self.stats.count_drop(pkt.class, DropReason::Overflow);
             return Verdict::Dropped(DropReason::Overflow);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
-        self.stats.enqueued += 1;
-        if marked {
-            self.stats.marks += 1;
-            Verdict::EnqueuedMarked
-        } else {
-            Verdict::Enqueued
-        }
+        self.buf.store(now, pkt, marked, &mut self.stats)
     }
 
     fn dequeue(
@@ -469,12 +458,8 @@ impl QueueDisc for Red {
         now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        match self.queue.pop_front() {
-            Some(p) => {
-                self.bytes -= p.size_bytes as u64;
-                self.stats.dequeued += 1;
-                Some(p)
-            }
+        match self.buf.release(&mut self.stats) {
+            Some(p) => Some(p),
             None => {
                 if self.idle_since.is_none() {
                     self.idle_since = Some(now);
@@ -485,10 +470,10 @@ impl QueueDisc for Red {
     }
 
     fn len_packets(&self) -> u32 {
-        self.queue.len() as u32
+        self.buf.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.buf.bytes()
     }
     fn stats(&self) -> &QueueStats {
         &self.stats

@@ -42,6 +42,7 @@
 //! validation/ns2/README.md.
 
 use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::stats::QueueStats;
 use rand::Rng as _;
@@ -185,12 +186,11 @@ pub struct Rem {
     in_avg: f64,
     price: f64,
     prob: f64,
-    queue: VecDeque<PacketMeta>,
+    buf: Fifo,
     /// `Ns2MarkPkts` only: the uniform drawn for each stored packet (NaN: never marked).
     mark_u: VecDeque<f64>,
     /// The packet the latest `dequeue` returned was marked.
     last_marked: bool,
-    bytes: u64,
     stats: QueueStats,
 }
 
@@ -208,10 +208,9 @@ impl Rem {
             in_avg: 0.0,
             price: 0.0,
             prob: 0.0,
-            queue: VecDeque::new(),
+            buf: Fifo::default(),
             mark_u: VecDeque::new(),
             last_marked: false,
-            bytes: 0,
             stats: QueueStats::default(),
         })
     }
@@ -241,9 +240,9 @@ impl Rem {
 
     fn backlog(&self) -> f64 {
         if self.params.byte_mode {
-            self.bytes as f64 / self.params.mean_pktsize as f64
+            self.buf.bytes() as f64 / self.params.mean_pktsize as f64
         } else {
-            self.queue.len() as f64
+            self.buf.len() as f64
         }
     }
 
@@ -273,9 +272,9 @@ impl Rem {
         let p = &self.params;
         let (backlog, unit_size, cap) = if p.byte_mode {
             let cap = p.limit.saturating_mul(p.mean_pktsize as u64);
-            (self.bytes, size as u64, cap)
+            (self.buf.bytes(), size as u64, cap)
         } else {
-            (self.queue.len() as u64, 1, p.limit)
+            (self.buf.len() as u64, 1, p.limit)
         };
         if p.ns2_off_by_one {
             backlog + unit_size >= cap
@@ -286,7 +285,7 @@ impl Rem {
 }
 
 impl QueueDisc for Rem {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
         self.stats.arrivals += 1;
         self.arrived += if self.params.byte_mode {
             pkt.size_bytes as u64
@@ -312,16 +311,7 @@ impl QueueDisc for Rem {
                 }
             }
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size_bytes as u64;
-        self.queue.push_back(pkt);
-        self.stats.enqueued += 1;
-        if marked {
-            self.stats.marks += 1;
-            Verdict::EnqueuedMarked
-        } else {
-            Verdict::Enqueued
-        }
+        self.buf.store(now, pkt, marked, &mut self.stats)
     }
 
     fn dequeue(
@@ -330,9 +320,7 @@ impl QueueDisc for Rem {
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
         self.last_marked = false;
-        let p = self.queue.pop_front()?;
-        self.bytes -= p.size_bytes as u64;
-        self.stats.dequeued += 1;
+        let p = self.buf.release(&mut self.stats)?;
         if let Some(u) = self.mark_u.pop_front() {
             // NaN (non-ECT) compares false: never marked.
             if u < self.prob_for(p.size_bytes) {
@@ -348,10 +336,10 @@ impl QueueDisc for Rem {
     }
 
     fn len_packets(&self) -> u32 {
-        self.queue.len() as u32
+        self.buf.len() as u32
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.buf.bytes()
     }
     fn stats(&self) -> &QueueStats {
         &self.stats

@@ -14,9 +14,12 @@
 //!   `think_cap` ("600s"), `primary_replies` ("first_of_page" | "first_two_of_page" |
 //!   "first_two_of_run"; default "first_of_page"), `think_on_server_change` (true);
 //!   optional `clients`, `servers` as above.
+//! - `kind = "packmime"`: PackMime-HTTP HTTP/1.0 (ns-2.35, model inter-arrivals and sizes
+//!   embedded): `rate` (new connections per second, number > 0, required); optional `clients`,
+//!   `servers` as above (connection n uses client n mod clients, server n mod servers).
 //!
 //! Validation: `tests/bad_files.rs` (`no_workload`, `bulk_server_out_of_range`, `unknown_dist`,
-//! `lognormal_sigma_*`, `empirical_file_missing`, `mah_*`).
+//! `lognormal_sigma_*`, `empirical_file_missing`, `mah_*`, `packmime_*`).
 
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{KeyError, Res};
@@ -52,8 +55,13 @@ pub(crate) fn parse(root: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<Vec<Worklo
 }
 
 fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
-    match kind(t, "kind", &["http10", "pareto_web", "bulk", "mah"])? {
+    match kind(
+        t,
+        "kind",
+        &["http10", "pareto_web", "bulk", "mah", "packmime"],
+    )? {
         "http10" => parse_http10(t, hosts, base_dir),
+        "packmime" => parse_packmime(t, hosts),
         "pareto_web" => parse_pareto_web(t, hosts),
         "mah" => parse_mah(t, hosts),
         _ => parse_bulk(t, hosts),
@@ -196,6 +204,24 @@ fn parse_mah(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         m.think_on_server_change = b;
     }
     Ok(WorkloadConfig::Mah(m))
+}
+
+/// `kind = "packmime"`: ns-2.35 PackMime-HTTP, HTTP/1.0 (reference/packmime/MODEL.md).
+fn parse_packmime(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
+    t.allow(&["kind", "rate", "clients", "servers"])?;
+    let rate = t.req_num("rate")?;
+    if !(rate > 0.0 && rate.is_finite()) {
+        return Err(t.err(
+            "rate",
+            format!("must be a finite number of new connections per second > 0, got {rate}"),
+        ));
+    }
+    let (clients, servers) = host_subset(t, hosts)?;
+    Ok(WorkloadConfig::PackMime {
+        rate,
+        clients,
+        servers,
+    })
 }
 
 fn parse_pareto_web(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {

@@ -655,3 +655,41 @@ fn tcp_ecn_not_a_boolean() {
         "a boolean (true or false)",
     );
 }
+
+/// BASE with its workload replaced by a PackMime one carrying `body`.
+fn packmime_with(body: &str) -> String {
+    let from = r#"kind = "http10"
+arrival = "poisson"
+rate = 10.0
+request_size = { dist = "constant", value = "300B" }
+response_size = { dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }"#;
+    edit(&[(from, &format!("kind = \"packmime\"\n{body}"))])
+}
+
+#[test]
+fn packmime_rate_must_be_positive() {
+    rejects(
+        &packmime_with("rate = 0"),
+        "workload[0].rate",
+        "new connections per second > 0",
+    );
+    rejects(
+        &packmime_with("rate = 5\nclients = 3"),
+        "workload[0].clients",
+        "no route: 3 clients requested but the topology has 2",
+    );
+    let exps = parse_str(
+        &packmime_with("rate = 25.5\nservers = 1"),
+        "ok.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(
+        exps[0].experiment.workloads[0],
+        traffic::WorkloadConfig::PackMime {
+            rate: 25.5,
+            clients: 2,
+            servers: 1
+        }
+    );
+}

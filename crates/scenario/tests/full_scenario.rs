@@ -448,7 +448,9 @@ fn every_shipped_scenario_file_is_valid() {
     files.retain(|p| p.extension().is_some_and(|x| x == "toml"));
     files.sort();
     assert!(files.iter().any(|p| p.ends_with("quickstart.toml")));
-    assert!(files.iter().any(|p| p.ends_with("christiansen2000/lab_constrained.toml")));
+    assert!(files
+        .iter()
+        .any(|p| p.ends_with("christiansen2000/lab_constrained.toml")));
     for f in files {
         let exps = load(&f).unwrap_or_else(|e| panic!("{e}"));
         assert!(!exps.is_empty(), "{}", f.display());

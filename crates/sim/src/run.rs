@@ -34,7 +34,12 @@ fn check_hosts(i: usize, cfg: &WorkloadConfig, clients: u32, servers: u32) -> Re
             clients: c,
             servers: s,
             ..
-        }) => {
+        })
+        | WorkloadConfig::PackMime {
+            clients: c,
+            servers: s,
+            ..
+        } => {
             if *c > clients {
                 return Err(bad("client", *c - 1, clients));
             }

@@ -12,11 +12,14 @@
 //!   validate, CSV tables.
 //! - `workload`: configs (`WorkloadConfig`) and the `Workload` state machine; one file per model
 //!   (Poisson HTTP/1.0, browsing users, seed 003's Pareto web, bulk flows).
+//! - `packmime`: the ns-2.35 PackMime-HTTP random variables (inter-arrivals, sizes, RTTs, the
+//!   FARIMA driver) used by `workload::packmime`.
 //! - portable exp/ln/pow come from `units::math`, so draws are bit-identical across machines.
 //!
 //! Validation: unit tests in `dist/tests.rs` and `workload/tests/` (see each file's header).
 
 pub mod dist;
+pub mod packmime;
 pub mod workload;
 
 pub use dist::{EmpiricalCdf, SizeDist};

@@ -9,6 +9,7 @@
 //! | `ParetoWeb`                    | `workload/pareto_web.rs` | closed | seed 003 §3.1, §4.7, §6.2   |
 //! | `Bulk`                         | `workload/bulk.rs`    | —      | long-lived FTP flows            |
 //! | `Mah`                          | `workload/mah.rs`     | closed | Mah 1997 browsing users (seed 000 §3.3) |
+//! | `PackMime`                     | `workload/packmime.rs` | open  | ns-2.35 PackMime-HTTP, HTTP/1.0 |
 //!
 //! Sizes become whole bytes here, once: request = round(x) (0 only if x < 0.5), response =
 //! max(1, round(x)), both capped at `u64::MAX − 1` so that only `Bulk` can mean "endless".
@@ -22,10 +23,11 @@
 //! Read `lib.rs` (call order) and the model's file before editing.
 //!
 //! Validation: `workload::tests` — `poisson::*`, `users::*`, `pareto_web::*`, `bulk::*`,
-//! `validation::*` (reason texts, offered load), `determinism::*`.
+//! `validation::*` (reason texts, offered load), `determinism::*`, `packmime::*`.
 
 mod bulk;
 mod mah;
+mod packmime;
 mod pareto_web;
 mod poisson;
 #[cfg(test)]
@@ -114,6 +116,14 @@ pub enum WorkloadConfig {
     Bulk { flows: Vec<BulkFlow> },
     /// Mah's browsing users (seed 000 §3.3–3.4), see [`MahConfig`].
     Mah(MahConfig),
+    /// PackMime-HTTP HTTP/1.0 (ns-2.35, reference/packmime/MODEL.md): open-loop connections,
+    /// `rate` new connections per second, model inter-arrivals and sizes; see
+    /// `workload/packmime.rs`.
+    PackMime {
+        rate: f64,
+        clients: u32,
+        servers: u32,
+    },
 }
 
 fn at_least_one(name: &str, n: u32) -> Result<(), String> {
@@ -192,6 +202,15 @@ impl WorkloadConfig {
                 }
             }
             WorkloadConfig::Mah(m) => m.validate()?,
+            WorkloadConfig::PackMime {
+                rate,
+                clients,
+                servers,
+            } => {
+                at_least_one("clients", *clients)?;
+                at_least_one("servers", *servers)?;
+                finite_positive("rate (connections/s)", *rate)?;
+            }
             WorkloadConfig::Bulk { flows } => {
                 if flows.is_empty() {
                     return Err("flows: at least one flow is required".to_string());
@@ -249,6 +268,8 @@ impl WorkloadConfig {
             )),
             WorkloadConfig::Bulk { .. } => None,
             WorkloadConfig::Mah(m) => Some(m.mean_reply_bytes()),
+            // Heavy-tailed, rate-dependent mix (MODEL.md §8: ≈ 8.5–8.6 kB); not computed.
+            WorkloadConfig::PackMime { .. } => None,
         }
     }
 }
@@ -275,6 +296,7 @@ enum Gen {
     ParetoWeb(pareto_web::ParetoWeb),
     Bulk(bulk::Bulk),
     Mah(mah::Mah),
+    PackMime(packmime::PackMime),
 }
 
 /// A running workload (state machine).
@@ -346,6 +368,11 @@ impl Workload {
             )),
             WorkloadConfig::Bulk { flows } => Gen::Bulk(bulk::Bulk::new(flows)),
             WorkloadConfig::Mah(m) => Gen::Mah(mah::Mah::new(m.clone())),
+            WorkloadConfig::PackMime {
+                rate,
+                clients,
+                servers,
+            } => Gen::PackMime(packmime::PackMime::new(*rate, *clients, *servers)),
         };
         Ok(Workload {
             cfg,
@@ -370,6 +397,7 @@ impl Workload {
             Gen::ParetoWeb(g) => g.start(now, rng, out),
             Gen::Bulk(g) => g.emit_due(now, out),
             Gen::Mah(g) => g.start(now, rng, out),
+            Gen::PackMime(g) => g.start(now, rng, out),
         }
     }
 
@@ -384,6 +412,7 @@ impl Workload {
             Gen::ParetoWeb(g) => g.next_deadline(),
             Gen::Bulk(g) => g.next_deadline(),
             Gen::Mah(g) => g.next_deadline(),
+            Gen::PackMime(g) => g.next_deadline(),
         }
     }
 
@@ -398,6 +427,7 @@ impl Workload {
             Gen::ParetoWeb(g) => g.emit_due(now, rng, out),
             Gen::Bulk(g) => g.emit_due(now, out),
             Gen::Mah(g) => g.emit_due(now, rng, out),
+            Gen::PackMime(g) => g.emit_due(now, rng, out),
         }
     }
 
@@ -416,7 +446,7 @@ impl Workload {
             return;
         }
         match &mut self.gen {
-            Gen::Poisson(_) | Gen::Bulk(_) => {}
+            Gen::Poisson(_) | Gen::Bulk(_) | Gen::PackMime(_) => {}
             Gen::Users(g) => g.on_response_complete(now, user, rng, out),
             Gen::ParetoWeb(g) => g.on_response_complete(now, user, rng, out),
             Gen::Mah(g) => g.on_response_complete(now, user, rng, out),

@@ -5,6 +5,7 @@
 mod bulk;
 mod determinism;
 mod mah;
+mod packmime;
 mod pareto_web;
 mod poisson;
 mod users;

@@ -8,5 +8,6 @@ directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
 from aqmlab._core import ScenarioError, SimError
 from aqmlab.api import RunResult, run, variants
 from aqmlab.io import load_run, write_run
+from aqmlab.pages import page_times
 
-__all__ = ["RunResult", "ScenarioError", "SimError", "load_run", "run", "variants", "write_run"]
+__all__ = ["RunResult", "ScenarioError", "SimError", "load_run", "page_times", "run", "variants", "write_run"]

@@ -281,33 +281,42 @@ impl Pi {
     }
 }
 
+/// The `QueueDisc` methods PI, PISA and PIMC share: all but `enqueue` go to the `core: PiCore`
+/// field (the buffer and the controller's timer).
+macro_rules! delegate_to_pi_core {
+    () => {
+        fn dequeue(
+            &mut self,
+            _now: SimTime,
+            _dropped: &mut Vec<(PacketMeta, DropReason)>,
+        ) -> Option<PacketMeta> {
+            self.core.dequeue()
+        }
+        fn len_packets(&self) -> u32 {
+            self.core.len_packets()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.core.len_bytes()
+        }
+        fn stats(&self) -> &QueueStats {
+            self.core.stats()
+        }
+        fn next_deadline(&self) -> Option<SimTime> {
+            Some(self.core.next_update())
+        }
+        fn on_timeout(&mut self, now: SimTime) {
+            self.core.on_timeout(now)
+        }
+    };
+}
+pub(crate) use delegate_to_pi_core;
+
 impl QueueDisc for Pi {
     fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
         self.core
             .admit(now, pkt, |c, m| c.byte_scaled(c.p(), m.size_bytes), rng)
     }
-    fn dequeue(
-        &mut self,
-        _now: SimTime,
-        _dropped: &mut Vec<(PacketMeta, DropReason)>,
-    ) -> Option<PacketMeta> {
-        self.core.dequeue()
-    }
-    fn len_packets(&self) -> u32 {
-        self.core.len_packets()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.core.len_bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        self.core.stats()
-    }
-    fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.core.next_update())
-    }
-    fn on_timeout(&mut self, now: SimTime) {
-        self.core.on_timeout(now)
-    }
+    delegate_to_pi_core!();
 }
 
 /// Test fixtures shared by the PI-family tests.

@@ -31,6 +31,7 @@
 
 use crate::discipline::{ParamError, QueueDisc};
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::pi::delegate_to_pi_core;
 use crate::pi::{PiCore, PiParams};
 use crate::stats::QueueStats;
 use units::{Rng, SimTime};
@@ -160,28 +161,7 @@ impl QueueDisc for Pisa {
         self.avg_cwnd = avg;
         v
     }
-    fn dequeue(
-        &mut self,
-        _now: SimTime,
-        _dropped: &mut Vec<(PacketMeta, DropReason)>,
-    ) -> Option<PacketMeta> {
-        self.core.dequeue()
-    }
-    fn len_packets(&self) -> u32 {
-        self.core.len_packets()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.core.len_bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        self.core.stats()
-    }
-    fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.core.next_update())
-    }
-    fn on_timeout(&mut self, now: SimTime) {
-        self.core.on_timeout(now)
-    }
+    delegate_to_pi_core!();
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 
     aqmlab run SCENARIO --out DIR [--variant NAME]
     aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
+    aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
+    aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
+    aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
 
 Errors (a rejected scenario, an experiment the engine cannot build, a missing directory) print
 one line "aqmlab: error: …" to stderr and exit with status 2; Ctrl-C exits with 130. A variant
@@ -14,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from aqmlab import _core
+from aqmlab import _core, calibrate
 from aqmlab.report import open_runs, plot_cdfs, run_cdf, summary_table
 
 PROG = "aqmlab"
@@ -38,6 +41,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--variant", metavar="NAME", help="run only this variant")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
+
+    sw = sub.add_parser(
+        "sweep",
+        help="run the [sweep] of a scenario (grid/zip/derived values, replications) into DIR",
+        description="Expand the [sweep] table of SCENARIO into runs (see aqmlab.sweepspec), run "
+        "the unfinished ones in parallel with a progress bar, and write DIR/runs/<id>/ and "
+        "DIR/sweep.parquet. A run that fails is recorded and does not stop the others.",
+    )
+    sw.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML) with a [sweep] table")
+    sw.add_argument("--out", required=True, metavar="DIR", help="sweep directory")
+    sw.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
+    sw.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
 
     rep = sub.add_parser(
         "report",
@@ -53,18 +70,40 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from aqmlab.api import run
-
-    results = run(args.scenario, variant=args.variant, out=args.out, progress=not args.quiet)
+    # calibrate.run is api.run with a workload's `load = …` resolved first (says the value used).
+    results = calibrate.run(
+        args.scenario, variant=args.variant, out=args.out, progress=not args.quiet,
+        log=lambda m: print(m, file=sys.stderr),
+    )  # fmt: skip
     print(summary_table([(name, r.summary) for name, r in results.items()]))
     for name, r in results.items():
         print(f"{name}: {Path(args.out) / name}  ({r.wall_s:.1f} s wall)", file=sys.stderr)
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from aqmlab.sweep import run_sweep
+
+    t = run_sweep(args.scenario, args.out, jobs=args.jobs, dask=args.dask, progress=not args.quiet)
+    counts = t["status"].value_counts()
+    print(
+        f"{args.out}: {len(t)} runs: {counts.get('ok', 0)} ok, {counts.get('failed', 0)} failed, "
+        f"{counts.get('pending', 0)} pending; table: {Path(args.out) / 'sweep.parquet'}"
+    )
+    return 1 if counts.get("failed", 0) else 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     if not args.xmax > 0:
         raise ValueError(f"--xmax: must be > 0, got {args.xmax}")
+    from aqmlab.sweep import is_sweep_dir
+
+    if len(args.dirs) == 1 and is_sweep_dir(args.dirs[0]):
+        from aqmlab.sweepreport import write_sweep_report
+
+        html_path, md_path = write_sweep_report(args.dirs[0], xmax=args.xmax)
+        print(f"report: {html_path}  {md_path}")
+        return 0
     runs = open_runs(args.dirs)
     curves = []
     for r in runs:
@@ -86,8 +125,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.reconfigure(errors="replace")
     args = _parser().parse_args(argv)
     try:
+        if args.command == "calibrate":
+            return calibrate.cmd_calibrate(args)
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "sweep":
+            return cmd_sweep(args)
         return cmd_report(args)
     except (_core.ScenarioError, _core.SimError) as e:
         return _error(str(e))

@@ -17,6 +17,8 @@ _I = pa.int64()
 TYPES: dict[str, dict[str, pa.DataType]] = {
     "requests": {
         "id": _I,
+        "conn_id": _I,
+        "exchange": _I,
         "workload": _I,
         "kind": pa.string(),
         "page": _I,
@@ -26,6 +28,7 @@ TYPES: dict[str, dict[str, pa.DataType]] = {
         "end_ns": _I,
         "request_bytes": _I,
         "response_bytes": _I,
+        "server_delay_ns": _I,
         "base_rtt_ns": _I,
         "completed": pa.bool_(),
         "syn_retx": _I,

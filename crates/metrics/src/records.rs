@@ -16,13 +16,22 @@ impl RequestKind {
     }
 }
 
-/// One request/response exchange (one HTTP/1.0 connection), written when it ends or at the end
-/// of the run. Response time = `end_ns − start_ns`: from the client's first SYN to the last byte
-/// of the response (seed 000 §3.4.1, "connect() to EOF").
+/// One request/response exchange, written when it ends or at the end of the run. Response time
+/// = `end_ns − start_ns`: for the first (HTTP/1.0: only) exchange of a connection from the
+/// client's first SYN to the last byte of the response (seed 000 §3.4.1, "connect() to EOF");
+/// for a later exchange of a persistent (HTTP/1.1) connection from the instant the client wrote
+/// that request to the last byte of its response (as ns-2 PackMime records it, MODEL.md §1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestRecord {
-    /// Connection sequence number in the run (0, 1, 2, … in order of opening).
+    /// Request sequence number in the run (0, 1, 2, … in order of issue: a connection's first
+    /// request when it opens, a later one when the client writes it). Equals `conn_id` when
+    /// every connection carries one request.
     pub id: u64,
+    /// Connection sequence number in the run (0, 1, 2, … in order of opening); the exchanges
+    /// of one persistent connection share it.
+    pub conn_id: u64,
+    /// Index of this exchange within its connection (0 = the first).
+    pub exchange: u32,
     /// Index of the workload that opened it.
     pub workload: u32,
     pub kind: RequestKind,
@@ -40,6 +49,9 @@ pub struct RequestRecord {
     pub end_ns: u64,
     pub request_bytes: u64,
     pub response_bytes: u64,
+    /// Server think time between the whole request having arrived and the response being
+    /// written, ns (PackMime §3.4; 0 for other workloads). Included in the response time.
+    pub server_delay_ns: u64,
     /// Base (propagation-only) round-trip time of the connection, ns.
     pub base_rtt_ns: u64,
     /// True if the whole response arrived.

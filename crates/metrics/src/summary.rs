@@ -183,6 +183,8 @@ mod tests {
     fn rec(start_ms: u64, rt_ms: u64, completed: bool) -> RequestRecord {
         RequestRecord {
             id: 0,
+            conn_id: 0,
+            exchange: 0,
             workload: 0,
             kind: RequestKind::Http,
             page: 0,
@@ -192,6 +194,7 @@ mod tests {
             end_ns: (start_ms + rt_ms) * 1_000_000,
             request_bytes: 300,
             response_bytes: 1000,
+            server_delay_ns: 0,
             base_rtt_ns: 0,
             completed,
             syn_retx: 1,

@@ -74,6 +74,8 @@ where
 fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<'py, PyDict>> {
     let t = PyDict::new(py);
     col(&t, "id", rs.iter().map(|r| r.id))?;
+    col(&t, "conn_id", rs.iter().map(|r| r.conn_id))?;
+    col(&t, "exchange", rs.iter().map(|r| r.exchange))?;
     col(&t, "workload", rs.iter().map(|r| r.workload))?;
     col(&t, "kind", rs.iter().map(|r| r.kind.as_str()))?;
     col(&t, "page", rs.iter().map(|r| r.page))?;
@@ -83,6 +85,7 @@ fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<
     col(&t, "end_ns", rs.iter().map(|r| r.end_ns))?;
     col(&t, "request_bytes", rs.iter().map(|r| r.request_bytes))?;
     col(&t, "response_bytes", rs.iter().map(|r| r.response_bytes))?;
+    col(&t, "server_delay_ns", rs.iter().map(|r| r.server_delay_ns))?;
     col(&t, "base_rtt_ns", rs.iter().map(|r| r.base_rtt_ns))?;
     col(&t, "completed", rs.iter().map(|r| r.completed))?;
     col(&t, "syn_retx", rs.iter().map(|r| r.syn_retx))?;
@@ -151,10 +154,54 @@ fn run_variant<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let exps = load(py, path)?;
+    run_named(py, &exps, path, variant, progress)
+}
+
+/// Names of the experiments (variants) of scenario `text`, in file order. `label` names the text
+/// in errors (and gives the default experiment name, its stem); data files named in it resolve
+/// against `base_dir`. Used by sweeps (python/aqmlab/sweep.py), which resolve scenarios in
+/// Python and hand the resolved text to the core.
+#[pyfunction]
+fn scenario_text_variants(
+    py: Python<'_>,
+    text: &str,
+    label: &str,
+    base_dir: &str,
+) -> PyResult<Vec<String>> {
+    let exps =
+        scenario::parse_str(text, label, Path::new(base_dir)).map_err(|e| scenario_err(py, &e))?;
+    Ok(exps.into_iter().map(|n| n.name).collect())
+}
+
+/// Run variant `variant` of scenario `text` (see `scenario_text_variants` for `label` and
+/// `base_dir`); progress and the returned dict as in `run_variant`.
+#[pyfunction]
+#[pyo3(signature = (text, label, base_dir, variant, progress=None))]
+fn run_scenario_text<'py>(
+    py: Python<'py>,
+    text: &str,
+    label: &str,
+    base_dir: &str,
+    variant: &str,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let exps =
+        scenario::parse_str(text, label, Path::new(base_dir)).map_err(|e| scenario_err(py, &e))?;
+    run_named(py, &exps, label, variant, progress)
+}
+
+/// Run the experiment named `variant` of `exps` (loaded from `label`).
+fn run_named<'py>(
+    py: Python<'py>,
+    exps: &[scenario::NamedExperiment],
+    label: &str,
+    variant: &str,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let Some(named) = exps.iter().find(|n| n.name == variant) else {
         let names: Vec<&str> = exps.iter().map(|n| n.name.as_str()).collect();
         let e = scenario::ScenarioError {
-            file: path.to_string(),
+            file: label.to_string(),
             key: "variant".into(),
             reason: format!(
                 "no variant named \"{variant}\" (the file has: {})",
@@ -218,5 +265,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimError", py.get_type::<SimError>())?;
     m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
+    m.add_function(wrap_pyfunction!(run_scenario_text, m)?)?;
     Ok(())
 }

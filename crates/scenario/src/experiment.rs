@@ -10,9 +10,8 @@
 
 use crate::error::{KeyError, Res};
 use crate::value::{positive, Tbl};
-use crate::workload::Hosts;
 use crate::{tcp, topology, workload};
-use sim::{Experiment, MonitorConfig, Topology};
+use sim::{Experiment, MonitorConfig};
 use std::path::Path;
 use toml::Table;
 
@@ -47,13 +46,11 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         .int("stop_after_responses", 1, i64::MAX)?
         .map(|n| n as u64);
 
-    let dumbbell = topology::parse(&root, base_dir)?;
-    let hosts = Hosts {
-        clients: dumbbell.clients,
-        servers: dumbbell.servers,
-    };
+    let (topology, groups) = topology::parse(&root, base_dir)?;
     let tcp = tcp::parse(&root)?;
-    let workloads = workload::parse(&root, hosts, base_dir)?;
+    let (workloads, placements) = workload::parse(&root, &groups, base_dir)?
+        .into_iter()
+        .unzip();
     let monitor = parse_monitor(&root)?;
 
     Ok(Experiment {
@@ -61,9 +58,10 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         warmup,
         duration,
         stop_after_responses,
-        topology: Topology::Dumbbell(dumbbell),
+        topology,
         tcp,
         workloads,
+        placements,
         monitor,
     })
 }

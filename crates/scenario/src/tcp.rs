@@ -1,10 +1,11 @@
 //! `[tcp]` → `tcp::TcpConfig`. Every key is optional; absent keys keep
 //! `TcpConfig::default()` (whose doc gives each default and its source).
 //!
-//! Keys: `variant` ("tahoe" | "reno" | "newreno" | "sack"), `mss`, `receive_window` (sizes),
+//! Keys: `variant` ("tahoe" | "reno" | "newreno" | "sack" | "cubic"), `mss`, `receive_window` (sizes),
 //! `initial_window` (segments), `min_rto`, `initial_rto`, `max_rto`, `clock_granularity`
 //! (durations), `delayed_ack` (false, or a duration such as "200ms"), `dupack_threshold`,
-//! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit` (booleans).
+//! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit`, `timestamps`
+//! (booleans).
 //!
 //! Checks: mss ≥ 1, initial_window ≥ 1, receive_window ≥ mss, RTOs > 0 with
 //! min_rto ≤ max_rto and initial_rto ≤ max_rto, clock_granularity > 0, delayed ACK in
@@ -34,6 +35,7 @@ const KEYS: &[&str] = &[
     "max_retries",
     "ecn",
     "limited_transmit",
+    "timestamps",
 ];
 
 /// Parse `[tcp]` of the root (absent table = all defaults).
@@ -44,11 +46,15 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     };
     t.allow(KEYS)?;
     if t.has("variant") {
-        c.variant = match crate::value::kind(&t, "variant", &["tahoe", "reno", "newreno", "sack"])?
-        {
+        c.variant = match crate::value::kind(
+            &t,
+            "variant",
+            &["tahoe", "reno", "newreno", "sack", "cubic"],
+        )? {
             "tahoe" => Variant::Tahoe,
             "reno" => Variant::Reno,
             "sack" => Variant::Sack,
+            "cubic" => Variant::Cubic,
             _ => Variant::NewReno,
         };
     }
@@ -100,6 +106,9 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     }
     if let Some(b) = t.bool("limited_transmit")? {
         c.limited_transmit = b;
+    }
+    if let Some(b) = t.bool("timestamps")? {
+        c.timestamps = b;
     }
     // Cross-field checks, reported at the key the user most likely set.
     if c.receive_window < c.mss {
@@ -164,12 +173,14 @@ mod tests {
         assert_eq!((c.mss, c.receive_window), (1000, 65536));
         assert_eq!(c.delayed_ack, Some(SimDuration::from_millis(200)));
         assert_eq!(c.min_rto, TcpConfig::default().min_rto);
-        assert!(!c.ecn && !c.limited_transmit);
+        assert!(!c.ecn && !c.limited_transmit && !c.timestamps);
+        assert!(tcp("[tcp]\ntimestamps = true").unwrap().timestamps);
         for (name, v) in [
             ("tahoe", Variant::Tahoe),
             ("reno", Variant::Reno),
             ("newreno", Variant::NewReno),
             ("sack", Variant::Sack),
+            ("cubic", Variant::Cubic),
         ] {
             let c = tcp(&format!(
                 "[tcp]\nvariant = \"{name}\"\necn = true\nlimited_transmit = true"
@@ -186,10 +197,10 @@ mod tests {
         let e = tcp("[tcp]\nmin_rto = \"2min\"").unwrap_err();
         assert_eq!(e.key, "tcp.min_rto");
         assert!(e.reason.contains("must not exceed max_rto"), "{}", e.reason);
-        let e = tcp("[tcp]\nvariant = \"cubic\"").unwrap_err();
+        let e = tcp("[tcp]\nvariant = \"vegas\"").unwrap_err();
         assert_eq!(e.key, "tcp.variant");
         assert!(
-            e.reason.contains("tahoe, reno, newreno, sack"),
+            e.reason.contains("tahoe, reno, newreno, sack, cubic"),
             "{}",
             e.reason
         );

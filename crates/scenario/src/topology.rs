@@ -11,14 +11,29 @@
 //! `[reverse_queue]` defaults to the same parameters. Every queue is validated by
 //! `DisciplineParams::build` against the link it feeds.
 //!
-//! Validation: `tests/bad_files.rs` (`missing_bottleneck_rate`, `rate_*`, `delaybox_matrix_*`).
+//! `server_access_rate` (optional) gives the server hosts' access links their own rate (seed
+//! 003 §4.7: 35 Mbps client side, 30 Mbps server side). Host groups for workload placement:
+//! `clients`, `servers`.
+//!
+//! `kind = "parking_lot"` (seed 002 §III-A, `sim::ParkingLotConfig`): `routers` (≥ 2, default
+//! 8), `link_rate`, `link_delay` (required; every router-router link, both ways), `access_queue`
+//! (as above), `bottleneck` (the router link the summary reports, default `"r1_r2"`, the first
+//! congested link of seed 002), `[topology.clouds.NAME]` tables with `router` (0-based),
+//! `hosts`, `access_rate`, `access_delay` (all required). Queues: `[queue]` on every forward
+//! link `r{i}_r{i+1}`, `[reverse_queue]` (default `[queue]`) on every reverse link
+//! `r{i+1}_r{i}`, and `[topology.link_queue]` with a queue table per link name to override
+//! single links (DT-AQM mixes).
+//!
+//! Validation: `tests/bad_files.rs` (`missing_bottleneck_rate`, `rate_*`, `delaybox_matrix_*`,
+//! `parking_lot_*`).
 
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{index, KeyError, Res};
 use crate::queue;
-use crate::value::{as_array, as_duration, as_str, kind, Tbl};
+use crate::value::{as_array, as_duration, as_str, as_table, kind, Tbl};
+use crate::workload::Groups;
 use aqm::{DisciplineParams, DropTailParams, LimitUnit, LinkInfo};
-use sim::{DelayBoxConfig, DumbbellConfig};
+use sim::{CloudConfig, DelayBoxConfig, DumbbellConfig, ParkingLotConfig, Topology};
 use std::path::Path;
 use units::SimDuration;
 
@@ -32,7 +47,159 @@ const TOPOLOGY_KEYS: &[&str] = &[
     "bottleneck_delay",
     "access_queue",
     "delaybox",
+    "server_access_rate",
 ];
+
+const PARKING_LOT_KEYS: &[&str] = &[
+    "kind",
+    "routers",
+    "link_rate",
+    "link_delay",
+    "access_queue",
+    "bottleneck",
+    "clouds",
+    "link_queue",
+];
+
+/// Parse `[topology]`: the topology and its host groups (name, hosts).
+pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<(Topology, Groups)> {
+    let t = root.req_table("topology")?;
+    if kind(&t, "kind", &["dumbbell", "parking_lot"])? == "parking_lot" {
+        let pl = parse_parking_lot(root, &t)?;
+        let groups = pl
+            .clouds
+            .iter()
+            .map(|c| (c.name.clone(), c.hosts))
+            .collect();
+        return Ok((
+            Topology::ParkingLot(pl),
+            Groups {
+                groups,
+                dumbbell: false,
+            },
+        ));
+    }
+    let db = parse_dumbbell(root, base_dir)?;
+    let groups = vec![
+        ("clients".to_string(), db.clients),
+        ("servers".to_string(), db.servers),
+    ];
+    Ok((
+        Topology::Dumbbell(db),
+        Groups {
+            groups,
+            dumbbell: true,
+        },
+    ))
+}
+
+fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
+    t.allow(PARKING_LOT_KEYS)?;
+    let routers = t.u32("routers", 2)?.unwrap_or(8); // seed 002: 8 routers
+    let link_rate = t.req_rate("link_rate")?;
+    let link_delay = t.req_duration("link_delay")?;
+    let link = LinkInfo {
+        rate: link_rate,
+        delay: link_delay,
+    };
+    let forward = queue::parse(&root.req_table("queue")?)?;
+    queue::check(&forward, link, "queue")?;
+    let reverse = match root.table("reverse_queue")? {
+        Some(q) => {
+            let p = queue::parse(&q)?;
+            queue::check(&p, link, "reverse_queue")?;
+            p
+        }
+        None => forward.clone(),
+    };
+    let mut link_queues = Vec::new();
+    for i in 0..routers - 1 {
+        link_queues.push((format!("r{i}_r{}", i + 1), forward.clone()));
+        link_queues.push((format!("r{}_r{i}", i + 1), reverse.clone()));
+    }
+    if let Some(lq) = t.table("link_queue")? {
+        for (name, v) in lq.t.iter() {
+            let key = lq.key(name);
+            let Some(slot) = link_queues.iter_mut().find(|(n, _)| n == name) else {
+                return Err(KeyError::new(
+                    key,
+                    format!(
+                        "no such router link; the links are r0_r1, r1_r0, … r{}_r{}, r{}_r{}",
+                        routers - 2,
+                        routers - 1,
+                        routers - 1,
+                        routers - 2
+                    ),
+                ));
+            };
+            let q = queue::parse(&as_table(v, &key)?)?;
+            queue::check(&q, link, &key)?;
+            slot.1 = q;
+        }
+    }
+    let clouds_t = t.req_table("clouds")?;
+    let mut clouds = Vec::new();
+    for (name, v) in clouds_t.t.iter() {
+        let c = as_table(v, &clouds_t.key(name))?;
+        c.allow(&["router", "hosts", "access_rate", "access_delay"])?;
+        let router = c.req_u32("router", 0)?;
+        if router >= routers {
+            return Err(c.err(
+                "router",
+                format!(
+                    "router {router} does not exist (routers 0..={})",
+                    routers - 1
+                ),
+            ));
+        }
+        clouds.push(CloudConfig {
+            name: name.clone(),
+            router,
+            hosts: c.req_u32("hosts", 1)?,
+            access_rate: c.req_rate("access_rate")?,
+            access_delay: c.req_duration("access_delay")?,
+        });
+    }
+    if clouds.is_empty() {
+        return Err(KeyError::new(
+            clouds_t.path.clone(),
+            "at least one cloud is required",
+        ));
+    }
+    let access_queue = match t.table("access_queue")? {
+        Some(q) => queue::parse(&q)?,
+        None => default_access_queue(),
+    };
+    for c in &clouds {
+        queue::check(
+            &access_queue,
+            LinkInfo {
+                rate: c.access_rate,
+                delay: c.access_delay,
+            },
+            &t.key("access_queue"),
+        )?;
+    }
+    let bottleneck = match t.get("bottleneck") {
+        Some(v) => as_str(v, &t.key("bottleneck"))?.to_string(),
+        None => if routers > 2 { "r1_r2" } else { "r0_r1" }.to_string(),
+    };
+    if !link_queues.iter().any(|(n, _)| *n == bottleneck) {
+        return Err(t.err(
+            "bottleneck",
+            format!("{bottleneck:?} is not a router link (r0_r1, r1_r0, …)"),
+        ));
+    }
+    Ok(ParkingLotConfig {
+        routers,
+        link_rate,
+        link_delay,
+        link_queues,
+        access_queue,
+        clouds,
+        bottleneck,
+    })
+}
 
 /// Default access-link queue: drop-tail, 1000 packets (large enough never to be the bottleneck
 /// at 100 Mbps access links; aqmlab choice).
@@ -44,9 +211,9 @@ fn default_access_queue() -> DisciplineParams {
     })
 }
 
-/// Parse the topology from the document root `root` (which holds `topology`, `queue`,
+/// Parse the dumbbell from the document root `root` (which holds `topology`, `queue`,
 /// `reverse_queue`).
-pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
+fn parse_dumbbell(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
     let t = root.req_table("topology")?;
     t.allow(TOPOLOGY_KEYS)?;
     kind(&t, "kind", &["dumbbell"])?;
@@ -54,6 +221,10 @@ pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
     let servers = t.req_u32("servers", 1)?;
     let access_rate = t.req_rate("access_rate")?;
     let access_delay = t.req_duration("access_delay")?;
+    let server_access_rate = t
+        .get("server_access_rate")
+        .map(|_| t.req_rate("server_access_rate"))
+        .transpose()?;
     let bottleneck_rate = t.req_rate("bottleneck_rate")?;
     let bottleneck_delay = t.req_duration("bottleneck_delay")?;
 
@@ -94,6 +265,7 @@ pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
         clients,
         servers,
         access_rate,
+        server_access_rate,
         access_delay,
         access_queue,
         bottleneck_rate,

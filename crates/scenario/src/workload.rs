@@ -14,19 +14,35 @@
 //!   `think_cap` ("600s"), `primary_replies` ("first_of_page" | "first_two_of_page" |
 //!   "first_two_of_run"; default "first_of_page"), `think_on_server_change` (true);
 //!   optional `clients`, `servers` as above.
-//! - `kind = "packmime"`: PackMime-HTTP HTTP/1.0 (ns-2.35, model inter-arrivals and sizes
-//!   embedded): `rate` (new connections per second, number > 0, required); optional `clients`,
-//!   `servers` as above (connection n uses client n mod clients, server n mod servers).
+//! - `kind = "packmime"`: PackMime-HTTP (ns-2.35, model inter-arrivals, sizes and server delays
+//!   embedded): `rate` (new connections per second, number > 0, required); `http` ("1.0" |
+//!   "1.1", default "1.0": HTTP/1.1 persistent connections of MODEL.md §3.5–3.7); optional
+//!   `clients`, `servers` as above (connection n uses client n mod clients, server n mod
+//!   servers).
+//!
+//! - `kind = "cbr"`: constant-bit-rate datagrams (ns-2 CBR over UDP, unresponsive): `rate`
+//!   (required), `packet_size` (whole packet on the wire, default "210B" = ns-2's default),
+//!   `start` ("0s"), `stop` (optional), `client`, `server` (host indices, default 0). Packets
+//!   go from the server host to the client host.
+//! - `kind = "onoff"`: Pareto ON/OFF datagrams (ns-2 `Application/Traffic/Pareto`): as `cbr`
+//!   (`rate` is the rate during ON) plus `on_time`, `off_time` (mean ON/OFF durations,
+//!   required) and `shape` (1.5, ns-2's default).
+//! - Placement, any kind: `direction = "forward"` (default: clients in the dumbbell's client
+//!   cloud, servers in its server cloud) or `"reverse"` (swapped, so responses cross the
+//!   reverse bottleneck); or `client_cloud`, `server_cloud` naming host groups (the dumbbell's
+//!   are `clients` and `servers`; the parking lot's are its `[topology.clouds.NAME]`, and there
+//!   both are required). `clients`/`servers`/`client`/`server` then count within those clouds.
 //!
 //! Validation: `tests/bad_files.rs` (`no_workload`, `bulk_server_out_of_range`, `unknown_dist`,
 //! `lognormal_sigma_*`, `empirical_file_missing`, `mah_*`, `packmime_*`).
 
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{KeyError, Res};
-use crate::value::{as_table, kind, Tbl};
+use crate::value::{as_str, as_table, kind, positive, size_u32, Tbl};
+use sim::HostPlacement;
 use std::path::Path;
 use toml::Value;
-use traffic::{Arrival, BulkFlow, WorkloadConfig};
+use traffic::{Arrival, BulkFlow, DatagramFlow, WorkloadConfig};
 use units::{SimDuration, SimTime};
 
 /// Host counts of the topology the workloads run on.
@@ -36,8 +52,91 @@ pub(crate) struct Hosts {
     pub servers: u32,
 }
 
-/// Parse every `[[workload]]` of the document root.
-pub(crate) fn parse(root: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<Vec<WorkloadConfig>> {
+/// The topology's host groups (name, host count); `dumbbell` = the groups are the dumbbell's
+/// `clients` and `servers` (so `direction` applies).
+pub(crate) struct Groups {
+    pub groups: Vec<(String, u32)>,
+    pub dumbbell: bool,
+}
+
+const PLACEMENT_KEYS: &[&str] = &["direction", "client_cloud", "server_cloud"];
+
+/// Read the placement keys of workload table `t`: the placement and the host counts it gives.
+fn parse_placement(t: &Tbl, g: &Groups) -> Res<(HostPlacement, Hosts)> {
+    let count = |key: &str, name: &str| -> Res<u32> {
+        g.groups
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| {
+                let names: Vec<&str> = g.groups.iter().map(|(n, _)| n.as_str()).collect();
+                t.err(
+                    key,
+                    format!("no cloud {name:?}; the topology has: {}", names.join(", ")),
+                )
+            })
+    };
+    let cloud =
+        |key: &str| -> Res<Option<&str>> { t.get(key).map(|v| as_str(v, &t.key(key))).transpose() };
+    let (cc, sc) = (cloud("client_cloud")?, cloud("server_cloud")?);
+    let direction = match t.get("direction") {
+        None => None,
+        Some(_) => Some(kind(t, "direction", &["forward", "reverse"])?),
+    };
+    match (cc, sc, direction) {
+        (Some(c), Some(s), None) => Ok((
+            HostPlacement::Groups {
+                clients: c.to_string(),
+                servers: s.to_string(),
+            },
+            Hosts {
+                clients: count("client_cloud", c)?,
+                servers: count("server_cloud", s)?,
+            },
+        )),
+        (Some(_), Some(_), Some(_)) => Err(t.err(
+            "direction",
+            "conflicts with client_cloud/server_cloud; give one or the other",
+        )),
+        (Some(_), None, _) => {
+            Err(t.err("server_cloud", "missing: client_cloud needs server_cloud"))
+        }
+        (None, Some(_), _) => {
+            Err(t.err("client_cloud", "missing: server_cloud needs client_cloud"))
+        }
+        (None, None, _) if !g.dumbbell => Err(t.err(
+            "client_cloud",
+            "missing: on this topology a workload must name client_cloud and server_cloud",
+        )),
+        (None, None, d) => {
+            let (c, s) = (count("kind", "clients")?, count("kind", "servers")?);
+            if d == Some("reverse") {
+                Ok((
+                    HostPlacement::Reverse,
+                    Hosts {
+                        clients: s,
+                        servers: c,
+                    },
+                ))
+            } else {
+                Ok((
+                    HostPlacement::Default,
+                    Hosts {
+                        clients: c,
+                        servers: s,
+                    },
+                ))
+            }
+        }
+    }
+}
+
+/// Parse every `[[workload]]` of the document root, with each one's placement.
+pub(crate) fn parse(
+    root: &Tbl,
+    groups: &Groups,
+    base_dir: &Path,
+) -> Res<Vec<(WorkloadConfig, HostPlacement)>> {
     let none = || {
         KeyError::new(
             "workload",
@@ -50,7 +149,20 @@ pub(crate) fn parse(root: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<Vec<Worklo
     }
     list.iter()
         .enumerate()
-        .map(|(i, v)| parse_one(&as_table(v, &root.elem("workload", i))?, hosts, base_dir))
+        .map(|(i, v)| {
+            let t = as_table(v, &root.elem("workload", i))?;
+            let (placement, hosts) = parse_placement(&t, groups)?;
+            // The model parsers see the table without the placement keys.
+            let mut rest = t.t.clone();
+            for k in PLACEMENT_KEYS {
+                rest.remove(*k);
+            }
+            let rest = Tbl {
+                path: t.path.clone(),
+                t: &rest,
+            };
+            Ok((parse_one(&rest, hosts, base_dir)?, placement))
+        })
         .collect()
 }
 
@@ -58,8 +170,18 @@ fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
     match kind(
         t,
         "kind",
-        &["http10", "pareto_web", "bulk", "mah", "packmime"],
+        &[
+            "http10",
+            "pareto_web",
+            "bulk",
+            "mah",
+            "packmime",
+            "cbr",
+            "onoff",
+        ],
     )? {
+        "cbr" => Ok(WorkloadConfig::Cbr(parse_datagram(t, hosts, &[])?)),
+        "onoff" => parse_onoff(t, hosts),
         "http10" => parse_http10(t, hosts, base_dir),
         "packmime" => parse_packmime(t, hosts),
         "pareto_web" => parse_pareto_web(t, hosts),
@@ -206,10 +328,17 @@ fn parse_mah(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
     Ok(WorkloadConfig::Mah(m))
 }
 
-/// `kind = "packmime"`: ns-2.35 PackMime-HTTP, HTTP/1.0 (reference/packmime/MODEL.md).
+/// `kind = "packmime"`: ns-2.35 PackMime-HTTP, HTTP/1.0 or 1.1 (reference/packmime/MODEL.md).
 fn parse_packmime(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
-    t.allow(&["kind", "rate", "clients", "servers"])?;
+    t.allow(&["kind", "rate", "http", "clients", "servers"])?;
     let rate = t.req_num("rate")?;
+    let http = match t.get("http") {
+        None => traffic::HttpVersion::Http10,
+        Some(_) => match kind(t, "http", &["1.0", "1.1"])? {
+            "1.1" => traffic::HttpVersion::Http11,
+            _ => traffic::HttpVersion::Http10,
+        },
+    };
     if !(rate > 0.0 && rate.is_finite()) {
         return Err(t.err(
             "rate",
@@ -221,6 +350,7 @@ fn parse_packmime(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         rate,
         clients,
         servers,
+        http,
     })
 }
 
@@ -262,6 +392,82 @@ fn parse_pareto_web(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         off_time,
         clients,
         servers,
+    })
+}
+
+/// The keys shared by `cbr` and `onoff` (plus `extra` allowed keys).
+fn parse_datagram(t: &Tbl, hosts: Hosts, extra: &[&str]) -> Res<DatagramFlow> {
+    let mut keys = vec![
+        "kind",
+        "rate",
+        "packet_size",
+        "start",
+        "stop",
+        "client",
+        "server",
+    ];
+    keys.extend_from_slice(extra);
+    t.allow(&keys)?;
+    let rate_bps = t.req_rate("rate")?.bps;
+    if rate_bps == 0 {
+        return Err(t.err("rate", "must be greater than 0"));
+    }
+    // ns-2 Application/Traffic/CBR and /Pareto default packetSize_ = 210 B.
+    let packet_bytes = size_u32(
+        t.size("packet_size")?.unwrap_or(210),
+        &t.key("packet_size"),
+        40,
+    )?;
+    let start = SimTime(t.duration("start")?.unwrap_or(SimDuration::ZERO).0);
+    let stop = t.duration("stop")?.map(|d| SimTime(d.0));
+    if let Some(s) = stop {
+        if s <= start {
+            return Err(t.err("stop", format!("must be after start ({start}), got {s}")));
+        }
+    }
+    let mut idx = [0u32; 2];
+    for (slot, (k, have)) in idx
+        .iter_mut()
+        .zip([("client", hosts.clients), ("server", hosts.servers)])
+    {
+        let i = t.u32(k, 0)?.unwrap_or(0);
+        if i >= have {
+            return Err(t.err(
+                k,
+                format!(
+                    "no route: {k} {i} does not exist; the cloud has {have} hosts (indices 0..={})",
+                    have - 1
+                ),
+            ));
+        }
+        *slot = i;
+    }
+    Ok(DatagramFlow {
+        rate_bps,
+        packet_bytes,
+        start,
+        stop,
+        client: idx[0],
+        server: idx[1],
+    })
+}
+
+fn parse_onoff(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
+    let flow = parse_datagram(t, hosts, &["on_time", "off_time", "shape"])?;
+    let on_mean = positive(t.req_duration("on_time")?, &t.key("on_time"))?;
+    let off_mean = positive(t.req_duration("off_time")?, &t.key("off_time"))?;
+    let shape = t.num("shape")?.unwrap_or(1.5); // ns-2 Application/Traffic/Pareto shape_
+    if !(shape.is_finite() && shape > 1.0) {
+        return Err(t.err(
+            "shape",
+            format!("must be greater than 1 (a Pareto with shape ≤ 1 has no mean), got {shape}"),
+        ));
+    }
+    Ok(WorkloadConfig::OnOff {
+        flow,
+        on_mean,
+        off_mean,
+        shape,
     })
 }
 

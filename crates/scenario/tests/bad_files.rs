@@ -636,9 +636,9 @@ fn mah_file_loads_with_the_thesis_rules() {
 #[test]
 fn unknown_tcp_variant() {
     rejects(
-        &format!("{BASE}\n[tcp]\nvariant = \"cubic\"\n"),
+        &format!("{BASE}\n[tcp]\nvariant = \"vegas\"\n"),
         "tcp.variant",
-        "unknown variant \"cubic\"; expected one of: tahoe, reno, newreno, sack",
+        "unknown variant \"vegas\"; expected one of: tahoe, reno, newreno, sack, cubic",
     );
 }
 
@@ -689,7 +689,212 @@ fn packmime_rate_must_be_positive() {
         traffic::WorkloadConfig::PackMime {
             rate: 25.5,
             clients: 2,
-            servers: 1
+            servers: 1,
+            http: traffic::HttpVersion::Http10,
         }
+    );
+}
+
+#[test]
+fn tcp_timestamps_not_a_boolean_and_cubic_is_a_variant() {
+    rejects(
+        &format!("{BASE}\n[tcp]\nvariant = \"cubic\"\ntimestamps = \"yes\"\n"),
+        "tcp.timestamps",
+        "a boolean (true or false)",
+    );
+    rejects(
+        &format!("{BASE}\n[tcp]\nvariant = \"CUBIC\"\n"),
+        "tcp.variant",
+        "unknown variant \"CUBIC\"; expected one of: tahoe, reno, newreno, sack, cubic",
+    );
+    let exps = parse_str(
+        &format!("{BASE}\n[tcp]\nvariant = \"cubic\"\ntimestamps = true\n"),
+        "ok.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    let tcp = &exps[0].experiment.tcp;
+    assert_eq!((tcp.variant, tcp.timestamps), (tcp::Variant::Cubic, true));
+}
+
+#[test]
+fn packmime_http_version() {
+    // `http` is "1.0" (default) or "1.1"; anything else, or a number, names the key.
+    rejects(
+        &packmime_with("rate = 5\nhttp = \"2.0\""),
+        "workload[0].http",
+        "expected one of: 1.0, 1.1",
+    );
+    rejects(
+        &packmime_with("rate = 5\nhttp = 1.1"),
+        "workload[0].http",
+        "a string",
+    );
+    let exps = parse_str(
+        &packmime_with("rate = 5\nhttp = \"1.1\""),
+        "ok.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert!(matches!(
+        exps[0].experiment.workloads[0],
+        traffic::WorkloadConfig::PackMime {
+            http: traffic::HttpVersion::Http11,
+            ..
+        }
+    ));
+}
+
+// ----- cross traffic, placement, parking lot (topo) -----------------------------------------
+
+const CBR: &str = "[[workload]]\nkind = \"cbr\"\n";
+
+#[test]
+fn cbr_keys_are_checked() {
+    let with = |extra: &str| format!("{BASE}{CBR}{extra}");
+    rejects(
+        &with("packet_size = \"1000B\""),
+        "workload[1].rate",
+        "missing",
+    );
+    rejects(
+        &with("rate = \"1Mbps\"\npacket_size = \"20B\""),
+        "workload[1].packet_size",
+        "at least 40",
+    );
+    rejects(
+        &with("rate = \"1Mbps\"\nstart = \"5s\"\nstop = \"5s\""),
+        "workload[1].stop",
+        "after start",
+    );
+    rejects(
+        &with("rate = \"1Mbps\"\nserver = 2"),
+        "workload[1].server",
+        "no route",
+    );
+    rejects(
+        &format!("{BASE}[[workload]]\nkind = \"onoff\"\nrate = \"1Mbps\"\non_time = \"1s\"\noff_time = \"1s\"\nshape = 1.0"),
+        "workload[1].shape",
+        "greater than 1",
+    );
+}
+
+#[test]
+fn placement_keys_are_checked() {
+    let with = |extra: &str| format!("{BASE}{CBR}rate = \"1Mbps\"\n{extra}");
+    rejects(
+        &with("direction = \"sideways\""),
+        "workload[1].direction",
+        "forward, reverse",
+    );
+    rejects(
+        &with("client_cloud = \"clients\""),
+        "workload[1].server_cloud",
+        "missing",
+    );
+    rejects(
+        &with("client_cloud = \"nowhere\"\nserver_cloud = \"servers\""),
+        "workload[1].client_cloud",
+        "no cloud \"nowhere\"",
+    );
+    let exps = parse_str(&with("direction = \"reverse\""), "ok.toml", Path::new(".")).unwrap();
+    assert_eq!(
+        exps[0].experiment.placements[1],
+        sim::HostPlacement::Reverse
+    );
+}
+
+const PARKING: &str = r#"
+[run]
+warmup = "1s"
+duration = "10s"
+
+[topology]
+kind = "parking_lot"
+link_rate = "10Mbps"
+link_delay = "1ms"
+
+[topology.clouds.a]
+router = 0
+hosts = 1
+access_rate = "4Mbps"
+access_delay = "1ms"
+
+[topology.clouds.b]
+router = 7
+hosts = 1
+access_rate = "4Mbps"
+access_delay = "1ms"
+
+[queue]
+kind = "droptail"
+limit = 200
+
+[[workload]]
+kind = "cbr"
+rate = "1Mbps"
+client_cloud = "b"
+server_cloud = "a"
+"#;
+
+#[test]
+fn parking_lot_keys_are_checked() {
+    let exps = parse_str(PARKING, "ok.toml", Path::new(".")).unwrap();
+    assert!(matches!(
+        exps[0].experiment.topology,
+        sim::Topology::ParkingLot(_)
+    ));
+    let bad = |from: &str, to: &str| PARKING.replacen(from, to, 1);
+    rejects(
+        &bad("router = 7", "router = 8"),
+        "topology.clouds.b.router",
+        "does not exist",
+    );
+    rejects(
+        &bad("client_cloud = \"b\"\n", ""),
+        "workload[0].client_cloud",
+        "missing",
+    );
+    rejects(
+        &bad(
+            "link_delay = \"1ms\"",
+            "link_delay = \"1ms\"\nbottleneck = \"r7_r8\"",
+        ),
+        "topology.bottleneck",
+        "not a router link",
+    );
+    rejects(
+        &bad(
+            "link_delay = \"1ms\"",
+            "link_delay = \"1ms\"\nlink_queue = { r1_r9 = { kind = \"droptail\" } }",
+        ),
+        "topology.link_queue.r1_r9",
+        "no such router link",
+    );
+}
+
+#[test]
+fn onoff_parses_with_ns2_defaults() {
+    let text = format!(
+        "{BASE}[[workload]]\nkind = \"onoff\"\nrate = \"2Mbps\"\non_time = \"500ms\"\noff_time = \"1.5s\"\nstop = \"8s\"\nclient = 1"
+    );
+    let exps = parse_str(&text, "ok.toml", Path::new(".")).unwrap();
+    let traffic::WorkloadConfig::OnOff {
+        flow,
+        on_mean,
+        off_mean,
+        shape,
+    } = &exps[0].experiment.workloads[1]
+    else {
+        panic!("onoff")
+    };
+    // ns-2 Application/Traffic/Pareto defaults: packetSize_ 210, shape_ 1.5.
+    assert_eq!((flow.packet_bytes, *shape), (210, 1.5));
+    assert_eq!(flow.rate_bps, 2_000_000);
+    assert_eq!((flow.client, flow.server), (1, 0));
+    assert_eq!(flow.stop, Some(units::SimTime::from_secs(8)));
+    assert_eq!(
+        (on_mean.as_nanos(), off_mean.as_nanos()),
+        (500_000_000, 1_500_000_000)
     );
 }

@@ -94,6 +94,7 @@ run = { seed = 8 }
 fn dumbbell(e: &Experiment) -> &DumbbellConfig {
     match &e.topology {
         Topology::Dumbbell(d) => d,
+        other => panic!("expected a dumbbell, got {other:?}"),
     }
 }
 

@@ -37,7 +37,9 @@ fn side_by_side_scenario_matches_the_engine_test() {
             (SimDuration::from_secs(60), SimDuration::from_secs(180))
         );
         assert!(x.tcp.receive_window >= 1_000_000_000);
-        let Topology::Dumbbell(d) = &x.topology;
+        let Topology::Dumbbell(d) = &x.topology else {
+            panic!("expected a dumbbell");
+        };
         assert_eq!((d.clients, d.servers), (20, 20));
         assert_eq!(
             (d.bottleneck_rate, d.bottleneck_delay),

@@ -51,6 +51,7 @@ fn main() {
                     clients: n,
                     servers: n,
                     access_rate: Rate::from_mbps(100),
+                    server_access_rate: None,
                     access_delay: SimDuration::from_millis(1),
                     access_queue: DisciplineParams::DropTail(DropTailParams {
                         limit: 1000,
@@ -76,6 +77,7 @@ fn main() {
                         })
                         .collect(),
                 }],
+                placements: Vec::new(),
                 monitor: MonitorConfig::default(),
             };
             let out = sim::run(&exp, &mut |_, _| {}).expect("run");

@@ -21,15 +21,75 @@ pub struct Experiment {
     pub topology: Topology,
     /// TCP settings of every endpoint.
     pub tcp: TcpConfig,
-    /// Traffic sources; host indices refer to the topology's client and server hosts.
+    /// Traffic sources; host indices refer to the client and server hosts of each workload's
+    /// placement.
     pub workloads: Vec<WorkloadConfig>,
+    /// Where each workload's clients and servers are (index as `workloads`); a missing entry is
+    /// [`HostPlacement::Default`].
+    pub placements: Vec<HostPlacement>,
     pub monitor: MonitorConfig,
 }
 
 /// Network shape.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per run, never on a hot path
 pub enum Topology {
     Dumbbell(DumbbellConfig),
+    ParkingLot(ParkingLotConfig),
+}
+
+/// Which host groups ("clouds") a workload's clients and servers live in. Every topology
+/// names its groups: the dumbbell has `clients` (client side) and `servers` (server side); the
+/// parking lot has the clouds its config lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum HostPlacement {
+    /// Dumbbell: clients in `clients`, servers in `servers` (responses flow forward).
+    /// Parking lot: not allowed (name the clouds).
+    #[default]
+    Default,
+    /// Dumbbell: clients in `servers`, servers in `clients` (two-way traffic, seed 001:
+    /// responses of this workload flow over the reverse bottleneck).
+    Reverse,
+    /// Clients in the group named `clients`, servers in the group named `servers`.
+    Groups { clients: String, servers: String },
+}
+
+/// Seed 002's "8Q parking lot" (§III-A, Fig. 1), generalised: routers R0 … R(n−1) in a chain,
+/// a link each way between neighbours; host clouds attached to routers by access links.
+///
+/// Link names: `r{i}_r{i+1}` (forward, left to right) and `r{i+1}_r{i}` (reverse) between
+/// routers; `{cloud}{k}_up` (host → router) and `{cloud}{k}_down` (router → host) for host k
+/// of a cloud. Every router-router link is monitored.
+#[derive(Clone, Debug)]
+pub struct ParkingLotConfig {
+    /// Number of routers (≥ 2; seed 002: 8).
+    pub routers: u32,
+    /// Rate of every router-router link, both directions (seed 002: 10 Mbps).
+    pub link_rate: Rate,
+    /// One-way propagation delay of every router-router link (seed 002: 1 ms).
+    pub link_delay: SimDuration,
+    /// Queue of each router-router link by name (`r1_r2`, `r2_r1`, …); every one of the
+    /// 2·(routers − 1) links must be present.
+    pub link_queues: Vec<(String, DisciplineParams)>,
+    /// Queue at both ends of every access link.
+    pub access_queue: DisciplineParams,
+    pub clouds: Vec<CloudConfig>,
+    /// Name of the router-router link the summary reports (its queue, drops, throughput).
+    pub bottleneck: String,
+}
+
+/// A group of hosts attached to one router, each by its own access link.
+#[derive(Clone, Debug)]
+pub struct CloudConfig {
+    pub name: String,
+    /// Router index (0 … routers − 1).
+    pub router: u32,
+    /// Number of hosts (≥ 1).
+    pub hosts: u32,
+    /// Access link rate, both directions.
+    pub access_rate: Rate,
+    /// Access link one-way propagation delay.
+    pub access_delay: SimDuration,
 }
 
 /// Client hosts — router C — bottleneck — router S — server hosts.
@@ -42,6 +102,9 @@ pub struct DumbbellConfig {
     pub servers: u32,
     /// Rate of every host access link (both directions).
     pub access_rate: Rate,
+    /// Rate of the server hosts' access links if different from `access_rate` (seed 003 §4.7:
+    /// 35 Mbps on the client side, 30 Mbps on the server side).
+    pub server_access_rate: Option<Rate>,
     /// One-way propagation delay of every access link.
     pub access_delay: SimDuration,
     /// Queue discipline at both ends of every access link.

@@ -15,6 +15,9 @@ pub enum Event {
     TxDone { link: u32 },
     /// Endpoint deadline of connection slot `conn` (generation `gen`), side 0 client / 1 server.
     Endpoint { conn: u32, gen: u32, side: u8 },
+    /// Application timer (server delay, client gap between exchanges) of connection slot
+    /// `conn` (generation `gen`), side 0 client / 1 server.
+    App { conn: u32, gen: u32, side: u8 },
     /// Workload `w` has a deadline.
     Workload { w: u32 },
     /// Queue discipline of `link` has a deadline (periodic AQM updates).

@@ -13,6 +13,9 @@ mod run;
 mod topology;
 mod world;
 
-pub use config::{DelayBoxConfig, DumbbellConfig, Experiment, MonitorConfig, Topology};
-pub use output::{EngineStats, RunOutput, SimError};
+pub use config::{
+    CloudConfig, DelayBoxConfig, DumbbellConfig, Experiment, HostPlacement, MonitorConfig,
+    ParkingLotConfig, Topology,
+};
+pub use output::{DatagramStats, EngineStats, RunOutput, SimError};
 pub use run::run;

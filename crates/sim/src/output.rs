@@ -23,6 +23,18 @@ pub struct EngineStats {
     pub end_ns: u64,
 }
 
+/// Counters of one datagram (CBR, ON/OFF) workload; zero for connection workloads. Bytes are
+/// wire bytes (the datagram's whole size); "measured" counts only deliveries at or after the
+/// warm-up, so goodput = `delivered_bytes_measured · 8 / duration` bit/s.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DatagramStats {
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    pub delivered_bytes_measured: u64,
+}
+
 /// Everything one run produced.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
@@ -34,6 +46,11 @@ pub struct RunOutput {
     /// The forward bottleneck's queue discipline as it was at the end of the run (its final
     /// state, e.g. Adaptive RED's max_p and average, for tests and reports).
     pub bottleneck_queue: aqm::Discipline,
+    /// Per workload (index as in `Experiment::workloads`): datagram counters.
+    pub datagrams: Vec<DatagramStats>,
+    /// Per link, in the topology's link order: (name, queue counters at the end of the run,
+    /// wire bytes sent over the whole run).
+    pub link_stats: Vec<(String, aqm::QueueStats, u64)>,
 }
 
 /// A run that could not be built (the scenario was valid TOML but describes something the

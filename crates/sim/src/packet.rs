@@ -25,7 +25,12 @@ pub enum Class {
     Http,
     Bulk,
     Control,
+    /// Unresponsive datagrams (CBR, ON/OFF).
+    Other,
 }
+
+/// `Packet::conn` of a datagram (no connection); its `gen` is then the workload index.
+pub const DATAGRAM: u32 = u32::MAX;
 
 impl Class {
     pub fn to_aqm(self) -> PacketClass {
@@ -33,6 +38,7 @@ impl Class {
             Class::Http => PacketClass::Http,
             Class::Bulk => PacketClass::Bulk,
             Class::Control => PacketClass::Control,
+            Class::Other => PacketClass::Other,
         }
     }
 }

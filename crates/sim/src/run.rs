@@ -1,7 +1,15 @@
 //! Build a world from an [`Experiment`], run the event loop to the end, collect the outputs and
 //! check conservation.
+//!
+//! Topologies: `Dumbbell` (`topology/dumbbell.rs`) and `ParkingLot` (`topology/parking_lot.rs`);
+//! each workload's clients and servers are resolved from its [`HostPlacement`] against the
+//! topology's named host groups before anything runs (an unknown group or an out-of-range host
+//! is a `SimError` naming `workload[i]`). The summary reports the topology's bottleneck link.
+//!
+//! Validation: `tests/cross_traffic.rs` (datagrams, two-way traffic, parking lot), and the
+//! other end-to-end tests in `tests/`.
 
-use crate::config::{DelayBoxConfig, Experiment, Topology};
+use crate::config::{DelayBoxConfig, Experiment, HostPlacement, Topology};
 use crate::event::Event;
 use crate::output::{EngineStats, RunOutput, SimError};
 use crate::topology;
@@ -47,6 +55,14 @@ fn check_hosts(i: usize, cfg: &WorkloadConfig, clients: u32, servers: u32) -> Re
                 return Err(bad("server", *s - 1, servers));
             }
         }
+        WorkloadConfig::Cbr(f) | WorkloadConfig::OnOff { flow: f, .. } => {
+            if f.client >= clients {
+                return Err(bad("client", f.client, clients));
+            }
+            if f.server >= servers {
+                return Err(bad("server", f.server, servers));
+            }
+        }
         WorkloadConfig::Bulk { flows } => {
             for f in flows {
                 if f.client >= clients {
@@ -61,14 +77,60 @@ fn check_hosts(i: usize, cfg: &WorkloadConfig, clients: u32, servers: u32) -> Re
     Ok(())
 }
 
+/// The (client nodes, server nodes) of workload `i` placed as `p`.
+fn resolve_placement(
+    i: usize,
+    p: &HostPlacement,
+    topo: &Topology,
+    groups: &[(String, Vec<u32>)],
+) -> Result<(Vec<u32>, Vec<u32>), SimError> {
+    let group = |name: &str| {
+        groups
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, nodes)| nodes.clone())
+            .ok_or_else(|| SimError {
+                key: format!("workload[{i}]"),
+                reason: format!(
+                    "no host group {name:?}; the topology has: {}",
+                    groups
+                        .iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+    };
+    match (p, topo) {
+        (HostPlacement::Default, Topology::Dumbbell(_)) => {
+            Ok((group("clients")?, group("servers")?))
+        }
+        (HostPlacement::Reverse, Topology::Dumbbell(_)) => {
+            Ok((group("servers")?, group("clients")?))
+        }
+        (HostPlacement::Groups { clients, servers }, _) => Ok((group(clients)?, group(servers)?)),
+        (_, Topology::ParkingLot(_)) => Err(SimError {
+            key: format!("workload[{i}]"),
+            reason: "a parking-lot workload must name its client and server clouds".into(),
+        }),
+    }
+}
+
 /// Run `exp` to completion. `progress(now, end)` is called about every simulated second.
 pub fn run(
     exp: &Experiment,
     progress: &mut dyn FnMut(SimTime, SimTime),
 ) -> Result<RunOutput, SimError> {
-    let Topology::Dumbbell(db) = &exp.topology;
-    let built = topology::dumbbell::build(db, exp.seed)?;
-    if let Some(DelayBoxConfig::Matrix { rtt }) = &db.delaybox {
+    let (built, delaybox) = match &exp.topology {
+        Topology::Dumbbell(db) => (
+            topology::dumbbell::build(db, exp.seed)?,
+            db.delaybox.clone(),
+        ),
+        Topology::ParkingLot(pl) => (topology::parking_lot::build(pl, exp.seed)?, None),
+    };
+    if let (Topology::Dumbbell(db), Some(DelayBoxConfig::Matrix { rtt })) =
+        (&exp.topology, &delaybox)
+    {
         if rtt.len() != db.clients as usize || rtt.iter().any(|r| r.len() != db.servers as usize) {
             return Err(SimError {
                 key: "topology.delaybox.matrix".into(),
@@ -80,8 +142,12 @@ pub fn run(
         }
     }
     let mut workloads = Vec::new();
+    let mut workload_hosts = Vec::new();
     for (i, w) in exp.workloads.iter().enumerate() {
-        check_hosts(i, w, db.clients, db.servers)?;
+        let placement = exp.placements.get(i).cloned().unwrap_or_default();
+        let hosts = resolve_placement(i, &placement, &exp.topology, &built.groups)?;
+        check_hosts(i, w, hosts.0.len() as u32, hosts.1.len() as u32)?;
+        workload_hosts.push(hosts);
         workloads.push(Workload::new(w.clone()).map_err(|e| SimError {
             key: format!("workload[{i}]"),
             reason: e,
@@ -105,8 +171,9 @@ pub fn run(
         net: built.net,
         client_nodes: built.client_nodes,
         server_nodes: built.server_nodes,
+        workload_hosts,
         delaybox_node: built.delaybox_node,
-        delaybox: db.delaybox.clone(),
+        delaybox,
         path_delay: built.path_delay,
         workloads,
         tcp: exp.tcp.clone(),
@@ -261,7 +328,15 @@ pub fn run(
         measured_ns: (end - measured_from).as_nanos(),
     });
     let bottleneck_queue = w.net.links[fwd as usize].disc.clone();
+    let link_stats = w
+        .net
+        .links
+        .iter()
+        .map(|l| (l.name.clone(), l.disc.stats().clone(), l.tx_bytes))
+        .collect();
     Ok(RunOutput {
+        datagrams: std::mem::take(&mut w.datagrams),
+        link_stats,
         bottleneck_queue,
         summary,
         requests: rec.requests,

@@ -1,11 +1,18 @@
 //! The simulation world: network, packets, connections, workloads and monitors, and the event
 //! handlers that wire `tcp`, `aqm` and `traffic` together. `run.rs` builds a world from an
 //! [`Experiment`](crate::Experiment) and drives the loop.
+//!
+//! Datagrams (CBR, ON/OFF cross traffic): a workload request of kind `FlowKind::Datagram` is
+//! not a connection but one packet, sent at once from the request's server host to its client
+//! host with class `Other`, `conn = DATAGRAM` and `gen` = the workload index; on delivery only
+//! the workload's [`DatagramStats`] change. Datagrams get no DelayBox delay. Each workload's
+//! host indices map to nodes through its placement (`WorldParts::workload_hosts`).
 
-use crate::conn::{AppAction, Conn, Slot, CLIENT, SERVER};
+use crate::conn::{AppAction, AppState, Conn, Slot, CLIENT, SERVER};
 use crate::event::{Event, EventQueue};
 use crate::network::{Network, NO_ROUTE};
-use crate::packet::{Class, Packet, PacketArena};
+use crate::output::DatagramStats;
+use crate::packet::{Class, Packet, PacketArena, DATAGRAM};
 use crate::DelayBoxConfig;
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
@@ -30,8 +37,10 @@ pub struct World<O: Observer> {
     pub workloads: Vec<Workload>,
     wl_rngs: Vec<Rng>,
     wl_timer_at: Vec<Option<SimTime>>,
-    pub client_nodes: Vec<u32>,
-    pub server_nodes: Vec<u32>,
+    /// Per workload: node of each of its client hosts, node of each of its server hosts.
+    wl_hosts: Vec<(Vec<u32>, Vec<u32>)>,
+    /// Per workload: datagram counters (CBR, ON/OFF).
+    pub datagrams: Vec<DatagramStats>,
     delaybox_node: u32,
     delaybox: Option<DelayBoxConfig>,
     delaybox_rng: Rng,
@@ -42,6 +51,8 @@ pub struct World<O: Observer> {
     scratch_reqs: Vec<Request>,
     scratch_drops: Vec<(PacketMeta, DropReason)>,
     next_conn_id: u64,
+    /// Request (exchange) ids handed out so far (`RequestRecord::id`).
+    next_request_id: u64,
     open_conns: u64,
     pub peak_open: u64,
     pub delivered: u64,
@@ -56,6 +67,9 @@ pub struct WorldParts<O: Observer> {
     pub net: Network,
     pub client_nodes: Vec<u32>,
     pub server_nodes: Vec<u32>,
+    /// Per workload: (client host nodes, server host nodes); a missing entry means
+    /// (`client_nodes`, `server_nodes`).
+    pub workload_hosts: Vec<(Vec<u32>, Vec<u32>)>,
     pub delaybox_node: Option<u32>,
     pub delaybox: Option<DelayBoxConfig>,
     pub path_delay: SimDuration,
@@ -80,8 +94,15 @@ impl<O: Observer> World<O> {
                 .collect(),
             wl_timer_at: vec![None; n],
             workloads: p.workloads,
-            client_nodes: p.client_nodes,
-            server_nodes: p.server_nodes,
+            wl_hosts: (0..n)
+                .map(|i| {
+                    p.workload_hosts
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| (p.client_nodes.clone(), p.server_nodes.clone()))
+                })
+                .collect(),
+            datagrams: vec![DatagramStats::default(); n],
             delaybox_node: p.delaybox_node.unwrap_or(u32::MAX),
             delaybox: p.delaybox,
             delaybox_rng: units::stream(p.seed, "delaybox"),
@@ -92,6 +113,7 @@ impl<O: Observer> World<O> {
             scratch_reqs: Vec::new(),
             scratch_drops: Vec::new(),
             next_conn_id: 0,
+            next_request_id: 0,
             open_conns: 0,
             peak_open: 0,
             delivered: 0,
@@ -113,6 +135,7 @@ impl<O: Observer> World<O> {
             Event::Endpoint { conn, gen, side } => {
                 self.endpoint_timer(now, conn, gen, side as usize)
             }
+            Event::App { conn, gen, side } => self.app_timer(now, conn, gen, side as usize),
             Event::Workload { w } => self.workload_timer(now, w as usize),
             Event::Queue { link } => {
                 let l = &mut self.net.links[link as usize];
@@ -227,7 +250,7 @@ impl<O: Observer> World<O> {
         let to = link.to;
         let mut arrival = now + ser + link.delay;
         self.q.schedule(now + ser, Event::TxDone { link: l });
-        if to == self.delaybox_node {
+        if to == self.delaybox_node && self.pkts.get(m.id).conn != DATAGRAM {
             let p = self.pkts.get(m.id);
             if let Some(c) = self.conn(p.conn, p.gen) {
                 arrival += c.extra_one_way;
@@ -258,6 +281,16 @@ impl<O: Observer> World<O> {
         let p = *self.pkts.get(pkt);
         self.pkts.free(pkt);
         self.delivered += 1;
+        if p.conn == DATAGRAM {
+            let d = &mut self.datagrams[p.gen as usize];
+            let bytes = p.seg.wire_bytes() as u64;
+            d.delivered_packets += 1;
+            d.delivered_bytes += bytes;
+            if now >= self.warmup {
+                d.delivered_bytes_measured += bytes;
+            }
+            return;
+        }
         let slot = &mut self.slots[p.conn as usize];
         if slot.gen != p.gen {
             return; // the connection is gone: the packet is delivered to a closed socket
@@ -268,6 +301,22 @@ impl<O: Observer> World<O> {
         let side = if p.to_server { SERVER } else { CLIENT };
         c.eps[side].on_segment(now, &p.seg);
         self.service(now, p.conn, side);
+    }
+
+    /// A server delay or a client gap (HTTP/1.1) ended: let the application act, then send.
+    fn app_timer(&mut self, now: SimTime, ci: u32, gen: u32, side: usize) {
+        let slot = &mut self.slots[ci as usize];
+        if slot.gen != gen {
+            return;
+        }
+        let Some(c) = slot.conn.as_deref_mut() else {
+            return;
+        };
+        if c.app.at[side] != Some(now) {
+            return;
+        }
+        c.on_app_timer(now, side, &mut self.next_request_id);
+        self.service(now, ci, side);
     }
 
     fn endpoint_timer(&mut self, now: SimTime, ci: u32, gen: u32, side: usize) {
@@ -293,12 +342,19 @@ impl<O: Observer> World<O> {
         // as the ACK of what it received (a server's response carries the ACK of the request; a
         // client's FIN carries the ACK of the last response byte), as in a real stack.
         let mut complete = false;
+        let warmup_ns = self.warmup.as_nanos();
         loop {
             let mut any = false;
             while let Some(ev) = self.slot_conn(ci).eps[side].poll_event() {
                 any = true;
-                if self.slot_conn(ci).on_app_event(now, side, ev) == AppAction::ResponseComplete {
-                    complete = true;
+                let c = self.slots[ci as usize].conn.as_deref_mut().expect("live");
+                let kind = c.kind;
+                let act = c.on_app_event(now, side, ev, &mut self.next_request_id);
+                if let AppAction::ResponseComplete { start_ns, last } = act {
+                    if start_ns >= warmup_ns && kind == FlowKind::Http {
+                        self.measured_completions += 1;
+                    }
+                    complete |= last;
                 }
             }
             let mut sent = false;
@@ -326,12 +382,25 @@ impl<O: Observer> World<O> {
                 );
             }
         }
-        if complete {
-            let warmup_ns = self.warmup.as_nanos();
-            let c = self.slot_conn(ci);
-            if c.record.start_ns >= warmup_ns && c.kind == FlowKind::Http {
-                self.measured_completions += 1;
+        let c = self.slots[ci as usize].conn.as_deref_mut().expect("live");
+        if std::mem::take(&mut c.app.unscheduled[side]) {
+            if let Some(t) = c.app.at[side] {
+                let ev = Event::App {
+                    conn: ci,
+                    gen,
+                    side: side as u8,
+                };
+                self.q.schedule(t, ev);
             }
+        }
+        if !c.app.done.is_empty() {
+            let mut done = std::mem::take(&mut c.app.done);
+            for r in done.drain(..) {
+                self.obs.on_request(r);
+            }
+            self.slot_conn(ci).app.done = done;
+        }
+        if complete {
             self.notify_workload(now, ci);
         }
         if self.slot_conn(ci).finished() {
@@ -395,16 +464,18 @@ impl<O: Observer> World<O> {
         slot.gen = slot.gen.wrapping_add(1);
         self.free_slots.push(ci);
         self.open_conns -= 1;
-        c.finalize_record(now);
-        self.obs.on_request(c.record);
+        if let Some(r) = c.finalize_record(now) {
+            self.obs.on_request(r);
+        }
     }
 
     /// End of run: write the records of connections still open.
     pub fn close_all(&mut self, now: SimTime) {
         for i in 0..self.slots.len() {
             if let Some(mut c) = self.slots[i].conn.take() {
-                c.finalize_record(now);
-                self.obs.on_request(c.record);
+                if let Some(r) = c.finalize_record(now) {
+                    self.obs.on_request(r);
+                }
             }
         }
     }
@@ -450,8 +521,40 @@ impl<O: Observer> World<O> {
         }
     }
 
+    /// Send one datagram of `r.response_bytes` wire bytes from the server host of `r` to its
+    /// client host (workload `w`; no connection, no DelayBox).
+    fn send_datagram(&mut self, now: SimTime, w: usize, r: &Request) {
+        let (src, dst) = (
+            self.wl_hosts[w].1[r.server as usize],
+            self.wl_hosts[w].0[r.client as usize],
+        );
+        let wire = r.response_bytes as u32;
+        let seg = Segment {
+            len: wire - units::TCPIP_HEADER_BYTES,
+            ..Segment::default()
+        };
+        debug_assert_eq!(seg.wire_bytes(), wire);
+        let d = &mut self.datagrams[w];
+        d.sent_packets += 1;
+        d.sent_bytes += wire as u64;
+        let pkt = self.pkts.alloc(Packet {
+            seg,
+            conn: DATAGRAM,
+            gen: w as u32,
+            to_server: false,
+            dst,
+            class: Class::Other,
+        });
+        let l = self.net.next_link(src, dst);
+        self.enqueue(now, l, pkt);
+    }
+
     /// Open one connection for request `r` of workload `w`.
     fn open(&mut self, now: SimTime, w: usize, r: Request) {
+        if r.kind == FlowKind::Datagram {
+            self.send_datagram(now, w, &r);
+            return;
+        }
         let extra_rtt = match &self.delaybox {
             None => SimDuration::ZERO,
             Some(DelayBoxConfig::Distribution { rtt_s }) => {
@@ -473,8 +576,8 @@ impl<O: Observer> World<O> {
             timer_at: [None, None],
             done: [false, false],
             aborted: false,
-            client_node: self.client_nodes[r.client as usize],
-            server_node: self.server_nodes[r.server as usize],
+            client_node: self.wl_hosts[w].0[r.client as usize],
+            server_node: self.wl_hosts[w].1[r.server as usize],
             extra_one_way,
             workload: w as u32,
             user: r.user,
@@ -482,8 +585,11 @@ impl<O: Observer> World<O> {
             responded: false,
             completed: false,
             notified: false,
+            app: AppState::new(r.server_delay, r.more, r.request_bytes, r.response_bytes),
             record: RequestRecord {
-                id,
+                id: self.next_request_id,
+                conn_id: id,
+                exchange: 0,
                 workload: w as u32,
                 page: r.page,
                 kind: if r.kind == FlowKind::Bulk {
@@ -497,6 +603,7 @@ impl<O: Observer> World<O> {
                 end_ns: now.as_nanos(),
                 request_bytes: r.request_bytes,
                 response_bytes: r.response_bytes,
+                server_delay_ns: r.server_delay.as_nanos(),
                 base_rtt_ns: base_rtt.as_nanos(),
                 completed: false,
                 syn_retx: 0,
@@ -515,6 +622,7 @@ impl<O: Observer> World<O> {
             }
         };
         self.slots[ci as usize].conn = Some(Box::new(conn));
+        self.next_request_id += 1;
         self.open_conns += 1;
         self.peak_open = self.peak_open.max(self.open_conns);
         self.service(now, ci, CLIENT);

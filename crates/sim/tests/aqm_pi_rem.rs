@@ -19,6 +19,7 @@ pub fn bulk_run(flows: u32, queue: DisciplineParams, warmup_s: u64, duration_s: 
         clients: flows,
         servers: flows,
         access_rate: Rate::from_mbps(100),
+        server_access_rate: None,
         access_delay: SimDuration::from_millis(1),
         access_queue: droptail(1000),
         bottleneck_rate: Rate::from_mbps(10),

@@ -37,6 +37,7 @@ pub fn dumbbell(
         clients: n,
         servers: n,
         access_rate: Rate::from_mbps(100),
+        server_access_rate: None,
         access_delay: SimDuration::from_millis(1),
         access_queue: droptail(1000),
         bottleneck_rate: Rate::from_mbps(rate_mbps),
@@ -77,6 +78,7 @@ pub fn experiment(
         topology: Topology::Dumbbell(db),
         tcp: TcpConfig::default(),
         workloads,
+        placements: Vec::new(),
         monitor: MonitorConfig::default(),
     }
 }

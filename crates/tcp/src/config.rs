@@ -3,7 +3,7 @@
 //! The defaults describe the web-traffic studies' stacks (seed 001 Table 2: initial window 2,
 //! 10 ms TCP tick, 1 s minimum RTO, no delayed ACKs; seed 000 §3.4.3: Nagle off) with the
 //! current standards elsewhere: NewReno recovery, MSS 1460, 64 KB receive window, RFC 6298
-//! timers with a 3 s initial RTO. ECN and Limited Transmit are off by default. No CUBIC. The `scenario` crate validates ranges (mss ≥ 1,
+//! timers with a 3 s initial RTO. ECN, Limited Transmit and timestamps are off by default. The `scenario` crate validates ranges (mss ≥ 1,
 //! initial_window ≥ 1, receive_window ≥ mss, min_rto ≤ max_rto, initial_rto ≤ max_rto, …); the
 //! endpoint only guards against values that would stall it (mss 0, threshold 0).
 //!
@@ -28,6 +28,10 @@ pub enum Variant {
     /// RFC 2018 SACK blocks with RFC 6675 loss recovery (scoreboard, pipe, NextSeg). Used only
     /// if both ends are `Sack` (SACK-permitted on SYN and SYN-ACK); otherwise NewReno.
     Sack,
+    /// CUBIC, RFC 9438 (C = 0.4, β = 0.7, fast convergence, Reno-friendly region) in
+    /// congestion avoidance and at each congestion event, with RFC 6582 NewReno loss recovery
+    /// (congestion/cubic.rs).
+    Cubic,
 }
 
 /// How NewReno sets cwnd when a full ACK ends fast recovery (RFC 6582 §3.2 step 3).
@@ -87,6 +91,11 @@ pub struct TcpConfig {
     /// segment if the outstanding data stays ≤ cwnd + 2·MSS. Default false (ns-2 Full-TCP, the
     /// studies' stack, has none; one-way ns-2 `Agent/TCP` has it on, `singledup_ 1`).
     pub limited_transmit: bool,
+    /// Timestamps option (RFC 7323): offered on the SYN, used when both ends have it; then
+    /// every segment carries TSval/TSecr (12 more wire bytes) and RTT is sampled from the echo
+    /// on every ACK that advances SND.UNA, retransmissions included (timestamps.rs). Default
+    /// false (ns-2 Full-TCP `timestamps_ false`, seed 001); seed 000's FreeBSD hosts had it on.
+    pub timestamps: bool,
 }
 
 impl Default for TcpConfig {
@@ -107,6 +116,7 @@ impl Default for TcpConfig {
             newreno_full_ack: FullAck::Ssthresh,             // RFC 6582 §3.2 (2); ns-2
             ecn: false,                                      // ns-2 ecn_ 0
             limited_transmit: false,                         // ns-2 Full-TCP (none)
+            timestamps: false,                               // ns-2 timestamps_ false
         }
     }
 }

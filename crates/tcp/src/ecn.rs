@@ -8,7 +8,8 @@
 //!   are (§6.1.5). An ACK with ECE whose cumulative ACK passes `ecn_recover` (SND.MAX at the
 //!   last window reduction of any kind) and that arrives outside loss recovery reduces the
 //!   window as for a loss without retransmitting: ssthresh = max(FlightSize/2, 2·MSS) (RFC 5681
-//!   eq. 4, FlightSize after the ACK), cwnd = ssthresh — once per window of data. After every
+//!   eq. 4, FlightSize after the ACK), cwnd = ssthresh — once per window of data (CUBIC: its
+//!   β = 0.7 reduction, RFC 9438 §4.6). After every
 //!   window reduction (ECE, fast retransmit, timeout) the next new data segment carries CWR
 //!   (§6.1.2: "reduces its congestion window for any reason").
 //! - Receiver (§6.1.3): a CE-marked arrival sets ECE on every segment sent from then on until
@@ -24,6 +25,7 @@
 
 use crate::endpoint::Endpoint;
 use crate::segment::{Flags, Segment};
+use units::SimTime;
 
 impl Endpoint {
     /// Flags of our SYN (client) or SYN-ACK (server) that offer or accept ECN.
@@ -56,14 +58,13 @@ impl Endpoint {
     }
 
     /// Sender side: an acceptable ACK with ECE arrived (after its ACK was processed).
-    pub(crate) fn ecn_on_ece(&mut self, ack: u64) {
+    pub(crate) fn ecn_on_ece(&mut self, now: SimTime, ack: u64) {
         if !self.ecn_ok || ack <= self.ecn_recover || self.cc.in_recovery() {
             return;
         }
         let flight = self.flight_size();
-        let w = self.cc.window_mut();
-        w.halve(flight);
-        w.cwnd = w.ssthresh;
+        self.cc.set_clock(now, self.rtt.srtt());
+        self.cc.on_ece(flight);
         self.stats.ecn_reductions += 1;
         self.window_reduced();
     }

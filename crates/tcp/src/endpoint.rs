@@ -6,7 +6,8 @@
 //! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs
 //! (optional), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
 //! Input handling is in input.rs, segment generation in output.rs. Payload is counted, never
-//! carried. No CUBIC, no timestamps option (RTT is timed one segment at a time).
+//! carried. CUBIC (RFC 9438) is congestion/cubic.rs; the RFC 7323 timestamps option is
+//! timestamps.rs (without it RTT is timed one segment at a time).
 //!
 //! Differences from ns-2 Full-TCP and BSD (each a deliberate choice, see also the module docs):
 //! - cwnd and ssthresh in bytes with RFC 5681 byte counting (ns-2: segments, per-ACK growth);
@@ -36,7 +37,8 @@
 //! limit, go-back-N), closing.rs (FIN states, lost FINs, TIME-WAIT), fall_floyd.rs (1–4 losses
 //! in one window, all four variants), sack.rs (negotiation, block order, scoreboard at a
 //! timeout), ecn.rs (negotiation, ECT rule, once-per-window reduction, CWR),
-//! limited_transmit.rs (1–4-segment responses), soak.rs (400 lossy exchanges, every variant,
+//! limited_transmit.rs (1–4-segment responses), delayed_ack.rs (receiver ACK policy),
+//! timestamps.rs (RFC 7323 echo and RTTM), soak.rs (400 lossy exchanges, every variant,
 //! ECN marks, must all finish with exact byte counts).
 
 use crate::config::TcpConfig;
@@ -88,6 +90,13 @@ pub enum AppEvent {
 /// including the final one that aborts); `fast_retransmits` counts entries into fast recovery
 /// (Tahoe: fast retransmits); `ecn_reductions` counts ECE responses (each sets CWR on the next
 /// new data segment, so CWR segments sent ≤ reductions + loss responses).
+///
+/// Loss events (issue 4 item 8): `loss_events` = `fast_retransmits` + data-phase expiries of
+/// the retransmission timer that retransmit (every expiry after the handshake except the one
+/// that aborts; a repeated expiry counts again, with cwnd then 1 MSS). At each, the cwnd just
+/// before the reduction is added to `loss_cwnd_sum` (bytes) and, for the first
+/// [`LOSS_TRACE_LEN`], stored in `loss_cwnd` in order; so the mean cwnd at loss in segments is
+/// `loss_cwnd_sum / loss_events / mss`. ECN reductions are not loss events.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
     pub syn_retransmits: u32,
@@ -98,6 +107,26 @@ pub struct TcpStats {
     pub segments_sent: u64,
     /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2), at most one per window.
     pub ecn_reductions: u32,
+    /// Fast retransmits plus data-phase timeouts that retransmitted (see above).
+    pub loss_events: u32,
+    /// Sum over loss events of cwnd just before the reduction, bytes.
+    pub loss_cwnd_sum: u64,
+    /// cwnd just before each of the first [`LOSS_TRACE_LEN`] loss events, bytes (0 = none).
+    pub loss_cwnd: [u64; LOSS_TRACE_LEN],
+}
+
+/// Loss events whose cwnd [`TcpStats::loss_cwnd`] keeps individually.
+pub const LOSS_TRACE_LEN: usize = 4;
+
+impl TcpStats {
+    /// Record a loss event at congestion window `cwnd` (bytes, before the reduction).
+    pub(crate) fn loss_event(&mut self, cwnd: u64) {
+        if let Some(slot) = self.loss_cwnd.get_mut(self.loss_events as usize) {
+            *slot = cwnd;
+        }
+        self.loss_events += 1;
+        self.loss_cwnd_sum += cwnd;
+    }
 }
 
 // Pending application events, one bit each, delivered in this order.
@@ -200,6 +229,12 @@ pub struct Endpoint {
     /// Payload sent beyond cwnd by Limited Transmit since the last new ACK (excluded from
     /// FlightSize at fast retransmit, RFC 5681 §3.2 step 2).
     pub(crate) lt_bytes: u64,
+    /// Timestamps agreed on the handshake (both ends `timestamps`, RFC 7323 §3.2).
+    pub(crate) ts_ok: bool,
+    /// TS.Recent (RFC 7323 §4.3): the TSval we echo, ns.
+    pub(crate) ts_recent: u64,
+    /// Last.ACK.sent (RFC 7323 §4.3): the ACK field of the last segment we sent.
+    pub(crate) last_ack_sent: u64,
 }
 
 impl Endpoint {
@@ -237,6 +272,9 @@ impl Endpoint {
             loss_recover: 0,
             lt_dupacks: 0,
             lt_bytes: 0,
+            ts_ok: false,
+            ts_recent: 0,
+            last_ack_sent: 0,
         }
     }
 
@@ -402,6 +440,14 @@ impl Endpoint {
     /// ECN was agreed on the handshake (both ends `ecn`).
     pub fn ecn_enabled(&self) -> bool {
         self.ecn_ok
+    }
+    /// The timestamps option was agreed on the handshake (both ends `timestamps`).
+    pub fn timestamps_enabled(&self) -> bool {
+        self.ts_ok
+    }
+    /// TS.Recent (RFC 7323 §4.3): the peer's TSval this end echoes next, ns.
+    pub fn ts_recent(&self) -> u64 {
+        self.ts_recent
     }
     /// SACKed ranges the sender knows of, above SND.UNA (empty without SACK).
     pub fn sacked(&self) -> &[(u64, u64)] {

@@ -19,7 +19,9 @@
 //! FlightSize given to the algorithm excludes Limited Transmit data (RFC 5681 §3.2 step 2).
 //! Limited Transmit counts duplicates only outside recovery and once SND.UNA has passed the
 //! SND.MAX of the last fast retransmit or timeout. An ACK with ECE goes to ecn.rs after the
-//! ACK itself was processed; CE/CWR on arriving segments before the payload.
+//! ACK itself was processed; CE/CWR on arriving segments before the payload. With timestamps
+//! agreed (timestamps.rs) TS.Recent is updated before the ACK field is processed, and the RTT
+//! sample of a new ACK comes from its TSecr instead of the timed segment.
 //!
 //! Differences from BSD/ns-2: no RST generation or processing; no simultaneous open; a
 //! segment without ACK in a synchronized state is dropped (RFC 793); an ACK for data never sent
@@ -60,13 +62,14 @@ impl Endpoint {
                     self.rcv.on_syn(seg.seq);
                     self.peer_wnd = seg.wnd as u64;
                     self.options_negotiated(seg, true);
-                    self.handshake_acked(now);
+                    self.handshake_acked(now, seg);
                     self.ack_now = true;
                 }
                 return;
             }
             State::SynReceived => {
                 if syn && !has_ack {
+                    self.ts_on_arrival(seg);
                     // The client retransmitted its SYN: our SYN-ACK was lost or is late. Answer
                     // at once, unless a SYN-ACK already left at this instant (our own timer
                     // fires at the same time whenever both sides use the same initial RTO).
@@ -81,7 +84,8 @@ impl Endpoint {
                     return;
                 }
                 self.peer_wnd = seg.wnd as u64;
-                self.handshake_acked(now);
+                self.ts_on_arrival(seg);
+                self.handshake_acked(now, seg);
             }
             _ => {
                 if syn {
@@ -90,6 +94,9 @@ impl Endpoint {
                     return;
                 }
             }
+        }
+        if self.state != State::SynReceived {
+            self.ts_on_arrival(seg);
         }
         if !has_ack || !self.process_ack(now, seg) {
             return;
@@ -106,15 +113,18 @@ impl Endpoint {
             self.cc.sack_refused(&self.cfg);
         }
         self.ecn_negotiate(seg, syn_ack);
+        self.ts_negotiate(seg);
     }
 
     /// Our SYN (client) or SYN-ACK (server) was acknowledged: ESTABLISHED (or FIN-WAIT-1 if
     /// the application already closed).
-    fn handshake_acked(&mut self, now: SimTime) {
+    fn handshake_acked(&mut self, now: SimTime, seg: &Segment) {
         self.snd_una = 1;
         self.snd_nxt = self.snd_nxt.max(1);
-        if let Some((_, sent)) = self.timing.take() {
-            self.rtt.sample(sent, now);
+        if !self.ts_sample(now, seg) {
+            if let Some((_, sent)) = self.timing.take() {
+                self.rtt.sample(sent, now);
+            }
         }
         // RFC 6298 §5.7: after the timer expired on our SYN/SYN-ACK, data transmission starts
         // from max(initial RTO, 3 s); Karn kept us from sampling it, so the backoff must go.
@@ -163,10 +173,12 @@ impl Endpoint {
             self.peer_wnd = seg.wnd as u64;
             self.lt_dupacks = 0;
             self.lt_bytes = 0;
-            if let Some((timed, sent)) = self.timing {
-                if ack > timed {
-                    self.rtt.sample(sent, now);
-                    self.timing = None;
+            if !self.ts_sample(now, seg) {
+                if let Some((timed, sent)) = self.timing {
+                    if ack > timed {
+                        self.rtt.sample(sent, now);
+                        self.timing = None;
+                    }
                 }
             }
             let info = AckInfo {
@@ -175,6 +187,7 @@ impl Endpoint {
                 flight: self.flight_size(),
                 snd_max: self.snd_max,
             };
+            self.cc.set_clock(now, self.rtt.srtt());
             let v = self.cc.on_new_ack(&info);
             if v.retransmit_head && self.snd_una < self.snd_max {
                 self.rtx_head = true;
@@ -200,7 +213,7 @@ impl Endpoint {
             self.on_duplicate_ack(now, ack);
         }
         if seg.flags.contains(Flags::ECE) {
-            self.ecn_on_ece(ack);
+            self.ecn_on_ece(now, ack);
         }
         true
     }
@@ -214,6 +227,8 @@ impl Endpoint {
             flight: self.flight_size().saturating_sub(self.lt_bytes),
             snd_max: self.snd_max,
         };
+        let cwnd_before = self.cwnd();
+        self.cc.set_clock(now, self.rtt.srtt());
         let mut enter = self.cc.on_dupack(&info);
         if let Congestion::Sack(s) = &mut self.cc {
             // RFC 6675 §5 step 2: enough SACKed above HighACK + 1 before DupThresh dupACKs.
@@ -231,6 +246,7 @@ impl Endpoint {
         }
         if enter {
             self.stats.fast_retransmits += 1;
+            self.stats.loss_event(cwnd_before);
             self.timing = None;
             self.lt_dupacks = 0;
             self.lt_bytes = 0;
@@ -336,6 +352,8 @@ impl Endpoint {
                 flight: self.flight_size(),
                 snd_max: self.snd_max,
             };
+            self.stats.loss_event(self.cwnd());
+            self.cc.set_clock(now, self.rtt.srtt());
             self.cc.on_rto(&info, first_expiry);
             self.snd_nxt = self.snd_una;
             // RFC 6675 §5.1 / RFC 2018 §8: forget the SACK information (the receiver may have

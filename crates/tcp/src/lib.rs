@@ -10,7 +10,7 @@
 //! `output.rs` (segment generation), `recv.rs` (reassembly, SACK blocks), `rtt.rs` (RFC 6298),
 //! `timers.rs` (deadline table), `scoreboard.rs` (RFC 6675 sender scoreboard),
 //! `congestion/` (RFC 5681 window arithmetic, `tahoe.rs`, `reno.rs`, `newreno.rs`,
-//! `sack.rs`), `ecn.rs` (RFC 3168), `config.rs` (every default and its source), `segment.rs`
+//! `sack.rs`, `cubic.rs`), `ecn.rs` (RFC 3168), `timestamps.rs` (RFC 7323), `config.rs` (every default and its source), `segment.rs`
 //! (wire format).
 //! Tests: `tests/<state>.rs` with the shared pipe harness in `tests/util/`.
 
@@ -25,7 +25,8 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod segment;
 pub mod timers;
+mod timestamps;
 
 pub use config::{FullAck, TcpConfig, Variant};
-pub use endpoint::{AppEvent, Endpoint, State, TcpStats};
-pub use segment::{Flags, SackBlocks, Segment, TxKind};
+pub use endpoint::{AppEvent, Endpoint, State, TcpStats, LOSS_TRACE_LEN};
+pub use segment::{Flags, SackBlocks, Segment, Timestamps, TxKind};

@@ -21,7 +21,8 @@
 //! with `ecn`; the SYN-ACK accepts what both ends want (ecn.rs). With ECN agreed, new data is
 //! ECT, the first new data segment after a window reduction carries CWR, and every segment
 //! carries ECE while the receiver echoes. With SACK agreed, every segment carries up to 3 SACK
-//! blocks (recv.rs order), and during SACK loss recovery sending follows RFC 6675 §5 (C):
+//! blocks (recv.rs order); with timestamps agreed every segment carries TSval = now and TSecr
+//! = TS.Recent, and RTT is not timed per segment (timestamps.rs); and during SACK loss recovery sending follows RFC 6675 §5 (C):
 //! `sack_next` sends NextSeg while cwnd − pipe ≥ 1 MSS (a retransmission stops at the next
 //! SACKed range). Limited Transmit (RFC 3042): outside recovery, on the first two duplicate
 //! ACKs a new segment may go out if the outstanding data stays ≤ cwnd + (dupACKs)·MSS.
@@ -66,7 +67,7 @@ impl Endpoint {
                 }
                 if self.ack_now {
                     let seq = self.snd_max;
-                    return Some(self.finish(seq, 0, Flags::ACK, 0, TxKind::New));
+                    return Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
                 }
                 None
             }
@@ -129,6 +130,9 @@ impl Endpoint {
             (Flags::SYN, 0)
         };
         let syn_ack = self.state == State::SynReceived;
+        if syn_ack {
+            self.last_ack_sent = ack;
+        }
         Segment {
             seq: 0,
             ack,
@@ -142,6 +146,7 @@ impl Endpoint {
             } else {
                 self.cfg.variant == Variant::Sack
             },
+            ts: self.ts_syn_option(now, syn_ack),
             ..Segment::default()
         }
     }
@@ -189,7 +194,7 @@ impl Endpoint {
         if fin && self.snd_max > self.data_end {
             self.stats.fin_retransmits += 1;
         }
-        if !retransmit && self.timing.is_none() {
+        if !retransmit && self.timing.is_none() && !self.ts_ok {
             self.timing = Some((seq, now));
         }
         self.snd_nxt = self.snd_nxt.max(end);
@@ -221,7 +226,7 @@ impl Endpoint {
             self.cwr_pending = false;
             flags = flags | Flags::CWR;
         }
-        let mut s = self.finish(seq, len as u32, flags, hint, kind);
+        let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
         s.ect = new_data && self.ecn_ok;
         Some(s)
     }
@@ -229,6 +234,7 @@ impl Endpoint {
     /// Fill the ACK fields, settle the ACK debt, count the segment.
     fn finish(
         &mut self,
+        now: SimTime,
         seq: u64,
         len: u32,
         flags: Flags,
@@ -239,6 +245,7 @@ impl Endpoint {
         self.unacked_rx = 0;
         self.timers.stop(Timer::DelayedAck);
         self.stats.segments_sent += 1;
+        self.last_ack_sent = self.rcv.rcv_nxt();
         let flags = if self.ece_echo {
             flags | Flags::ECE
         } else {
@@ -257,6 +264,7 @@ impl Endpoint {
             } else {
                 Default::default()
             },
+            ts: self.ts_option(now),
             ..Segment::default()
         }
     }

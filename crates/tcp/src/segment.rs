@@ -11,11 +11,13 @@
 //! so a segment stays `Copy` and allocation-free. Headers are 40 bytes plus, when SACK blocks
 //! are present, 2 + 8 per block (ns-2 FullTcp/Sack `sack_option_size_` 2, `sack_block_size_` 8,
 //! no padding to 4 bytes; the SACK-permitted option is not counted, as in ns-2). No MSS
-//! negotiation (both ends use `TcpConfig::mss`), no timestamps.
+//! negotiation (both ends use `TcpConfig::mss`). The timestamps option (RFC 7323 §3, `ts`)
+//! adds 12 bytes when present: 10 for the option and 2 NOPs that align it (RFC 7323 Appendix A,
+//! as BSD and Linux send it; ns-2 counts `ts_option_size_` 10 without the padding).
 //!
 //! Validation: every harness run checks the `TcpStats` identities against the logged segments
 //! (tests/util `check_counters`); tests/syn_sent.rs and tests/closing.rs assert exact fields;
-//! `sack_option_adds_ten_bytes_per_block` below.
+//! `sack_option_adds_ten_bytes_per_block` and `timestamps_option_adds_twelve_bytes` below.
 
 /// TCP header flags (subset used by aqmlab).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -99,6 +101,22 @@ impl FromIterator<(u64, u64)> for SackBlocks {
     }
 }
 
+/// The RFC 7323 timestamps option. Values are simulated times in nanoseconds (a real stack sends
+/// its tick counter; the receiver of an echo quantises the sample to `clock_granularity`, which
+/// is the same as a TSval clock ticking at that period with phase 0, see rtt.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timestamps {
+    /// TSval: the sender's clock when the segment was sent, ns.
+    pub val: u64,
+    /// TSecr: the TS.Recent the sender holds (RFC 7323 §4.3), ns; meaningful only with ACK.
+    pub ecr: u64,
+}
+
+impl Timestamps {
+    /// Option bytes on the wire: kind, length, TSval, TSecr (10) + 2 NOPs (RFC 7323 App. A).
+    pub const WIRE_BYTES: u32 = 12;
+}
+
 /// One TCP segment. Sequence numbers are 64-bit byte offsets from the endpoint's initial
 /// sequence number 0, so they never wrap in a simulation; SYN and FIN each occupy one number.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -124,12 +142,21 @@ pub struct Segment {
     pub sack_ok: bool,
     /// SACK blocks (RFC 2018 §3), on ACKs of a SACK connection while data is out of order.
     pub sack: SackBlocks,
+    /// Timestamps option (RFC 7323): on the SYN of an endpoint with `timestamps`, and on every
+    /// segment once both ends agreed; `None` otherwise.
+    pub ts: Option<Timestamps>,
 }
 
 impl Segment {
-    /// Bytes on the wire: payload, 40 bytes of TCP/IP header and the SACK option, if any.
+    /// Bytes on the wire: payload, 40 bytes of TCP/IP header, the SACK option, if any, and 12
+    /// bytes of timestamps option, if any.
     pub fn wire_bytes(&self) -> u32 {
-        self.len + units::TCPIP_HEADER_BYTES + self.sack.wire_bytes()
+        let ts = if self.ts.is_some() {
+            Timestamps::WIRE_BYTES
+        } else {
+            0
+        };
+        self.len + units::TCPIP_HEADER_BYTES + self.sack.wire_bytes() + ts
     }
     /// Sequence space consumed: payload + 1 for SYN + 1 for FIN.
     pub fn seq_len(&self) -> u64 {
@@ -156,5 +183,20 @@ mod tests {
         s.sack.push(70, 80);
         assert_eq!(s.wire_bytes(), 66);
         assert_eq!(s.sack.as_slice(), &[(10, 20), (30, 40), (50, 60)]);
+    }
+
+    #[test]
+    fn timestamps_option_adds_twelve_bytes() {
+        // 1460 payload + 40 header + 12 (10-byte option, 2 NOPs) = 1512; with one SACK block
+        // as well: 1512 + 10 = 1522 (3 blocks + timestamps = 26 + 12 = 38 ≤ 40 option bytes,
+        // why RFC 2018 §3 allows 3 blocks with timestamps).
+        let mut s = Segment {
+            len: 1460,
+            ts: Some(Timestamps { val: 5, ecr: 3 }),
+            ..Segment::default()
+        };
+        assert_eq!(s.wire_bytes(), 1512);
+        s.sack.push(10, 20);
+        assert_eq!(s.wire_bytes(), 1522);
     }
 }

@@ -63,6 +63,18 @@
 //!  data), then ACK S(31) ends recovery with cwnd = ssthresh = 11680. Every case: all losses
 //!  resent within the first RTT, window repaired at 650 ms, no timeout.
 //!
+//! CUBIC (RFC 9438 window, NewReno recovery): as NewReno, except ssthresh = round(0.7 ·
+//! FlightSize) = round(0.7 · 23360) = 16352 B at the 3rd dupACK and cwnd = 16352 + 3·1460 =
+//! 20732 B while recovering; the holes are resent one per RTT at 550 + 100·i ms exactly as
+//! NewReno's (the larger window only adds new segments: at most 31 + 44 − 1 segments are ever
+//! out, the 65535-B receive window), the full ACK at 550 + 100·k ms sets cwnd = 16352.
+//!
+//! Loss events (TcpStats): every case starts with one at cwnd = 16 MSS = 23360 B. Reno k=3 has
+//! two more: the 2nd fast retransmit at 650 (cwnd = ssthresh 11680 after the ACK of S(16)
+//! ended the first recovery) and the timeout at 1750 (cwnd = ssthresh 14600 after the ACK of
+//! S(17) ended the second); Reno k=2: the 2nd fast retransmit at cwnd 11680; Reno k=4:
+//! 11680, then the timeout at cwnd 13870.
+//!
 //! Validation of the paper's findings: Tahoe always recovers but slow-starts and resends data the
 //! receiver holds; Reno survives 1 and 2 losses by fast retransmit (two for k=2) but needs a
 //! timeout for 3 and 4; NewReno survives all, one loss per RTT; SACK survives all within one RTT.
@@ -96,6 +108,8 @@ struct Outcome {
     /// ssthresh and cwnd right after that ACK.
     ssthresh: u64,
     cwnd: u64,
+    /// Server loss events: count, sum of cwnd before each (bytes), the first four.
+    loss: (u32, u64, [u64; 4]),
 }
 
 fn run(variant: Variant, k: u64) -> Outcome {
@@ -140,6 +154,7 @@ fn run(variant: Variant, k: u64) -> Outcome {
         repaired_ms: tr.t.as_nanos() / 1_000_000,
         ssthresh: tr.ssthresh,
         cwnd: tr.cwnd,
+        loss: (st.loss_events, st.loss_cwnd_sum, st.loss_cwnd),
     }
 }
 
@@ -258,6 +273,43 @@ fn fall_floyd_sack_resends_every_loss_within_one_rtt() {
         let rtx: Vec<(u64, u64)> = (0..k).map(|i| (550, 15 + i)).collect();
         check(Variant::Sack, k, &o, (&rtx, 0, 1, 650, 11680, 11680));
     }
+}
+
+#[test]
+fn fall_floyd_cubic_resends_one_loss_per_rtt_with_beta_0_7() {
+    for k in 1..=4u64 {
+        let o = run(Variant::Cubic, k);
+        let rtx: Vec<(u64, u64)> = (0..k).map(|i| (550 + 100 * i, 15 + i)).collect();
+        check(
+            Variant::Cubic,
+            k,
+            &o,
+            (&rtx, 0, 1, 550 + 100 * k, 16352, 16352),
+        );
+        assert_eq!(o.loss, (1, 23360, [23360, 0, 0, 0]), "cubic k={k}");
+    }
+}
+
+#[test]
+fn fall_floyd_loss_events_record_cwnd_before_each_reduction() {
+    for v in [Variant::Tahoe, Variant::NewReno, Variant::Sack] {
+        for k in 1..=4 {
+            assert_eq!(run(v, k).loss, (1, 23360, [23360, 0, 0, 0]), "{v:?} k={k}");
+        }
+    }
+    assert_eq!(run(Variant::Reno, 1).loss, (1, 23360, [23360, 0, 0, 0]));
+    assert_eq!(
+        run(Variant::Reno, 2).loss,
+        (2, 23360 + 11680, [23360, 11680, 0, 0])
+    );
+    assert_eq!(
+        run(Variant::Reno, 3).loss,
+        (3, 23360 + 11680 + 14600, [23360, 11680, 14600, 0])
+    );
+    assert_eq!(
+        run(Variant::Reno, 4).loss,
+        (3, 23360 + 11680 + 13870, [23360, 11680, 13870, 0])
+    );
 }
 
 #[test]

@@ -114,3 +114,67 @@ fn soak_lossy_exchanges_always_finish() {
     assert!(timeouts > 100 && fast > 20 && syn_rtx > 20 && fin_rtx > 20);
     assert!(ecn_red > 20 && sack_runs > 80);
 }
+
+#[test]
+fn soak_cubic_and_timestamps_exchanges_always_finish() {
+    // 200 lossy exchanges with CUBIC (odd seeds) or NewReno, timestamps on for seeds ≡ 0, 1
+    // (mod 3) and delayed ACKs on half: every completed run delivers exact byte counts, the
+    // counter identities hold, and loss events = fast retransmits + data-phase timeouts, so
+    // fast_retransmits ≤ loss_events ≤ fast_retransmits + timeouts. With at most 10 % loss
+    // aborts are as rare as in the soak above (≥ 97 % complete).
+    let (mut completed, mut loss_events, mut cubic_fast) = (0, 0, 0);
+    for seed in 1..=200u64 {
+        let cfg = TcpConfig {
+            variant: if seed % 2 == 1 {
+                Variant::Cubic
+            } else {
+                Variant::NewReno
+            },
+            timestamps: seed % 3 != 2,
+            delayed_ack: if seed % 4 < 2 { Some(dms(100)) } else { None },
+            min_rto: dms(200),
+            ecn: seed % 5 == 0,
+            ..TcpConfig::default()
+        };
+        let request = [0, 1, 300, 3000][(seed % 4) as usize];
+        let response = (seed * 7919) % (120 * MSS) + 1;
+        let mut p = Pipe::http_with(
+            cfg.clone(),
+            cfg.clone(),
+            dms(5 + seed % 40),
+            request,
+            response,
+            vec![],
+        );
+        p.loss_per_mille = [20, 50, 100][(seed % 3) as usize];
+        p.mark_per_mille = 50;
+        p.rng ^= seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        p.run_until(SimTime::from_secs(3000));
+        p.check_counters();
+        for e in &p.eps {
+            let st = e.stats();
+            assert_eq!(e.timestamps_enabled(), cfg.timestamps, "seed {seed}");
+            assert!(
+                st.fast_retransmits <= st.loss_events
+                    && st.loss_events <= st.fast_retransmits + st.timeouts,
+                "seed {seed}: {st:?}"
+            );
+            loss_events += st.loss_events;
+            if cfg.variant == Variant::Cubic {
+                cubic_fast += st.fast_retransmits;
+            }
+        }
+        if p.events.iter().any(|e| e.2 == AppEvent::Aborted) {
+            continue;
+        }
+        assert_eq!(p.eps[CLIENT].bytes_received(), response, "seed {seed}");
+        assert_eq!(p.eps[SERVER].bytes_received(), request, "seed {seed}");
+        assert!(p.done[CLIENT] && p.done[SERVER], "seed {seed}");
+        completed += 1;
+    }
+    assert!(completed >= 194, "completed {completed}");
+    assert!(
+        loss_events > 50 && cubic_fast > 10,
+        "{loss_events} {cubic_fast}"
+    );
+}

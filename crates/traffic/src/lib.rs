@@ -24,6 +24,7 @@ pub mod workload;
 
 pub use dist::{EmpiricalCdf, SizeDist};
 pub use workload::{
-    pareto_web_mean_bytes, Arrival, BulkFlow, FlowKind, MahConfig, MahTables, PrimaryReplies,
-    Request, ServerChoice, Workload, WorkloadConfig,
+    pareto_web_mean_bytes, Arrival, BulkFlow, DatagramFlow, FlowKind, MahConfig, MahTables,
+    PrimaryReplies, Request, ServerChoice, Workload, WorkloadConfig,
 };
+pub use workload::{Exchange, HttpVersion};

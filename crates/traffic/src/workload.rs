@@ -9,7 +9,9 @@
 //! | `ParetoWeb`                    | `workload/pareto_web.rs` | closed | seed 003 §3.1, §4.7, §6.2   |
 //! | `Bulk`                         | `workload/bulk.rs`    | —      | long-lived FTP flows            |
 //! | `Mah`                          | `workload/mah.rs`     | closed | Mah 1997 browsing users (seed 000 §3.3) |
-//! | `PackMime`                     | `workload/packmime.rs` | open  | ns-2.35 PackMime-HTTP, HTTP/1.0 |
+//! | `PackMime`                     | `workload/packmime.rs` | open  | ns-2.35 PackMime-HTTP, HTTP/1.0 and 1.1 |
+//! | `Cbr`                          | `workload/cbr.rs`     | open   | ns-2 CBR over UDP (datagrams)   |
+//! | `OnOff`                        | `workload/onoff.rs`   | open   | ns-2 Pareto ON/OFF (datagrams)  |
 //!
 //! Sizes become whole bytes here, once: request = round(x) (0 only if x < 0.5), response =
 //! max(1, round(x)), both capped at `u64::MAX − 1` so that only `Bulk` can mean "endless".
@@ -23,10 +25,13 @@
 //! Read `lib.rs` (call order) and the model's file before editing.
 //!
 //! Validation: `workload::tests` — `poisson::*`, `users::*`, `pareto_web::*`, `bulk::*`,
-//! `validation::*` (reason texts, offered load), `determinism::*`, `packmime::*`.
+//! `validation::*` (reason texts, offered load), `determinism::*`, `packmime::*`, `cbr::*`,
+//! `onoff::*`.
 
 mod bulk;
+mod cbr;
 mod mah;
+mod onoff;
 mod packmime;
 mod pareto_web;
 mod poisson;
@@ -47,6 +52,9 @@ pub enum FlowKind {
     Http,
     /// Long-lived transfer (FTP) from server to client.
     Bulk,
+    /// Not a connection: one unresponsive datagram (UDP-like) of `response_bytes` wire bytes
+    /// from the server host to the client host, sent now (`Cbr`, `OnOff`).
+    Datagram,
 }
 
 /// A connection the engine must open now.
@@ -66,6 +74,39 @@ pub struct Request {
     /// Page (document) this request belongs to, unique within the workload; 0 = not part of a
     /// page (every model but Mah's).
     pub page: u64,
+    /// Server think time between the whole request having arrived and the response being
+    /// written (PackMime §3.4, reference/packmime/MODEL.md); `ZERO` (answer at once) for every
+    /// other model.
+    pub server_delay: SimDuration,
+    /// Further request/response exchanges on the same connection, in order (HTTP/1.1
+    /// persistent connection, not pipelined); empty = one exchange, then close (HTTP/1.0).
+    pub more: Vec<Exchange>,
+}
+
+/// One further exchange on a persistent connection (after the [`Request`]'s own first one).
+/// The client sends its request `gap` after the last byte of the previous response arrived;
+/// the server answers `server_delay` after the whole request arrived; after the last exchange
+/// both sides close.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Exchange {
+    /// Client idle time after the previous response completed.
+    pub gap: SimDuration,
+    /// Request payload, bytes (≥ 1: the server recognises a request by its bytes).
+    pub request_bytes: u64,
+    /// Response payload, bytes (≥ 1).
+    pub response_bytes: u64,
+    /// Server think time before the response.
+    pub server_delay: SimDuration,
+}
+
+/// HTTP version of a PackMime workload (MODEL.md §1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HttpVersion {
+    /// One request/response per connection (ns-2's default mode).
+    #[default]
+    Http10,
+    /// ns-2 `set-http-1.1`: each connection persistent with probability 0.09 (§3.5–3.7).
+    Http11,
 }
 
 /// How HTTP/1.0 connections arrive.
@@ -123,7 +164,61 @@ pub enum WorkloadConfig {
         rate: f64,
         clients: u32,
         servers: u32,
+        /// HTTP/1.0 (default) or HTTP/1.1 persistent connections (§3.5–3.7).
+        http: HttpVersion,
     },
+    /// Constant-bit-rate datagrams (ns-2 CBR over UDP), one flow from host `server` to host
+    /// `client`; see `workload/cbr.rs`.
+    Cbr(DatagramFlow),
+    /// Pareto ON/OFF datagrams (ns-2 `Application/Traffic/Pareto`): `flow.rate_bps` during ON
+    /// periods of mean `on_mean`, OFF periods of mean `off_mean`, both Pareto of `shape`; see
+    /// `workload/onoff.rs`.
+    OnOff {
+        flow: DatagramFlow,
+        on_mean: SimDuration,
+        off_mean: SimDuration,
+        /// Pareto shape of ON and OFF times (> 1; ns-2 default 1.5).
+        shape: f64,
+    },
+}
+
+/// One unresponsive datagram flow (CBR, ON/OFF): fixed-size packets from host `server` to host
+/// `client` (indices within the workload's hosts) between `start` and `stop`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatagramFlow {
+    /// Sending rate (CBR: always; ON/OFF: during ON periods), bit/s of wire bytes.
+    pub rate_bps: u64,
+    /// Whole packet on the wire, bytes (≥ 40: the engine carries it as 40 header bytes plus
+    /// payload; ns-2 CBR default 210 B).
+    pub packet_bytes: u32,
+    pub start: SimTime,
+    /// First instant at which no packet is sent any more; `None` = until the end of the run.
+    pub stop: Option<SimTime>,
+    pub client: u32,
+    pub server: u32,
+}
+
+impl DatagramFlow {
+    fn validate(&self) -> Result<(), String> {
+        if self.rate_bps == 0 {
+            return Err("rate must be greater than 0 bit/s".to_string());
+        }
+        if self.packet_bytes < 40 {
+            return Err(format!(
+                "packet_size must be at least 40 B (the whole packet on the wire), got {} B",
+                self.packet_bytes
+            ));
+        }
+        if let Some(stop) = self.stop {
+            if stop <= self.start {
+                return Err(format!(
+                    "stop ({stop}) must be after start ({})",
+                    self.start
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn at_least_one(name: &str, n: u32) -> Result<(), String> {
@@ -206,10 +301,28 @@ impl WorkloadConfig {
                 rate,
                 clients,
                 servers,
+                ..
             } => {
                 at_least_one("clients", *clients)?;
                 at_least_one("servers", *servers)?;
                 finite_positive("rate (connections/s)", *rate)?;
+            }
+            WorkloadConfig::Cbr(f) => f.validate()?,
+            WorkloadConfig::OnOff {
+                flow,
+                on_mean,
+                off_mean,
+                shape,
+            } => {
+                flow.validate()?;
+                if !(shape.is_finite() && *shape > 1.0) {
+                    return Err(format!(
+                        "shape must be > 1 (a Pareto with shape ≤ 1 has no mean), got {shape}"
+                    ));
+                }
+                if on_mean.as_nanos() == 0 || off_mean.as_nanos() == 0 {
+                    return Err("on_time and off_time must be greater than 0".to_string());
+                }
             }
             WorkloadConfig::Bulk { flows } => {
                 if flows.is_empty() {
@@ -266,7 +379,9 @@ impl WorkloadConfig {
                 *min_bytes,
                 *max_bytes,
             )),
-            WorkloadConfig::Bulk { .. } => None,
+            WorkloadConfig::Bulk { .. } | WorkloadConfig::Cbr(_) | WorkloadConfig::OnOff { .. } => {
+                None
+            }
             WorkloadConfig::Mah(m) => Some(m.mean_reply_bytes()),
             // Heavy-tailed, rate-dependent mix (MODEL.md §8: ≈ 8.5–8.6 kB); not computed.
             WorkloadConfig::PackMime { .. } => None,
@@ -297,6 +412,8 @@ enum Gen {
     Bulk(bulk::Bulk),
     Mah(mah::Mah),
     PackMime(packmime::PackMime),
+    Cbr(cbr::Cbr),
+    OnOff(onoff::OnOff),
 }
 
 /// A running workload (state machine).
@@ -372,7 +489,32 @@ impl Workload {
                 rate,
                 clients,
                 servers,
-            } => Gen::PackMime(packmime::PackMime::new(*rate, *clients, *servers)),
+                http,
+            } => Gen::PackMime(packmime::PackMime::new(*rate, *clients, *servers, *http)),
+            WorkloadConfig::Cbr(f) => Gen::Cbr(cbr::Cbr::new(
+                f.rate_bps,
+                f.packet_bytes,
+                f.start,
+                f.stop,
+                f.client,
+                f.server,
+            )),
+            WorkloadConfig::OnOff {
+                flow: f,
+                on_mean,
+                off_mean,
+                shape,
+            } => Gen::OnOff(onoff::OnOff::new(
+                f.rate_bps,
+                f.packet_bytes,
+                *on_mean,
+                *off_mean,
+                *shape,
+                f.start,
+                f.stop,
+                f.client,
+                f.server,
+            )),
         };
         Ok(Workload {
             cfg,
@@ -398,6 +540,11 @@ impl Workload {
             Gen::Bulk(g) => g.emit_due(now, out),
             Gen::Mah(g) => g.start(now, rng, out),
             Gen::PackMime(g) => g.start(now, rng, out),
+            Gen::Cbr(g) => g.emit_due(now, out),
+            Gen::OnOff(g) => {
+                g.start(rng);
+                g.emit_due(now, rng, out)
+            }
         }
     }
 
@@ -413,6 +560,8 @@ impl Workload {
             Gen::Bulk(g) => g.next_deadline(),
             Gen::Mah(g) => g.next_deadline(),
             Gen::PackMime(g) => g.next_deadline(),
+            Gen::Cbr(g) => g.next_deadline(),
+            Gen::OnOff(g) => g.next_deadline(),
         }
     }
 
@@ -428,6 +577,8 @@ impl Workload {
             Gen::Bulk(g) => g.emit_due(now, out),
             Gen::Mah(g) => g.emit_due(now, rng, out),
             Gen::PackMime(g) => g.emit_due(now, rng, out),
+            Gen::Cbr(g) => g.emit_due(now, out),
+            Gen::OnOff(g) => g.emit_due(now, rng, out),
         }
     }
 
@@ -446,7 +597,7 @@ impl Workload {
             return;
         }
         match &mut self.gen {
-            Gen::Poisson(_) | Gen::Bulk(_) | Gen::PackMime(_) => {}
+            Gen::Poisson(_) | Gen::Bulk(_) | Gen::PackMime(_) | Gen::Cbr(_) | Gen::OnOff(_) => {}
             Gen::Users(g) => g.on_response_complete(now, user, rng, out),
             Gen::ParetoWeb(g) => g.on_response_complete(now, user, rng, out),
             Gen::Mah(g) => g.on_response_complete(now, user, rng, out),

@@ -4,6 +4,8 @@
 //! Link names: `client{i}_up` / `client{i}_down`, `server{j}_up` / `server{j}_down`,
 //! `bottleneck_fwd` (S → C, carries responses) and `bottleneck_rev` (C → S).
 //! DelayBox sits at router C, as ns-2's PackMime examples place it beside the client cloud.
+//! Server hosts use `server_access_rate` when set (seed 003 §4.7's asymmetric access links).
+//! Host groups: `clients` and `servers` (a reverse workload swaps them).
 
 use super::Built;
 use crate::config::DumbbellConfig;
@@ -56,6 +58,7 @@ pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
         )
         .map_err(qerr("topology.access_queue"))?;
     }
+    let server_rate = cfg.server_access_rate.unwrap_or(cfg.access_rate);
     for j in 0..s {
         let n = c + j;
         net.add_link(
@@ -63,7 +66,7 @@ pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
                 name: &format!("server{j}_up"),
                 from: n,
                 to: rs,
-                rate: cfg.access_rate,
+                rate: server_rate,
                 delay: cfg.access_delay,
                 queue: &cfg.access_queue,
             },
@@ -75,7 +78,7 @@ pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
                 name: &format!("server{j}_down"),
                 from: rs,
                 to: n,
-                rate: cfg.access_rate,
+                rate: server_rate,
                 delay: cfg.access_delay,
                 queue: &cfg.access_queue,
             },
@@ -117,6 +120,10 @@ pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
         delaybox_node: cfg.delaybox.as_ref().map(|_| rc),
         monitored: vec![fwd, rev],
         bottleneck_fwd: fwd,
+        groups: vec![
+            ("clients".to_string(), (0..c).collect()),
+            ("servers".to_string(), (c..c + s).collect()),
+        ],
         path_delay: cfg.access_delay + cfg.bottleneck_delay + cfg.access_delay,
     })
 }

@@ -1,7 +1,9 @@
 //! Topology builders: each turns a plain-data config into a [`Network`](crate::network::Network)
-//! plus the node indices of its client and server hosts.
+//! plus the node indices of its client and server hosts and its named host groups
+//! (`dumbbell.rs`: `clients`, `servers`; `parking_lot.rs`: the configured clouds).
 
 pub mod dumbbell;
+pub mod parking_lot;
 
 /// A built topology.
 #[derive(Debug)]
@@ -17,6 +19,8 @@ pub struct Built {
     pub monitored: Vec<u32>,
     /// The forward bottleneck link (the one summarized).
     pub bottleneck_fwd: u32,
+    /// Named host groups ("clouds") and their nodes, for workload placement.
+    pub groups: Vec<(String, Vec<u32>)>,
     /// One-way propagation delay between client i and server j without DelayBox, as a function
     /// of nothing but the topology (dumbbell: the same for every pair).
     pub path_delay: units::SimDuration,

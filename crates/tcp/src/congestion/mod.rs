@@ -1,6 +1,7 @@
 //! Congestion control: one trait, one file per loss-recovery algorithm (STYLE.md §11), dispatched
 //! through the [`Congestion`] enum (no `Box<dyn>` on the per-segment path): `tahoe.rs`,
-//! `reno.rs`, `newreno.rs`, `sack.rs` (RFC 6675's window side). No CUBIC.
+//! `reno.rs`, `newreno.rs`, `sack.rs` (RFC 6675's window side), `cubic.rs` (RFC 9438 with
+//! NewReno recovery; it needs the time and SRTT, given by [`Congestion::set_clock`]).
 //!
 //! Shared arithmetic, RFC 5681 counted in bytes ([`Window`]):
 //! - slow start (cwnd < ssthresh): cwnd += min(bytes newly acked, MSS) per ACK (§3.1 eq. 2);
@@ -28,17 +29,20 @@
 //! newreno.rs and sack.rs; tests/recovery.rs, tests/fall_floyd.rs, tests/sack.rs and
 //! tests/rto.rs end to end.
 
+pub mod cubic;
 pub mod newreno;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
+pub use cubic::{Cubic, CubicParams};
 pub use newreno::NewReno;
 pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
 
 use crate::config::{TcpConfig, Variant};
+use units::{SimDuration, SimTime};
 
 /// cwnd and ssthresh, bytes, with the RFC 5681 arithmetic shared by every variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,12 +136,13 @@ pub trait CongestionControl {
 }
 
 /// Every algorithm, for static dispatch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Congestion {
     Tahoe(Tahoe),
     Reno(Reno),
     NewReno(NewReno),
     Sack(Sack),
+    Cubic(Cubic),
 }
 
 macro_rules! each {
@@ -147,6 +152,7 @@ macro_rules! each {
             Congestion::Reno($c) => $e,
             Congestion::NewReno($c) => $e,
             Congestion::Sack($c) => $e,
+            Congestion::Cubic($c) => $e,
         }
     };
 }
@@ -162,6 +168,30 @@ impl Congestion {
                 cfg.newreno_full_ack,
             )),
             Variant::Sack => Congestion::Sack(Sack::new(cfg.mss, cfg.dupack_threshold)),
+            Variant::Cubic => Congestion::Cubic(Cubic::new(
+                cfg.mss,
+                cfg.dupack_threshold,
+                cfg.newreno_full_ack,
+                CubicParams::default(),
+            )),
+        }
+    }
+    /// The time and SRTT of the hook about to run (only CUBIC uses them).
+    pub fn set_clock(&mut self, now: SimTime, srtt: Option<SimDuration>) {
+        if let Congestion::Cubic(c) = self {
+            c.set_clock(now, srtt);
+        }
+    }
+    /// ECN-Echo window reduction (RFC 3168 §6.1.2): Reno family ssthresh = max(FlightSize/2,
+    /// 2·MSS), cwnd = ssthresh; CUBIC its β reduction (RFC 9438 §4.6).
+    pub fn on_ece(&mut self, flight: u64) {
+        match self {
+            Congestion::Cubic(c) => c.on_ece(flight),
+            _ => {
+                let w = self.window_mut();
+                w.halve(flight);
+                w.cwnd = w.ssthresh;
+            }
         }
     }
     /// A `Sack` endpoint whose peer did not agree to SACK recovers as NewReno (before the

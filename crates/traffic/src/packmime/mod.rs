@@ -11,6 +11,7 @@
 //!   normal marginal; `r = logitinv2(c0 + c1·log2(rate))`.
 //! - [`FlowArrive`] (§3.1, seconds), [`RequestSize`] (§3.2, bytes), [`ResponseSize`] (§3.3,
 //!   bytes), [`Xmit`] (§3.8, milliseconds, RTT/2 as ns-2 returns it).
+//! - `http11.rs`: the server delay (§3.4) and the HTTP/1.1 variables (§3.5–3.7).
 //! - [`rtt_cdf_s`]: the marginal of the full RTT of one side in **seconds** as an
 //!   [`EmpiricalCdf`], for `sim::DelayBoxConfig::Distribution` (see its doc for what that
 //!   loses).
@@ -30,6 +31,10 @@
 //! the frozen FARIMA innovation variance (1.0004 at d = 0.33, N = 300), 100,000-draw quantiles
 //! against MODEL.md §8/§3.8, and Kolmogorov–Smirnov distances of 100,000 draws of each sampler
 //! against the model CDF.
+
+mod http11;
+
+pub use http11::*;
 
 use crate::dist::{unit, EmpiricalCdf};
 use rand::Rng as _;

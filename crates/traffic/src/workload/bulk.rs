@@ -32,6 +32,8 @@ impl Bulk {
                     response_bytes: f.bytes.unwrap_or(u64::MAX),
                     kind: FlowKind::Bulk,
                     page: 0,
+                    server_delay: units::SimDuration::ZERO,
+                    more: Vec::new(),
                 };
                 (f.start, i as u32, r)
             })

@@ -416,6 +416,8 @@ impl Mah {
             response_bytes: response,
             kind: FlowKind::Http,
             page,
+            server_delay: SimDuration::ZERO,
+            more: Vec::new(),
         });
         let user = &mut self.users[u as usize];
         user.issued += 1;

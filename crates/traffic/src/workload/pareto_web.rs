@@ -128,6 +128,8 @@ impl ParetoWeb {
                 response_bytes: response_bytes(size),
                 kind: FlowKind::Http,
                 page: 0,
+                server_delay: SimDuration::ZERO,
+                more: Vec::new(),
             });
         }
     }

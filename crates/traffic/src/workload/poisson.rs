@@ -78,6 +78,8 @@ impl Poisson {
                 response_bytes: response,
                 kind: FlowKind::Http,
                 page: 0,
+                server_delay: SimDuration::ZERO,
+                more: Vec::new(),
             });
             let g = self.gap(rng);
             self.next = later(t, g);

@@ -95,6 +95,8 @@ impl Users {
                 response_bytes: response,
                 kind: FlowKind::Http,
                 page: 0,
+                server_delay: SimDuration::ZERO,
+                more: Vec::new(),
             });
         }
     }

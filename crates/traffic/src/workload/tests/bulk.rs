@@ -30,6 +30,8 @@ fn bulk_flows_open_at_their_start_times_in_index_order() {
         response_bytes: u64::MAX,
         kind: FlowKind::Bulk,
         page: 0,
+        server_delay: units::SimDuration::ZERO,
+        more: Vec::new(),
     };
     assert_eq!(out, vec![endless]);
     assert_eq!(w.next_deadline(), Some(secs(5)));

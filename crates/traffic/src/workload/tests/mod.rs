@@ -3,9 +3,12 @@
 //! deadlines exactly when due, in time order (completions before timers at equal times).
 
 mod bulk;
+mod cbr;
 mod determinism;
 mod mah;
+mod onoff;
 mod packmime;
+mod packmime11;
 mod pareto_web;
 mod poisson;
 mod users;

@@ -386,6 +386,7 @@ fn pm(rate: f64, clients: u32, servers: u32) -> Workload {
         rate,
         clients,
         servers,
+        http: HttpVersion::Http10,
     })
     .unwrap()
 }
@@ -414,7 +415,8 @@ fn workload_first_at_start_mean_gap_and_hosts() {
 
 #[test]
 fn workload_draw_order_and_determinism() {
-    // §3.9: per connection, inter-arrival then request then response, from one stream.
+    // §3.9: per connection, inter-arrival, request, response, then the server delay (§3.4),
+    // from one stream.
     let mut w = pm(50.0, 1, 1);
     let log = drive(&mut w, &mut rng("pm-order"), secs(2), |_| None);
     let t = Tables::ns2();
@@ -430,7 +432,9 @@ fn workload_draw_order_and_determinism() {
         at += SimDuration::from_secs_f64(fa.sample(&mut r));
         let q = rq.sample(&t, &mut r).max(1.0) as u64;
         let p = rs.sample(&t, &mut r).0.max(1.0) as u64;
+        let d = SimDuration::from_secs_f64(server_delay_s(&mut r));
         assert_eq!((req.request_bytes, req.response_bytes), (q, p));
+        assert_eq!((req.server_delay, req.more.len()), (d, 0));
     }
     assert!(log.len() > 50);
     // Same stream → same run; another stream → a different one.
@@ -447,6 +451,7 @@ fn workload_validation() {
             rate,
             clients: c,
             servers: s,
+            http: HttpVersion::Http10,
         })
         .unwrap_err()
     };

@@ -1,0 +1,275 @@
+"""Running a sweep (`aqmlab sweep SCENARIO --out DIR`) and its results store.
+
+The scenario's `[sweep]` table is expanded into resolved runs (aqmlab.sweepspec); every resolved
+scenario is checked by the core before anything runs. Then each run that is not finished yet is
+executed, one run per process: a local process pool over all cores by default (`jobs`), in this
+process when `jobs == 1`, or on a Dask distributed cluster given its scheduler address (`dask`).
+Workers only simulate and return the results; this process writes every run directory, so the
+output directory need not be shared with remote workers (the scenario's data files must be
+readable there).
+
+Store layout:
+    DIR/sweep.json            the sweep: scenario, axes, load axis, replications (for reports)
+    DIR/sweep.parquet         one row per run: `run` (id), `variant`, `replication`, `seed`, one
+                              column per axis (key path), `status` ("ok", "failed", "pending"),
+                              `error` (first line of the error), then every summary column
+                              (NaN unless ok)
+    DIR/runs/<id>/            as `aqmlab run` writes a run (summary.json, the Parquet tables,
+                              run.json) plus scenario.toml, the resolved scenario; a failed run
+                              has scenario.toml and error.txt only.
+
+Resume: a run whose directory holds summary.json is finished and never recomputed; an
+interrupted sweep started again runs only the rest. A failed run is tried again by the next
+`aqmlab sweep` (its error stays in the table until then). The sweep table is rewritten at the
+end of every invocation, also after Ctrl-C. Runs with the same resolved scenario (e.g. a sweep
+variable that no derived value reads) share one id and are run once.
+
+Validation: python/tests/test_sweep_run.py (resume, failures, Dask vs process pool).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import closing
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from aqmlab.io import is_run_dir, read_summary, write_parquet, write_run
+from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
+
+SWEEP_TABLE = "sweep.parquet"
+SWEEP_INFO = "sweep.json"
+RUNS = "runs"
+SCENARIO = "scenario.toml"
+ERROR = "error.txt"
+META_COLUMNS = ["run", "variant", "replication", "seed"]
+STATUS_COLUMNS = ["status", "error"]
+
+
+def execute_run(text: str, label: str, base_dir: str, name: str) -> tuple[str, object]:
+    """Simulate one resolved run (in a worker). Returns ("ok", RunResult) or ("failed", error
+    text); never raises for a failing run."""
+    from aqmlab import _core
+    from aqmlab.api import _from_core
+
+    try:
+        d = _core.run_scenario_text(text, label, base_dir, name)
+        return "ok", _from_core(d, label)
+    except Exception as e:  # noqa: BLE001 - a failing run is recorded, not raised
+        return "failed", f"{type(e).__name__}: {e}\n\n{traceback.format_exc()}"
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def run_dir(out: Path, run: SweepRun) -> Path:
+    return out / RUNS / run.id
+
+
+def _store(out: Path, run: SweepRun, status: str, payload) -> None:
+    d = run_dir(out, run)
+    if status == "ok":
+        if d.exists() and not is_run_dir(d):
+            shutil.rmtree(d)  # the leftovers of an earlier failure of this run
+        write_run(payload, d)
+        _write_text_atomic(d / SCENARIO, run.text)
+    else:
+        d.mkdir(parents=True, exist_ok=True)
+        _write_text_atomic(d / SCENARIO, run.text)
+        _write_text_atomic(d / ERROR, str(payload))
+
+
+Task = tuple[str, str, str, str]  # text, label, base_dir, name
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is for the driver: it stops the pool; a worker must not record it as a failure.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _local(tasks: dict[str, Task], jobs: int) -> Iterator[tuple[str, str, object]]:
+    if jobs == 1:
+        for rid, t in tasks.items():
+            yield (rid, *execute_run(*t))
+        return
+    ex = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    try:
+        pending = {ex.submit(execute_run, *t): rid for rid, t in tasks.items()}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                rid = pending.pop(f)
+                try:
+                    yield (rid, *f.result())
+                except Exception as e:  # noqa: BLE001 - e.g. a worker process that died
+                    yield rid, "failed", f"{type(e).__name__}: {e}"
+    except BaseException:
+        # Interrupted: do not wait for the runs in progress (they are not recorded anyway).
+        for proc in list(getattr(ex, "_processes", {}).values()):
+            proc.terminate()
+        raise
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _dask(tasks: dict[str, Task], address: str) -> Iterator[tuple[str, str, object]]:
+    from distributed import Client, as_completed
+
+    with Client(address) as client:
+        futures = {
+            client.submit(execute_run, *t, key=f"aqmlab-run-{rid}", pure=False): rid
+            for rid, t in tasks.items()
+        }
+        try:
+            for f in as_completed(futures):
+                rid = futures[f]
+                try:
+                    yield (rid, *f.result())
+                except Exception as e:  # noqa: BLE001 - a lost worker, a serialization error
+                    yield rid, "failed", f"{type(e).__name__}: {e}"
+        finally:
+            client.cancel(list(futures))
+
+
+def _progress_bar(total: int, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="sweep", unit="run", dynamic_ncols=True)
+
+
+def run_sweep(
+    scenario: str | os.PathLike,
+    out: str | os.PathLike,
+    jobs: int | None = None,
+    dask: str | None = None,
+    progress: bool = True,
+    on_run: Callable[[SweepRun, str], None] | None = None,
+) -> pd.DataFrame:
+    """Expand and validate the sweep of `scenario`, run every unfinished run into `out` and return
+    the sweep table (also written to `out/sweep.parquet`). `jobs`: local processes (default: all
+    cores; 1 = in this process); `dask`: a Dask scheduler address instead. `on_run(run, status)`
+    is called after each run is stored. Raises SweepError before anything runs."""
+    sweep = expand(scenario)
+    validate(sweep)
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"--jobs: must be >= 1, got {jobs}")
+    out = Path(out)
+    (out / RUNS).mkdir(parents=True, exist_ok=True)
+    _write_text_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
+
+    by_id: dict[str, SweepRun] = {}
+    for r in sweep.runs:
+        by_id.setdefault(r.id, r)
+    todo: dict[str, Task] = {}
+    for rid, r in by_id.items():
+        d = run_dir(out, r)
+        if is_run_dir(d):
+            if not (d / SCENARIO).is_file():
+                _write_text_atomic(d / SCENARIO, r.text)
+            continue
+        todo[rid] = (r.text, sweep.scenario, sweep.base_dir, r.name)
+
+    bar = _progress_bar(len(todo), progress and bool(todo))
+    failed = 0
+    try:
+        if todo:
+            stream = _dask(todo, dask) if dask else _local(todo, jobs or os.cpu_count() or 1)
+            with closing(stream):
+                for rid, status, payload in stream:
+                    _store(out, by_id[rid], status, payload)
+                    failed += status != "ok"
+                    if bar is not None:
+                        if failed:
+                            bar.set_postfix(failed=failed)
+                        bar.update(1)
+                    if on_run is not None:
+                        on_run(by_id[rid], status)
+    finally:
+        if bar is not None:
+            bar.close()
+        table = sweep_table(sweep, out)
+        write_sweep_table(table, out / SWEEP_TABLE)
+    return table
+
+
+def sweep_info(sweep: Sweep) -> dict:
+    return {
+        "scenario": sweep.scenario,
+        "axes": sweep.axes,
+        "load_axis": sweep.load_axis,
+        "replications": sweep.replications,
+        "runs": len(sweep.runs),
+    }
+
+
+def _status_of(d: Path) -> tuple[str, str | None]:
+    if is_run_dir(d):
+        return "ok", None
+    if (d / ERROR).is_file():
+        return "failed", (d / ERROR).read_text(encoding="utf-8").split("\n\n", 1)[0]
+    return "pending", None
+
+
+def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
+    """One row per run of `sweep` (see the module doc), from what is on disk under `out`."""
+    rows = []
+    summary_cols: list[str] = []
+    for r in sweep.runs:
+        d = run_dir(out, r)
+        status, error = _status_of(d)
+        row = {"run": r.id, "variant": r.name, "replication": r.replication, "seed": r.seed}
+        row.update({a: r.values.get(a) for a in sweep.axes})
+        row.update(status=status, error=error)
+        if status == "ok":
+            s = read_summary(d)
+            summary_cols += [k for k in s if k not in summary_cols]
+            row.update(s)
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=[*META_COLUMNS, *sweep.axes, *STATUS_COLUMNS, *summary_cols])
+    for a in sweep.axes:  # an axis mixing numbers and strings is kept as strings
+        kinds = {type(v) for v in df[a]}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            df[a] = df[a].map(str)
+    for c in summary_cols:
+        df[c] = pd.to_numeric(df[c])
+    return df
+
+
+def write_sweep_table(df: pd.DataFrame, path: Path) -> None:
+    """Parquet without pandas metadata, written under a temporary name and renamed."""
+    t = pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    write_parquet(t, tmp)
+    os.replace(tmp, path)
+
+
+def is_sweep_dir(path: str | os.PathLike) -> bool:
+    p = Path(path)
+    return (p / SWEEP_TABLE).is_file() and (p / SWEEP_INFO).is_file()
+
+
+def load_sweep(dir: str | os.PathLike) -> pd.DataFrame:
+    """The sweep table of a sweep directory (one row per run; see the module doc). The sweep's
+    description (axes, load axis, replications) is in `df.attrs["sweep"]`."""
+    import pyarrow.parquet as pq
+
+    d = Path(dir)
+    if not is_sweep_dir(d):
+        raise FileNotFoundError(f"{d}: not a sweep directory (no {SWEEP_TABLE} and {SWEEP_INFO})")
+    df = pq.read_table(d / SWEEP_TABLE).to_pandas()
+    df.attrs["sweep"] = json.loads((d / SWEEP_INFO).read_text(encoding="utf-8"))
+    return df

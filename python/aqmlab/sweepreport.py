@@ -1,0 +1,325 @@
+"""`aqmlab report SWEEP_DIR`: the report of a sweep, as DIR/report.html (self-contained: figures
+embedded as base64 PNGs) and DIR/report.md (figures beside it in DIR/report/).
+
+A configuration is one variant at one point of the sweep (all axes fixed); its replications are
+pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
+- the summary table in seed 000's format (aqmlab.report.COLUMNS), "mean ± half width" per cell;
+- response-time CDFs (mean of the replications' empirical CDFs with the pointwise band) and
+  CCDFs (log-log), per configuration;
+- the crossover points between the pooled CDFs of each pair of configurations (up to 8);
+- queue length over time at the forward bottleneck (100 ms means, the first replication);
+- median response time by response size (pooled replications);
+- with a load axis (`[sweep] load_axis`, or a swept workload rate/users/flows): utilization and
+  drop rate against load, one line per configuration of the other axes, with CI error bars.
+
+Only runs with status "ok" count; failed runs are listed with their error.
+
+Validation: python/tests/test_sweep_report.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import itertools
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
+from aqmlab.report import CDF_COLUMNS, COLUMNS, fmt_value, response_time_cdf
+from aqmlab.stats import cdf_band, crossovers, rt_by_size, summary_ci
+from aqmlab.sweep import RUNS, load_sweep
+
+FWD_LINK = "bottleneck_fwd"
+MAX_PAIRS_GROUPS = 8
+
+
+@dataclass
+class Group:
+    """One configuration: its label, axis values and the run directories of its replications."""
+
+    label: str
+    key: tuple
+    dirs: list[Path]
+    samples: list[np.ndarray] = field(default_factory=list)
+
+
+def _fmt_axis(v) -> str:
+    return fmt_value(v) if isinstance(v, float) else str(v)
+
+
+def config_columns(df: pd.DataFrame) -> list[str]:
+    axes = df.attrs.get("sweep", {}).get("axes", [])
+    return ["variant", *axes]
+
+
+def _label(cols: list[str], key: tuple, multi_variant: bool) -> str:
+    parts = [str(key[0])] if multi_variant or len(cols) == 1 else []
+    parts += [f"{c}={_fmt_axis(v)}" for c, v in zip(cols[1:], key[1:], strict=True)]
+    return ", ".join(parts) or str(key[0])
+
+
+def groups(df: pd.DataFrame, sweep_dir: Path) -> list[Group]:
+    ok = df[df["status"] == "ok"]
+    cols = config_columns(df)
+    multi = df["variant"].nunique() > 1
+    out = []
+    for key, g in ok.groupby(cols, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        dirs = [sweep_dir / RUNS / rid for rid in g.sort_values("replication")["run"]]
+        out.append(Group(_label(cols, key, multi), key, dirs))
+    return out
+
+
+def _load_samples(g: Group) -> None:
+    for d in g.dirs:
+        info = read_info(d)
+        warm = warmup_ns_of(info, read_summary(d))
+        x, _ = response_time_cdf(read_table(d, "requests", CDF_COLUMNS), warm)
+        g.samples.append(x)
+
+
+def ci_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the summary table with CIs (seed 000's columns)."""
+    ok = df[df["status"] == "ok"]
+    cols = config_columns(df)
+    keys = [k for _, k in COLUMNS]
+    t = summary_ci(ok, cols, keys)
+    multi = df["variant"].nunique() > 1
+    header = ["configuration", "n", *[h for h, _ in COLUMNS]]
+    rows = []
+    for _, r in t.iterrows():
+        label = _label(cols, tuple(r[c] for c in cols), multi)
+        cells = [label, str(int(r["n"]))]
+        for k in keys:
+            m, h = r[k], r[f"{k}_ci"]
+            cells.append(fmt_value(m) if h is None or math.isnan(h) else f"{fmt_value(m)} ± {fmt_value(h)}")
+        rows.append(cells)
+    return header, rows
+
+
+def _fig():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    return plt, fig, ax
+
+
+def _png(plt, fig) -> bytes:
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def fig_cdf(gs: list[Group], xmax: float) -> bytes:
+    plt, fig, ax = _fig()
+    x = np.linspace(0.0, xmax, 801)
+    for g in gs:
+        mean, lo, hi = cdf_band(g.samples, x)
+        (line,) = ax.plot(x, mean, drawstyle="steps-post", label=f"{g.label} (n={len(g.samples)})")
+        ax.fill_between(x, lo, hi, step="post", alpha=0.25, color=line.get_color(), linewidth=0)
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("response time (s)")
+    ax.set_ylabel("cumulative fraction of responses")
+    ax.set_title("Response-time CDF: mean of replications, 95 % band")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower right", fontsize=7)
+    return _png(plt, fig)
+
+
+def fig_ccdf(gs: list[Group]) -> bytes:
+    plt, fig, ax = _fig()
+    top = max((float(s.max()) for g in gs for s in g.samples if len(s)), default=1.0)
+    x = np.logspace(-2, math.log10(max(top, 0.02)), 400)
+    for g in gs:
+        mean, lo, hi = cdf_band(g.samples, x)
+        (line,) = ax.plot(x, 1.0 - mean, label=g.label)
+        ax.fill_between(x, 1.0 - hi, 1.0 - lo, alpha=0.25, color=line.get_color(), linewidth=0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("response time (s)")
+    ax.set_ylabel("fraction of responses slower (1 − CDF)")
+    ax.set_title("Response-time CCDF: mean of replications, 95 % band")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower left", fontsize=7)
+    return _png(plt, fig)
+
+
+def fig_queue(gs: list[Group]) -> bytes:
+    plt, fig, ax = _fig()
+    for g in gs:
+        q = read_table(g.dirs[0], "queue", ["link", "t_ns", "mean_qlen"])
+        q = q[q["link"] == FWD_LINK]
+        ax.plot(q["t_ns"].to_numpy() / 1e9, q["mean_qlen"].to_numpy(), linewidth=0.7, label=g.label)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("queue length (packets, 100 ms mean)")
+    ax.set_title("Forward bottleneck queue over time (first replication)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper right", fontsize=7)
+    return _png(plt, fig)
+
+
+def fig_rt_by_size(gs: list[Group]) -> bytes:
+    plt, fig, ax = _fig()
+    for g in gs:
+        pooled = []
+        for d in g.dirs:
+            warm = warmup_ns_of(read_info(d), read_summary(d))
+            r = read_table(d, "requests", ["kind", "start_ns", "end_ns", "completed", "response_bytes"])
+            pooled.append(r[r["start_ns"] >= warm])
+        b = rt_by_size(pd.concat(pooled), 0)  # medians over the pooled responses of each bin
+        if b.empty:
+            continue
+        mid = np.sqrt(np.maximum(b["lo_bytes"], 500.0) * np.minimum(b["hi_bytes"], 2e6))
+        ax.plot(mid, b["median_rt_s"], marker="o", label=g.label)
+    ax.set_xscale("log")
+    ax.set_xlabel("response size (bytes, bin centre)")
+    ax.set_ylabel("median response time (s)")
+    ax.set_title("Response time by response size (pooled replications)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper left", fontsize=7)
+    return _png(plt, fig)
+
+
+def fig_vs_load(df: pd.DataFrame, load_axis: str, column: str, ylabel: str) -> bytes:
+    ok = df[df["status"] == "ok"]
+    cols = [c for c in config_columns(df) if c != load_axis]
+    t = summary_ci(ok, [*cols, load_axis], [column])
+    plt, fig, ax = _fig()
+    multi = df["variant"].nunique() > 1
+    for key, g in t.groupby(cols, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        g = g.sort_values(load_axis)
+        err = g[f"{column}_ci"].fillna(0.0).to_numpy()
+        ax.errorbar(g[load_axis], g[column], yerr=err, marker="o", capsize=3, label=_label(cols, key, multi))
+    ax.set_xlabel(load_axis)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{ylabel} vs {load_axis} (mean, 95 % CI)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    return _png(plt, fig)
+
+
+def crossover_rows(gs: list[Group]) -> list[list[str]]:
+    if len(gs) > MAX_PAIRS_GROUPS:
+        return []
+    rows = []
+    for a, b in itertools.combinations(gs, 2):
+        xs = crossovers(np.concatenate(a.samples), np.concatenate(b.samples))
+        rows.append([a.label, b.label, ", ".join(f"{x:.3f}" for x in xs) or "none"])
+    return rows
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    esc = [[c.replace("|", "\\|") for c in r] for r in [header, *rows]]
+    lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in esc[1:]]
+    return "\n".join(lines)
+
+
+def _html_table(header: list[str], rows: list[list[str]]) -> str:
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+_CSS = (
+    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+    "table{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
+    "td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
+    "td:first-child,th:first-child{text-align:left}img{max-width:100%}"
+)
+
+
+def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple[Path, Path]:
+    """Write `report.html` and `report.md` (+ `report/*.png`) into `sweep_dir`; returns the two
+    paths. Raises FileNotFoundError for a directory that is not a sweep or has no finished run."""
+    d = Path(sweep_dir)
+    df = load_sweep(d)
+    info = df.attrs["sweep"]
+    gs = groups(df, d)
+    if not gs:
+        raise FileNotFoundError(f"{d}: no finished run in the sweep (nothing to report)")
+    for g in gs:
+        _load_samples(g)
+
+    sections: list[tuple[str, str, list[str], list[list[str]]] | tuple[str, str, bytes]] = []
+    header, rows = ci_table(df)
+    sections.append(("table", "Summary (seed 000's columns; mean ± 95 % CI over replications)", header, rows))
+    failed = df[df["status"] != "ok"]
+    if len(failed):
+        frows = [
+            [r["run"], str(r["variant"]), r["status"], str(r["error"] or "")] for _, r in failed.iterrows()
+        ]
+        sections.append(("table", "Runs not finished", ["run", "variant", "status", "error"], frows))
+    sections.append(("figure", "Response-time CDF", fig_cdf(gs, xmax)))
+    sections.append(("figure", "Response-time CCDF", fig_ccdf(gs)))
+    cross = crossover_rows(gs)
+    if cross:
+        sections.append(("table", "CDF crossover points (s)", ["A", "B", "F_A − F_B changes sign at"], cross))
+    sections.append(("figure", "Queue length over time", fig_queue(gs)))
+    sections.append(("figure", "Response time by response size", fig_rt_by_size(gs)))
+    load_axis = info.get("load_axis")
+    if load_axis and load_axis in df.columns and pd.api.types.is_numeric_dtype(df[load_axis]):
+        sections.append(
+            ("figure", "Utilization vs load", fig_vs_load(df, load_axis, "utilization", "utilization"))
+        )
+        sections.append(("figure", "Loss vs load", fig_vs_load(df, load_axis, "drops_pct", "drops (%)")))
+
+    title = f"Sweep report: {info.get('scenario', d.name)}"
+    n_ok = int((df["status"] == "ok").sum())
+    axes = ", ".join(info.get("axes", [])) or "none"
+    intro = (
+        f"{len(df)} runs ({n_ok} finished), {len(gs)} configurations, "
+        f"{info.get('replications', 1)} replication(s) each; axes: {axes}."
+    )
+    fig_dir = d / "report"
+    fig_dir.mkdir(exist_ok=True)
+    md = [f"# {title}", "", intro, ""]
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
+    n_fig = 0
+    for s in sections:
+        if s[0] == "table":
+            _, name, h, r = s
+            md += [f"## {name}", "", _md_table(h, r), ""]
+            body += [f"<h2>{html.escape(name)}</h2>", _html_table(h, r)]
+        else:
+            _, name, png = s
+            n_fig += 1
+            fname = f"fig{n_fig}.png"
+            _write_atomic(fig_dir / fname, png)
+            md += [f"## {name}", "", f"![{name}](report/{fname})", ""]
+            b64 = base64.b64encode(png).decode("ascii")
+            body += [
+                f"<h2>{html.escape(name)}</h2>",
+                f'<img alt="{html.escape(name)}" src="data:image/png;base64,{b64}">',
+            ]
+    page = (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>'
+        + html.escape(title)
+        + f"</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+    html_path, md_path = d / "report.html", d / "report.md"
+    _write_atomic(html_path, page.encode("utf-8"))
+    _write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))
+    return html_path, md_path

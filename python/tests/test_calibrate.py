@@ -1,0 +1,240 @@
+"""Load calibration (aqmlab.calibrate): the fit against a hand-computed offered load, the cache,
+`load = …` resolution checked in closed loop, and the errors for bad input.
+
+The scenario (SMALL): HTTP/1.0 Poisson connections, 300 B requests and responses uniform on
+[2000 B, 2900 B], MSS 1460 B, IW 2, no delayed ACK. Every response is 2 segments
+(1461…2920 B), so the forward (server → client) wire bytes per connection, by hand, are
+  SYN-ACK 40 + response 2450 (mean of the uniform) + 2 × 40 headers (the FIN rides on the last
+  data segment, the ACK of the request on the first: crates/sim/src/world.rs `service`)
+  + the ACK of the client's FIN 40 = 2610 B = 20,880 bit
+per connection, so the slope is 20,880 bit/s per connection/s and the intercept 0.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import aqmlab
+from aqmlab import _core
+from aqmlab.calibrate import calibrate, content_hash, fit_line, rate_bps, read_scenario
+from aqmlab.cli import main
+
+SLOPE_BY_HAND = 20_880.0  # bit/s per connection/s (module doc)
+POINTS = [100, 200, 300, 400]  # connections/s; 8.4 % of the 100 Mbps calibration link at most
+
+SMALL = """\
+[run]
+seed = 3
+warmup = "10s"
+duration = "60s"
+
+[topology]
+kind = "{kind}"
+clients = 10
+servers = 10
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+
+[topology.delaybox]
+rtt = {{ dist = "uniform", min = "0ms", max = "100ms" }}
+
+[queue]
+kind = "droptail"
+limit = 120
+
+[[workload]]
+kind = "http10"
+arrival = "poisson"
+{size_key}
+request_size = {{ dist = "constant", value = "300B" }}
+response_size = {{ dist = "uniform", min = "2000B", max = "2900B" }}
+
+[calibration]
+points = [100, 200, 300, 400]
+warmup = "2s"
+duration = "60s"
+
+[[variant]]
+name = "dt"
+queue = {{ kind = "droptail", limit = 120 }}
+"""
+
+
+def write_small(d: Path, size_key: str = "load = 0.5", kind: str = "dumbbell", name="small.toml") -> Path:
+    p = d / name
+    p.write_text(textwrap.dedent(SMALL).format(size_key=size_key, kind=kind))
+    return p
+
+
+class CountingCore:
+    """Counts calls of the engine entry point `_core.run_variant`."""
+
+    def __init__(self, mp: pytest.MonkeyPatch):
+        self.calls = 0
+        real = _core.run_variant
+
+        def counted(*a, **k):
+            self.calls += 1
+            return real(*a, **k)
+
+        mp.setattr(_core, "run_variant", counted)
+
+
+# ----- no engine --------------------------------------------------------------------------------
+
+
+def test_fit_line_hand_computed():
+    # x̄ = 2, ȳ = 4; Sxy = 2 + 0 + 1.9 = 3.9, Sxx = 2 → slope 1.95, intercept 0.1;
+    # residuals −0.05, +0.1, −0.05: SSres = 0.015, SStot = 4 + 0.01 + 3.61 = 7.62.
+    slope, intercept, r2, maxrel = fit_line([1, 2, 3], [2.0, 4.1, 5.9])
+    assert slope == pytest.approx(1.95, rel=1e-12)
+    assert intercept == pytest.approx(0.1, rel=1e-9)
+    assert r2 == pytest.approx(1 - 0.015 / 7.62, rel=1e-9)
+    assert maxrel == pytest.approx(0.025, rel=1e-9)  # |−0.05| / 2 is the largest
+
+
+def test_rate_strings():
+    assert rate_bps("10Mbps", "f", "k") == 10e6
+    assert rate_bps("1.5Gbps", "f", "k") == 1.5e9
+    assert rate_bps("64kbps", "f", "k") == 64e3
+    with pytest.raises(_core.ScenarioError, match=r"^f: k: expected a positive rate"):
+        rate_bps("10 mbit", "f", "k")
+
+
+def test_hash_ignores_load_variants_and_run_length_but_not_the_workload(tmp_path):
+    h = content_hash(read_scenario(write_small(tmp_path, "load = 0.5", name="a.toml")), "forward")
+    other_load = write_small(tmp_path, "load = 0.9", name="b.toml")
+    assert content_hash(read_scenario(other_load), "forward") == h
+    as_rate = write_small(tmp_path, "rate = 240.0", name="c.toml")
+    assert content_hash(read_scenario(as_rate), "forward") == h
+    text = (tmp_path / "a.toml").read_text()
+    (tmp_path / "d.toml").write_text(text.replace('max = "2900B"', 'max = "2800B"'))
+    assert content_hash(read_scenario(tmp_path / "d.toml"), "forward") != h
+    assert content_hash(read_scenario(tmp_path / "a.toml"), "both") != h
+
+
+@pytest.mark.parametrize(
+    "size_key, kind, key, reason",
+    [
+        ("load = 0", "dumbbell", "workload[0].load", "must be a number greater than 0"),
+        ("load = -0.5", "dumbbell", "workload[0].load", "must be a number greater than 0"),
+        ('load = "98%"', "dumbbell", "workload[0].load", "must be a number greater than 0"),
+        ("load = 0.5\nrate = 100.0", "dumbbell", "workload[0].load", "conflicts with rate"),
+        ("load = 0.5", "parking_lot", "topology.kind", 'calibration needs kind = "dumbbell"'),
+    ],
+)
+def test_bad_load_is_one_line_naming_file_and_key(tmp_path, capsys, monkeypatch, size_key, kind, key, reason):
+    monkeypatch.chdir(tmp_path)
+    scen = write_small(tmp_path, size_key, kind)
+    core = CountingCore(monkeypatch)
+    assert main(["run", str(scen), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"aqmlab: error: {scen}: {key}: {reason}"), err
+    assert core.calls == 0  # nothing ran
+    assert not (tmp_path / ".aqmlab-cache").exists() and not (tmp_path / "out").exists()
+
+
+def test_load_on_a_kind_without_a_size_parameter(tmp_path, capsys):
+    scen = tmp_path / "bulk.toml"
+    text = write_small(tmp_path).read_text()
+    start = text.index("[[workload]]")
+    end = text.index("[calibration]")
+    scen.write_text(
+        text[:start] + '[[workload]]\nkind = "bulk"\nload = 0.5\n'
+        'flows = [{ start = "1s", client = 0, server = 0 }]\n\n' + text[end:]
+    )
+    assert main(["calibrate", str(scen), "--cache", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"aqmlab: error: {scen}: workload[0].load: not supported for kind = 'bulk'"), err
+
+
+# ----- through the engine -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    """SMALL calibrated once (in this process, so engine calls can be counted), then again."""
+    d = tmp_path_factory.mktemp("calib")
+    scen = write_small(d)
+    cache = d / "cache"
+    with pytest.MonkeyPatch.context() as mp:
+        core = CountingCore(mp)
+        first = calibrate(scen, cache=cache, jobs=1)
+        first_calls = core.calls
+        second = calibrate(scen, cache=cache, jobs=1)
+        second_calls = core.calls - first_calls
+    return d, scen, cache, first, first_calls, second, second_calls
+
+
+@pytest.mark.engine
+def test_slope_matches_the_hand_computed_offered_load(calibrated):
+    _, _, _, c, *_ = calibrated
+    assert [p["x"] for p in c.points] == POINTS
+    # Tolerance 3 %: each point is a Poisson sum over 60 s (6,000-24,000 connections, relative
+    # s.d. ≈ 1/√(λT) ≈ 0.6-1.3 %), which puts about 0.9 % of s.d. on the fitted slope.
+    assert c.slope == pytest.approx(SLOPE_BY_HAND, rel=0.03)
+    # The intercept is 0 by hand; allow 2 % of the top point's load (≈ 3 s.d. of the intercept).
+    assert abs(c.intercept) < 0.02 * SLOPE_BY_HAND * POINTS[-1]
+    assert c.r2 > 0.99
+    assert c.max_rel_residual < 0.03
+    assert c.parameter == "rate" and c.direction == "forward" and c.workload == 0
+    # The reverse direction carries SYN, request (300 + 40), ACKs and FIN: less than forward.
+    assert all(0 < p["reverse_bps"] < p["forward_bps"] for p in c.points)
+
+
+@pytest.mark.engine
+def test_cache_file_and_second_call_runs_nothing(calibrated):
+    _, scen, cache, first, first_calls, second, second_calls = calibrated
+    assert first_calls == len(POINTS) and not first.cached
+    assert second_calls == 0 and second.cached
+    assert (second.slope, second.intercept, second.points) == (first.slope, first.intercept, first.points)
+    stored = json.loads((cache / "calibration" / f"{first.hash}.json").read_text())
+    assert stored["hash"] == content_hash(read_scenario(scen), "forward")
+    assert {"points", "slope", "intercept", "r2", "max_rel_residual", "date"} <= set(stored)
+    assert [p["x"] for p in stored["points"]] == POINTS
+
+
+@pytest.mark.engine
+def test_load_half_resolves_to_the_right_rate_and_gives_half_load(calibrated, capsys, monkeypatch):
+    d, _, cache, c, *_ = calibrated
+    # Another file with the same content hash: the cached calibration must be reused.
+    scen = write_small(d, "load = 0.5", name="half.toml")
+    monkeypatch.setenv("AQMLAB_CACHE", str(cache))
+    core = CountingCore(monkeypatch)
+    assert main(["run", str(scen), "--out", str(d / "out"), "--quiet"]) == 0
+    assert core.calls == 1  # the run itself; no calibration runs
+    err = capsys.readouterr().err
+    expect = float(f"{(0.5 * 10e6 - c.intercept) / c.slope:.6g}")
+    assert f"workload[0].load = 0.5 of 10 Mbps → rate = {expect:g} conn/s" in err
+    # By hand: 5 Mbit/s / 20,880 bit per connection = 239.46 conn/s (3 %, as the slope).
+    assert expect == pytest.approx(5e6 / SLOPE_BY_HAND, rel=0.03)
+    # Closed loop on the real 10 Mbps bottleneck: the measured utilization is the load asked for
+    # (±0.02: the fit's ≈1 % plus the 60 s run's ≈1 % Poisson noise, nothing dropped at 50 %).
+    run = aqmlab.load_run(d / "out" / "dt")
+    assert run.summary["utilization"] == pytest.approx(0.5, abs=0.02)
+    assert run.summary["drops"] == 0
+    assert json.loads((d / "out" / "dt" / "run.json").read_text())["scenario"] == str(scen)
+
+
+@pytest.mark.engine
+def test_variant_with_its_own_bottleneck_gets_its_own_rate(calibrated):
+    d, _, cache, c, *_ = calibrated
+    text = write_small(d, "load = 0.5", name="two.toml").read_text()
+    scen = d / "two.toml"
+    scen.write_text(text + '\n[[variant]]\nname = "fast"\ntopology = { bottleneck_rate = "20Mbps" }\n')
+    with aqmlab.calibrate.resolved_scenario(scen, cache=cache) as p:  # cached: no runs
+        doc = tomllib.loads(p.read_text())
+    want10 = float(f"{(0.5 * 10e6 - c.intercept) / c.slope:.6g}")
+    want20 = float(f"{(0.5 * 20e6 - c.intercept) / c.slope:.6g}")
+    assert doc["workload"][0]["rate"] == want10 and "load" not in doc["workload"][0]
+    assert "workload" not in doc["variant"][0]
+    assert doc["variant"][1]["workload"][0]["rate"] == want20
+    assert "calibration" not in doc

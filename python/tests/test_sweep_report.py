@@ -1,0 +1,73 @@
+"""`aqmlab report SWEEP_DIR`: report.html (tables + embedded PNGs) and report.md, on a sweep run
+with the fake engine of test_sweep_run (hand-made runs with known summaries)."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+from test_sweep_run import SWEEP, FakeCore
+
+from aqmlab import _core, cli
+from aqmlab.sweep import run_sweep
+
+LOAD_SWEEP = SWEEP.replace("replications = 2", 'replications = 3\nload_axis = "workload[0].rate"').replace(
+    '"queue.limit" = [10, 30, 60]', '"queue.limit" = [10, 60]\n"workload[0].rate" = [100.0, 200.0]'
+)
+
+
+@pytest.fixture
+def sweep_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(fail_limit=None))
+    p = tmp_path / "load.toml"
+    p.write_text(LOAD_SWEEP)
+    out = tmp_path / "out"
+    run_sweep(p, out, jobs=1, progress=False)
+    return out
+
+
+def test_html_and_markdown_reports(sweep_dir, capsys):
+    assert cli.main(["report", str(sweep_dir)]) == 0
+    assert capsys.readouterr().out == f"report: {sweep_dir / 'report.html'}  {sweep_dir / 'report.md'}\n"
+    page = (sweep_dir / "report.html").read_text()
+    # The summary table: seed 000's headers, one row per configuration (2 limits × 2 rates), and
+    # CIs over the 3 replications. kb_per_s = 1000 + limit + seed, seeds 1, 2, 3: for limit 10
+    # the mean is 1012, s = 1, half = 4.302653 / sqrt(3) = 2.484 → "1012 ± 2.48".
+    for h in ["configuration", "KB/s", "% drops", "median rt (ms)", "≤1s", "&gt;3s", "p99 (ms)"]:
+        assert f"<th>{h}</th>" in page
+    rows = re.findall(r"<tr><td>(queue\.limit=[^<]*)</td><td>(\d+)</td><td>([^<]*)</td>", page)
+    assert rows == [
+        ("queue.limit=10, workload[0].rate=100", "3", "1012 ± 2.48"),
+        ("queue.limit=10, workload[0].rate=200", "3", "1012 ± 2.48"),
+        ("queue.limit=60, workload[0].rate=100", "3", "1062 ± 2.48"),
+        ("queue.limit=60, workload[0].rate=200", "3", "1062 ± 2.48"),
+    ]
+    # Every run has the same response times, so the CDFs never cross.
+    assert "<h2>CDF crossover points (s)</h2>" in page and page.count("<td>none</td>") == 6
+    # Figures: CDF, CCDF, queue, response time by size, utilization and loss vs load; embedded.
+    imgs = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([A-Za-z0-9+/=]+)">', page)
+    assert [a for a, _ in imgs] == [
+        "Response-time CDF", "Response-time CCDF", "Queue length over time",
+        "Response time by response size", "Utilization vs load", "Loss vs load",
+    ]  # fmt: skip
+    for _, b64 in imgs:
+        png = base64.b64decode(b64)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    md = (sweep_dir / "report.md").read_text()
+    assert "| queue.limit=60, workload[0].rate=200 | 3 | 1062 ± 2.48 |" in md
+    links = re.findall(r"!\[[^\]]*\]\((report/fig\d\.png)\)", md)
+    assert len(links) == 6 and all((sweep_dir / link).is_file() for link in links)
+
+
+def test_report_lists_failed_runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(fail_limit=10))
+    p = tmp_path / "load.toml"
+    p.write_text(LOAD_SWEEP)
+    out = tmp_path / "out"
+    run_sweep(p, out, jobs=1, progress=False)
+    assert cli.main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "<h2>Runs not finished</h2>" in page
+    assert page.count("SimError: queue.limit: fake failure for limit 10") == 6
+    assert "queue.limit=10" not in page.split("<h2>Runs not finished</h2>")[0]

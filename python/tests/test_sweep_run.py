@@ -1,0 +1,192 @@
+"""Running sweeps (aqmlab.sweep): the results store, resume, failures, the CLI, and (engine
+tests) the process pool and a two-worker Dask LocalCluster giving byte-identical runs."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pyarrow as pa
+import pytest
+from conftest import synthetic_result
+
+from aqmlab import SimError, _core, cli, load_sweep
+from aqmlab.sweep import run_sweep
+
+SWEEP = """\
+[run]
+seed = 1
+warmup = "1s"
+duration = "4s"
+
+[topology]
+kind = "dumbbell"
+clients = 4
+servers = 4
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+
+[topology.delaybox]
+rtt = { dist = "uniform", min = "0ms", max = "100ms" }
+
+[queue]
+kind = "droptail"
+limit = 60
+
+[[workload]]
+kind = "http10"
+arrival = "poisson"
+rate = 100.0
+request_size = { dist = "constant", value = "300B" }
+response_size = { dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }
+
+[sweep]
+replications = 2
+
+[sweep.grid]
+"queue.limit" = [10, 30, 60]
+"""
+
+
+class FakeCore:
+    """Stands in for `_core.run_scenario_text` in this process (jobs=1): counts calls, returns a
+    hand-made run whose kb_per_s is 1000 + queue limit + seed, fails for `fail_limit` and raises
+    `interrupt_at_call` (KeyboardInterrupt) at that call number."""
+
+    def __init__(self, fail_limit=None, interrupt_at_call=None):
+        self.calls = []
+        self.fail_limit = fail_limit
+        self.interrupt_at_call = interrupt_at_call
+
+    def __call__(self, text, label, base_dir, variant, progress=None):
+        doc = tomllib.loads(text)
+        limit, seed = doc["queue"]["limit"], doc["run"]["seed"]
+        self.calls.append((limit, seed))
+        if self.interrupt_at_call == len(self.calls):
+            raise KeyboardInterrupt
+        if limit == self.fail_limit:
+            raise SimError(f"queue.limit: fake failure for limit {limit}")
+        r = synthetic_result(variant, kb_per_s=1000.0 + limit + seed)
+        return {
+            "name": variant,
+            "seed": seed,
+            "warmup_ns": r.warmup_ns,
+            "summary_json": r.summary_json,
+            "requests": pa.Table.from_pandas(r.requests).to_pydict(),
+            "queue": pa.Table.from_pandas(r.queue).to_pydict(),
+            "links": pa.Table.from_pandas(r.links).to_pydict(),
+            "engine": r.engine,
+            "wall_s": 0.01,
+        }
+
+
+@pytest.fixture
+def sweep_file(tmp_path):
+    p = tmp_path / "sw.toml"
+    p.write_text(SWEEP)
+    return p
+
+
+def test_store_layout_and_table(tmp_path, sweep_file, monkeypatch):
+    fake = FakeCore()
+    monkeypatch.setattr(_core, "run_scenario_text", fake)
+    out = tmp_path / "out"
+    t = run_sweep(sweep_file, out, jobs=1, progress=False)
+    assert fake.calls == [(10, 1), (10, 2), (30, 1), (30, 2), (60, 1), (60, 2)]
+    assert t["queue.limit"].tolist() == [10, 10, 30, 30, 60, 60]
+    assert t["seed"].tolist() == [1, 2, 1, 2, 1, 2]
+    assert t["replication"].tolist() == [0, 1, 0, 1, 0, 1]
+    assert t["status"].tolist() == ["ok"] * 6
+    assert t["kb_per_s"].tolist() == [1011.0, 1012.0, 1031.0, 1032.0, 1061.0, 1062.0]
+    assert (t["variant"] == "sw").all()  # no [[variant]]: the file's stem
+    # One directory per run id, holding the run and its resolved scenario.
+    for rid, limit, seed in zip(t["run"], t["queue.limit"], t["seed"], strict=True):
+        d = out / "runs" / rid
+        assert (d / "summary.json").is_file() and (d / "requests.parquet").is_file()
+        doc = tomllib.loads((d / "scenario.toml").read_text())
+        assert (doc["queue"]["limit"], doc["run"]["seed"]) == (limit, seed) and "sweep" not in doc
+    back = load_sweep(out)
+    assert back.equals(t)
+    assert back.attrs["sweep"]["axes"] == ["queue.limit"] and back.attrs["sweep"]["replications"] == 2
+
+
+def test_resume_runs_only_the_unfinished_runs(tmp_path, sweep_file, monkeypatch):
+    out = tmp_path / "out"
+    first = FakeCore(interrupt_at_call=4)
+    monkeypatch.setattr(_core, "run_scenario_text", first)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(sweep_file, out, jobs=1, progress=False)
+    # Three runs finished before Ctrl-C; the table was still written, with three pending.
+    assert load_sweep(out)["status"].tolist() == ["ok", "ok", "ok", "pending", "pending", "pending"]
+    second = FakeCore()
+    monkeypatch.setattr(_core, "run_scenario_text", second)
+    t = run_sweep(sweep_file, out, jobs=1, progress=False)
+    assert second.calls == [(30, 2), (60, 1), (60, 2)]  # only the three not finished
+    assert t["status"].tolist() == ["ok"] * 6
+    third = FakeCore()
+    monkeypatch.setattr(_core, "run_scenario_text", third)
+    run_sweep(sweep_file, out, jobs=1, progress=False)
+    assert third.calls == []  # a finished sweep is never recomputed
+
+
+def test_a_failing_run_is_recorded_and_the_others_run(tmp_path, sweep_file, monkeypatch, capsys):
+    fake = FakeCore(fail_limit=30)
+    monkeypatch.setattr(_core, "run_scenario_text", fake)
+    out = tmp_path / "out"
+    assert cli.main(["sweep", str(sweep_file), "--out", str(out), "--jobs", "1", "--quiet"]) == 1
+    assert capsys.readouterr().out.startswith(f"{out}: 6 runs: 4 ok, 2 failed, 0 pending")
+    assert len(fake.calls) == 6
+    t = load_sweep(out)
+    assert t["status"].tolist() == ["ok", "ok", "failed", "failed", "ok", "ok"]
+    assert t["error"][2] == "SimError: queue.limit: fake failure for limit 30"
+    assert t["kb_per_s"].isna().tolist() == [False, False, True, True, False, False]
+    err = (out / "runs" / t["run"][2] / "error.txt").read_text()
+    assert err.startswith("SimError: queue.limit: fake failure for limit 30")
+    # The next invocation tries the failed runs again (and only them).
+    again = FakeCore()
+    monkeypatch.setattr(_core, "run_scenario_text", again)
+    assert cli.main(["sweep", str(sweep_file), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
+    assert again.calls == [(30, 1), (30, 2)]
+    assert load_sweep(out)["status"].tolist() == ["ok"] * 6
+
+
+def test_bad_sweep_stops_before_anything_runs(tmp_path, monkeypatch, capsys):
+    fake = FakeCore()
+    monkeypatch.setattr(_core, "run_scenario_text", fake)
+    p = tmp_path / "bad.toml"
+    p.write_text(SWEEP.replace('"queue.limit" = [10, 30, 60]', '"queue.limit" = [10, 0]'))
+    out = tmp_path / "out"
+    assert cli.main(["sweep", str(p), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"aqmlab: error: {p}: queue.limit: ") and "sweep point: queue.limit = 0" in err
+    assert fake.calls == [] and not out.exists()
+
+
+@pytest.mark.engine
+def test_process_pool_and_dask_give_byte_identical_runs(tmp_path, sweep_file):
+    from distributed import LocalCluster
+
+    pool = run_sweep(sweep_file, tmp_path / "pool", jobs=2, progress=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        dask = run_sweep(sweep_file, tmp_path / "dask", dask=cluster.scheduler_address, progress=False)
+    assert pool["status"].tolist() == ["ok"] * 6 and dask["run"].tolist() == pool["run"].tolist()
+    for rid in pool["run"]:
+        for f in ["summary.json", "requests.parquet", "queue.parquet", "scenario.toml"]:
+            a = (tmp_path / "pool" / "runs" / rid / f).read_bytes()
+            assert a == (tmp_path / "dask" / "runs" / rid / f).read_bytes(), (rid, f)
+    # Behaviour: the two seeds are different runs; a 10-packet buffer drops more than 60.
+    assert pool["responses_started"][0] != pool["responses_started"][1]
+    by_limit = pool.groupby("queue.limit")["drops_pct"].mean()
+    assert by_limit[10] > by_limit[60]
+
+
+@pytest.mark.engine
+def test_resolved_scenario_reruns_to_the_same_summary(tmp_path, sweep_file):
+    import aqmlab
+
+    t = run_sweep(sweep_file, tmp_path / "out", jobs=1, progress=False)
+    d = tmp_path / "out" / "runs" / t["run"][3]
+    again = aqmlab.run(d / "scenario.toml")
+    (r,) = again.values()
+    assert r.summary_json + "\n" == (d / "summary.json").read_text()

@@ -1,0 +1,77 @@
+"""Study definitions for `aqmlab reproduce STUDY [--quick]` (issue 6).
+
+A study is a set of tables from one paper, each reproduced by one sweep scenario, plus the
+paper's own numbers and the paper's conclusions as checks. Layout of one study `NAME`:
+
+    studies/NAME/               data of the study (repository root)
+        README.md               what is reproduced, how the setup differs from the paper
+        *.toml                  sweep scenario files (`aqmlab sweep` format, with [sweep])
+        paper.csv               the paper's numbers, one value per row:
+                                table,row,metric,value   (row = the paper's row label, e.g.
+                                "load=98,qlen=60"; metric = a summary column name such as
+                                kb_per_s, drops_pct, mean_qlen, median_rt_ms, pct_le_1s)
+    python/aqmlab/studies/NAME.py
+        STUDY = Study(...)      the definition below
+
+`aqmlab.reproduce` runs every table's sweep (quick mode scales durations and replications
+down), matches sweep rows to paper rows with `Table.row_label`, writes the report (paper value,
+aqmlab mean ± 95 % CI, difference) and evaluates the verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the paper reproduced by one sweep.
+
+    `id`: the paper's table id ("B.4"); `title`: its caption in short; `scenario`: sweep file
+    name inside studies/NAME/; `metrics`: summary columns to show, in the paper's order;
+    `row_label(row) -> str`: the paper row label of one row of the sweep table (aqmlab's
+    `load_sweep` DataFrame: axes by key path, `variant`, `replication`, summary columns), or
+    None to leave the row out."""
+
+    id: str
+    title: str
+    scenario: str
+    metrics: tuple[str, ...]
+    row_label: Callable[[pd.Series], str | None]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One conclusion of the paper, checked on aqmlab's results.
+
+    `claim`: the paper's conclusion in words; `check(results) -> (holds, evidence)`, where
+    `results` maps table id → DataFrame with columns `row`, each metric's mean (`<metric>`) and
+    CI half-width (`<metric>_ci`), and `evidence` says which numbers decided it."""
+
+    claim: str
+    check: Callable[[dict[str, pd.DataFrame]], tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A paper to reproduce: `name` (the `aqmlab reproduce` argument), `paper` (citation),
+    `tables`, `verdicts`, and the quick mode: `quick_overrides` are sweep-file key paths → values
+    applied to every table's scenario in `--quick` mode (e.g. {"run.duration": "120s",
+    "run.warmup": "60s", "sweep.replications": 1}), chosen so the whole study runs in minutes."""
+
+    name: str
+    paper: str
+    tables: tuple[Table, ...]
+    verdicts: tuple[Verdict, ...] = ()
+    quick_overrides: dict[str, object] = field(default_factory=dict)
+
+
+def load(name: str) -> Study:
+    """The study called `name` (module aqmlab.studies.<name with - as _>)."""
+    import importlib
+
+    mod = importlib.import_module(f"aqmlab.studies.{name.replace('-', '_')}")
+    return mod.STUDY

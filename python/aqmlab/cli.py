@@ -5,6 +5,7 @@
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
     aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
+    aqmlab reproduce STUDY [--quick] [--out DIR] [--jobs N] [--dask ADDR] [--publish]   (aqmlab.reproduce)
 
 Errors (a rejected scenario, an experiment the engine cannot build, a missing directory) print
 one line "aqmlab: error: …" to stderr and exit with status 2; Ctrl-C exits with 130. A variant
@@ -17,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from aqmlab import _core, calibrate
+from aqmlab import _core, calibrate, reproduce
 from aqmlab.report import open_runs, plot_cdfs, run_cdf, summary_table
 
 PROG = "aqmlab"
@@ -42,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--variant", metavar="NAME", help="run only this variant")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
+    reproduce.add_parser(sub)  # `aqmlab reproduce STUDY [--quick]` (aqmlab.reproduce)
 
     sw = sub.add_parser(
         "sweep",
@@ -131,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_run(args)
         if args.command == "sweep":
             return cmd_sweep(args)
+        if args.command == "reproduce":
+            return reproduce.cmd_reproduce(args, argv)
         return cmd_report(args)
     except (_core.ScenarioError, _core.SimError) as e:
         return _error(str(e))

@@ -20,6 +20,7 @@ aqmlab mean ± 95 % CI, difference) and evaluates the verdicts.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,6 +42,14 @@ class Table:
     scenario: str
     metrics: tuple[str, ...]
     row_label: Callable[[pd.Series], str | None]
+    quick_overrides: dict[str, object] = field(default_factory=dict)
+    """Optional: overrides for this table's sweep file in `--quick` mode, applied after the
+    study's `quick_overrides` (same key paths; see aqmlab.reproduce)."""
+    run_metrics: Callable[[pd.DataFrame, str | os.PathLike], pd.DataFrame] | None = None
+    """Optional: `run_metrics(sweep, sweep_dir) -> sweep` adds columns that are not summary
+    columns (e.g. one workload's response times), computed from each run's directory
+    `sweep_dir/runs/<run id>`; `metrics` may then name them. Called once per sweep file, before
+    `row_label` (seed 002 study: aqmlab.studies.weigle_multi)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,481 @@
+"""`aqmlab reproduce STUDY [--quick]`: run a study's sweeps and set aqmlab's numbers beside the
+paper's (issue 6; the study interface is aqmlab.studies).
+
+Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
+1. Each distinct sweep file of the study's tables (studies/NAME/<scenario>) runs once with
+   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a finished run is
+   never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
+   has any) are applied to the sweep document first; the resolved sweep file is written to
+   OUT/scenarios/<file> and that file runs. Overrides are key paths as in aqmlab.sweepspec,
+   with one addition: under `sweep.grid.`, `sweep.zip.` and `sweep.derive.` the rest of the
+   path is one key (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`),
+   and such a key is applied only to files whose table already has that key (so one
+   study-wide override can shorten the load axis of every table that sweeps the load).
+2. Each ok run of the sweep gets its paper row label from `Table.row_label` (None: left out);
+   per row and metric, the mean over replications and the half width of the 95 % Student-t
+   interval (aqmlab.stats.summary_ci; NaN with one replication).
+3. paper.csv (table,row,metric,value) is joined on (table, row, metric): the difference is
+   aqmlab's mean − the paper's value.
+4. Each verdict's check gets {table id: results}; a check that raises (e.g. a row that quick
+   mode does not run) is reported as not evaluated, with the reason.
+5. OUT/report.md and OUT/report.html (self-contained) hold the date, the exact command, per
+   table the paper / aqmlab ± CI / difference lines, the verdict table, and the figures of
+   each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
+   Every file is written under a temporary name and renamed.
+
+`--publish` copies report.md and its figures to docs/reproductions/NAME/.
+
+Validation: python/tests/test_reproduce.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import csv
+import datetime as _dt
+import html
+import math
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import tomli_w
+
+from aqmlab.report import fmt_value
+from aqmlab.stats import summary_ci
+from aqmlab.studies import Study, Table
+from aqmlab.sweepspec import PathError, set_path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PAPER_CSV = "paper.csv"
+PAPER_COLUMNS = ("table", "row", "metric", "value")
+_SWEEP_LIST_PREFIXES = ("sweep.grid.", "sweep.zip.", "sweep.derive.")
+_FIG_LINE = re.compile(r"^!\[(?P<name>.+)\]\(report/(?P<file>fig\d+\.png)\)$")
+
+
+class ReproduceError(ValueError):
+    """A study that cannot be reproduced as defined: `file: key: reason`."""
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. quick overrides
+
+
+def apply_overrides(doc: dict, overrides: dict[str, object], file: str) -> dict:
+    """A copy of the sweep document `doc` with `overrides` (key path → value) applied; see the
+    module doc for the `sweep.grid.` / `sweep.zip.` / `sweep.derive.` rule. Raises
+    ReproduceError naming `file` and the key for a path that does not resolve."""
+    out = copy.deepcopy(doc)
+    for path, value in overrides.items():
+        prefix = next((p for p in _SWEEP_LIST_PREFIXES if path.startswith(p)), None)
+        if prefix is not None:
+            section = prefix.split(".")[1]
+            key = path[len(prefix) :]
+            table = out.get("sweep", {}).get(section, {})
+            if isinstance(table, dict) and key in table:
+                table[key] = copy.deepcopy(value)
+            continue
+        try:
+            set_path(out, path, value)
+        except PathError as e:
+            raise ReproduceError(f"{file}: quick_overrides[{path!r}]: {e}") from None
+    return out
+
+
+def resolved_sweep_file(src: Path, overrides: dict[str, object], dest_dir: Path) -> Path:
+    """Write `src` with `overrides` applied to `dest_dir/<src name>` (atomically); returns it."""
+    with open(src, "rb") as f:
+        doc = tomllib.load(f)
+    doc = apply_overrides(doc, overrides, str(src))
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    dest = dest_dir / src.name
+    header = f"# {src} with the quick-mode overrides of `aqmlab reproduce --quick` applied.\n"
+    write_atomic(dest, (header + tomli_w.dumps(doc)).encode("utf-8"))
+    return dest
+
+
+# ---------------------------------------------------------------------------------------------
+# 2-3. results per table and the paper join
+
+
+def table_results(sweep: pd.DataFrame, table: Table) -> pd.DataFrame:
+    """Per paper row of `table`: `row`, `n` (replications), and per metric the mean (`m`) and
+    the 95 % CI half width (`m_ci`) over the ok runs of `sweep` that `row_label` maps to it."""
+    ok = sweep[sweep["status"] == "ok"].copy()
+    cols = ["row", "n", *[c for m in table.metrics for c in (m, f"{m}_ci")]]
+    if ok.empty:
+        return pd.DataFrame(columns=cols)
+    ok["row"] = [table.row_label(r) for _, r in ok.iterrows()]
+    ok = ok[ok["row"].notna()]
+    if ok.empty:
+        return pd.DataFrame(columns=cols)
+    missing = [m for m in table.metrics if m not in ok.columns]
+    if missing:
+        raise ReproduceError(f"table {table.id}: metrics: not summary columns: {', '.join(missing)}")
+    return summary_ci(ok, ["row"], list(table.metrics))[cols]
+
+
+def read_paper(path: Path) -> pd.DataFrame:
+    """paper.csv as a DataFrame (table, row, metric, value: float). Raises ReproduceError naming
+    the file, line and reason for a bad header or a value that is not a number."""
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    if not rows or tuple(c.strip() for c in rows[0]) != PAPER_COLUMNS:
+        raise ReproduceError(f"{path}: line 1: header must be {','.join(PAPER_COLUMNS)}")
+    out = []
+    for i, r in enumerate(rows[1:], start=2):
+        if not r or all(not c.strip() for c in r):
+            continue
+        if len(r) != 4:
+            raise ReproduceError(f"{path}: line {i}: want 4 fields, got {len(r)}")
+        try:
+            v = float(r[3])
+        except ValueError:
+            raise ReproduceError(f"{path}: line {i}: value: not a number: {r[3]!r}") from None
+        out.append((r[0].strip(), r[1].strip(), r[2].strip(), v))
+    return pd.DataFrame(out, columns=list(PAPER_COLUMNS))
+
+
+def join_paper(paper: pd.DataFrame, table: Table, results: pd.DataFrame) -> list[dict]:
+    """One dict per row (paper's rows in the paper's order, then rows aqmlab has and the paper
+    has not): `row`, `n`, and per metric `paper`, `mean`, `ci`, `diff` (mean − paper; NaN where
+    either is missing)."""
+    p = paper[paper["table"] == table.id]
+    order = list(dict.fromkeys(p["row"]))
+    res = {r["row"]: r for _, r in results.iterrows()}
+    order += [r for r in res if r not in order]
+    out = []
+    for row in order:
+        d: dict = {"row": row, "n": int(res[row]["n"]) if row in res else 0, "metrics": {}}
+        for m in table.metrics:
+            pv = p[(p["row"] == row) & (p["metric"] == m)]["value"]
+            pval = float(pv.iloc[0]) if len(pv) else math.nan
+            mean = float(res[row][m]) if row in res else math.nan
+            ci = float(res[row][f"{m}_ci"]) if row in res else math.nan
+            d["metrics"][m] = {"paper": pval, "mean": mean, "ci": ci, "diff": mean - pval}
+        out.append(d)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. verdicts
+
+
+@dataclass(frozen=True)
+class VerdictResult:
+    """A verdict as evaluated: `holds` is True/False, or None when the check could not run."""
+
+    claim: str
+    holds: bool | None
+    evidence: str
+
+
+def evaluate(study: Study, results: dict[str, pd.DataFrame]) -> list[VerdictResult]:
+    """Run every verdict check of `study` on `results` (table id → table_results)."""
+    out = []
+    for v in study.verdicts:
+        try:
+            holds, evidence = v.check(results)
+            out.append(VerdictResult(v.claim, bool(holds), str(evidence)))
+        except Exception as e:  # noqa: BLE001 - a check on missing rows is reported, not raised
+            out.append(VerdictResult(v.claim, None, f"not evaluated: {type(e).__name__}: {e}"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. the report
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` under a temporary name in the same directory, then rename."""
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _cell(v: float) -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt_value(v)
+
+
+def _mean_ci(mean: float, ci: float) -> str:
+    if math.isnan(mean):
+        return "–"
+    return fmt_value(mean) if math.isnan(ci) else f"{fmt_value(mean)} ± {fmt_value(ci)}"
+
+
+def _diff(d: float) -> str:
+    if math.isnan(d):
+        return "–"
+    return ("+" if d > 0 else "") + fmt_value(d)
+
+
+def table_lines(table: Table, joined: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of one table of the report: three lines per paper row (paper, aqmlab
+    mean ± CI with the number of replications, difference)."""
+    header = ["row", "", *table.metrics]
+    rows = []
+    for d in joined:
+        ms = [d["metrics"][m] for m in table.metrics]
+        rows.append([d["row"], "paper", *[_cell(x["paper"]) for x in ms]])
+        rows.append(["", f"aqmlab (n={d['n']})", *[_mean_ci(x["mean"], x["ci"]) for x in ms]])
+        rows.append(["", "difference", *[_diff(x["diff"]) for x in ms]])
+    return header, rows
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    esc = [[c.replace("|", "\\|") for c in r] for r in [header, *rows]]
+    lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in esc[1:]])
+
+
+def _html_table(header: list[str], rows: list[list[str]]) -> str:
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
+
+
+_CSS = (
+    "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
+    "table{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
+    "td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
+    "td:first-child,th:first-child,td:nth-child(2){text-align:left}img{max-width:100%}"
+)
+
+
+def _holds(h: bool | None) -> str:
+    return "n/a" if h is None else ("yes" if h else "no")
+
+
+@dataclass
+class SweepOutcome:
+    """One sweep of the study as run: its file, directory, run counts and report figures
+    (section name, PNG path)."""
+
+    scenario: Path
+    dir: Path
+    ok: int
+    failed: int
+    figures: list[tuple[str, Path]]
+
+
+def _sweep_figures(sweep_dir: Path) -> list[tuple[str, Path]]:
+    from aqmlab.sweepreport import write_sweep_report
+
+    try:
+        _, md = write_sweep_report(sweep_dir)
+    except FileNotFoundError:
+        return []
+    figs = []
+    for line in md.read_text(encoding="utf-8").splitlines():
+        m = _FIG_LINE.match(line)
+        if m:
+            figs.append((m.group("name"), sweep_dir / "report" / m.group("file")))
+    return figs
+
+
+def write_report(
+    out: Path,
+    study: Study,
+    tables: list[tuple[Table, list[dict]]],
+    verdicts: list[VerdictResult],
+    sweeps: list[SweepOutcome],
+    command: str,
+    date: str,
+    quick: bool,
+) -> tuple[Path, Path]:
+    """Write OUT/report.md (figures copied to OUT/figures/) and OUT/report.html (figures
+    embedded); returns both paths."""
+    title = f"Reproduction: {study.name}" + (" (quick)" if quick else "")
+    n_ok = sum(s.ok for s in sweeps)
+    n_failed = sum(s.failed for s in sweeps)
+    intro = [
+        f"Paper: {study.paper}",
+        f"Date: {date}",
+        f"Command: `{command}`",
+        f"Mode: {'quick (quick_overrides applied: ' + _overrides_text(study) + ')' if quick else 'full'}; "
+        f"{n_ok} runs finished, {n_failed} failed.",
+        "Each table: per paper row, the paper's value, aqmlab's mean ± 95 % CI over replications "
+        "(no interval with one replication) and the difference aqmlab − paper.",
+    ]
+    md = [f"# {title}", ""] + [f"{line}  " for line in intro] + [""]
+    body = [f"<h1>{html.escape(title)}</h1>"] + [
+        f"<p>{html.escape(line).replace('`', '')}</p>" for line in intro
+    ]
+
+    vh = ["claim", "holds", "evidence"]
+    vrows = [[v.claim, _holds(v.holds), v.evidence] for v in verdicts]
+    md += ["## Verdicts", "", _md_table(vh, vrows), ""]
+    body += ["<h2>Verdicts</h2>", _html_table(vh, vrows)]
+
+    for table, joined in tables:
+        name = f"Table {table.id}: {table.title}"
+        h, r = table_lines(table, joined)
+        md += [f"## {name}", "", f"Sweep: `{table.scenario}`", "", _md_table(h, r), ""]
+        body += [f"<h2>{html.escape(name)}</h2>", f"<p>Sweep: {html.escape(table.scenario)}</p>",
+                 _html_table(h, r)]  # fmt: skip
+
+    fig_dir = out / "figures"
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    for s in sweeps:
+        md += [f"## Figures of {s.scenario.name}", ""]
+        body += [f"<h2>Figures of {html.escape(s.scenario.name)}</h2>"]
+        if s.failed:
+            md += [f"{s.failed} run(s) failed: see {s.dir}/report.md.", ""]
+        for name, png in s.figures:
+            rel = f"figures/{s.scenario.stem}-{png.name}"
+            data = png.read_bytes()
+            write_atomic(out / rel, data)
+            md += [f"### {name}", "", f"![{name}]({rel})", ""]
+            b64 = base64.b64encode(data).decode("ascii")
+            body += [
+                f"<h3>{html.escape(name)}</h3>",
+                f'<img alt="{html.escape(name)}" src="data:image/png;base64,{b64}">',
+            ]
+
+    page = (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(title)
+        + f"</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )  # fmt: skip
+    md_path, html_path = out / "report.md", out / "report.html"
+    write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))
+    write_atomic(html_path, page.encode("utf-8"))
+    return md_path, html_path
+
+
+def _overrides_text(study: Study) -> str:
+    items = [f"{k} = {v!r}" for k, v in study.quick_overrides.items()]
+    return "; ".join(items) or "none"
+
+
+# ---------------------------------------------------------------------------------------------
+# the whole pipeline
+
+
+def default_out(name: str, quick: bool, root: Path = REPO_ROOT) -> Path:
+    """runs/reproduce/NAME-quick in quick mode, runs/reproduce/NAME otherwise."""
+    return root / "runs" / "reproduce" / (f"{name}-quick" if quick else name)
+
+
+def reproduce(
+    study: Study | str,
+    out: str | os.PathLike | None = None,
+    quick: bool = False,
+    jobs: int | None = None,
+    dask: str | None = None,
+    studies_dir: str | os.PathLike | None = None,
+    command: str | None = None,
+    progress: bool = True,
+    log=None,
+) -> tuple[Path, Path, list[VerdictResult]]:
+    """Reproduce `study` (a Study or its name) into `out` (see the module doc); returns the
+    paths of report.md and report.html and the evaluated verdicts. `studies_dir` holds
+    NAME/ (default: the repository's studies/)."""
+    from aqmlab.studies import load
+    from aqmlab.sweep import run_sweep
+
+    if isinstance(study, str):
+        study = load(study)
+    sdir = Path(studies_dir) if studies_dir is not None else REPO_ROOT / "studies"
+    sdir = sdir / study.name
+    out = Path(out) if out is not None else default_out(study.name, quick)
+    out.mkdir(parents=True, exist_ok=True)
+    paper = read_paper(sdir / PAPER_CSV)
+    date = _dt.date.today().isoformat()
+    command = command or f"aqmlab reproduce {study.name}" + (" --quick" if quick else "")
+
+    # Every distinct sweep file runs once, with the overrides of its first table.
+    sweeps: dict[str, SweepOutcome] = {}
+    frames: dict[str, pd.DataFrame] = {}
+    for table in study.tables:
+        if table.scenario in frames:
+            continue
+        src = sdir / table.scenario
+        if not src.is_file():
+            raise ReproduceError(f"{src}: table {table.id}: scenario: no such sweep file")
+        scenario = src
+        if quick:
+            over = {**study.quick_overrides, **table.quick_overrides}
+            scenario = resolved_sweep_file(src, over, out / "scenarios")
+        sweep_dir = out / "sweeps" / src.stem
+        if log:
+            log(f"table {table.id}: sweep {scenario} → {sweep_dir}")
+        df = run_sweep(scenario, sweep_dir, jobs=jobs, dask=dask, progress=progress)
+        for t in study.tables:  # per-run metrics that are not summary columns (Table.run_metrics)
+            if t.scenario == table.scenario and t.run_metrics is not None:
+                df = t.run_metrics(df, sweep_dir)
+        frames[table.scenario] = df
+        counts = df["status"].value_counts()
+        sweeps[table.scenario] = SweepOutcome(
+            src, sweep_dir, int(counts.get("ok", 0)), int(counts.get("failed", 0)), _sweep_figures(sweep_dir)
+        )
+
+    results: dict[str, pd.DataFrame] = {}
+    joined = []
+    for table in study.tables:
+        res = table_results(frames[table.scenario], table)
+        results[table.id] = res
+        joined.append((table, join_paper(paper, table, res)))
+    verdicts = evaluate(study, results)
+    md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick)
+    return md, htm, verdicts
+
+
+def publish(out: Path, name: str, root: Path = REPO_ROOT) -> Path:
+    """Copy OUT/report.md and OUT/figures/ to docs/reproductions/NAME/ (the report's first lines
+    carry the date and the command); returns the copied report's path."""
+    dest = root / "docs" / "reproductions" / name
+    (dest / "figures").mkdir(parents=True, exist_ok=True)
+    for png in sorted((out / "figures").glob("*.png")):
+        write_atomic(dest / "figures" / png.name, png.read_bytes())
+    write_atomic(dest / "report.md", (out / "report.md").read_bytes())
+    return dest / "report.md"
+
+
+def add_parser(sub) -> None:
+    """The `aqmlab reproduce` subcommand."""
+    p = sub.add_parser(
+        "reproduce",
+        help="run a study's sweeps and write a report beside the paper's numbers",
+        description="Run every table's sweep of STUDY (studies/STUDY/, aqmlab.studies), compare "
+        "with the paper's numbers (paper.csv), evaluate the paper's conclusions and write "
+        "OUT/report.md and OUT/report.html. Finished runs are never recomputed.",
+    )
+    p.add_argument("study", metavar="STUDY", help="study name (e.g. christiansen)")
+    p.add_argument("--quick", action="store_true", help="short runs, one replication, fewer loads")
+    p.add_argument("--out", metavar="DIR", help="output directory (default runs/reproduce/STUDY[-quick])")
+    p.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
+    p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
+    p.add_argument("--publish", action="store_true", help="copy the report to docs/reproductions/STUDY/")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def cmd_reproduce(args, argv: list[str] | None = None) -> int:
+    """Run `aqmlab reproduce` with parsed `args`; `argv` (the arguments as typed) makes the
+    command line recorded in the report."""
+    import shlex
+    import sys
+
+    from aqmlab.studies import load
+
+    try:
+        study = load(args.study)
+    except ModuleNotFoundError:
+        raise ReproduceError(
+            f"study {args.study!r}: no module aqmlab.studies.{args.study.replace('-', '_')}"
+        ) from None
+    argv = sys.argv[1:] if argv is None else argv
+    command = "aqmlab " + " ".join(shlex.quote(a) for a in argv)
+    md, htm, verdicts = reproduce(
+        study, args.out, quick=args.quick, jobs=args.jobs, dask=args.dask, command=command,
+        progress=not args.quiet, log=lambda m: print(m, file=sys.stderr),
+    )  # fmt: skip
+    for v in verdicts:
+        print(f"[{_holds(v.holds):>3}] {v.claim}: {v.evidence}")
+    print(f"report: {md}  {htm}")
+    if args.publish:
+        print(f"published: {publish(md.parent, study.name)}")
+    return 0

@@ -1,0 +1,324 @@
+"""Seed 002 (Weigle, Vembar, Du, "Assessing the Impact of Multiple Active Queue Management
+Routers"): Table I and the response-time statements of §IV-C on the 8Q parking lot.
+
+Data: studies/weigle-multi/ (README.md, table1_{1,2,3}cl.toml, paper.csv). One table per number
+of congested links (Table I's three blocks); a row is one queue mix, labelled by the queues at
+R1-R2, R3-R4, R5-R6 joined by "-" (e.g. "DT-REM" = drop-tail at R1-R2, REM at R3-R4).
+
+Row values are not run-summary columns: the summary covers every workload and only the first
+congested link, while seed 002 measures the end-to-end forward classes. `run_metrics` computes
+them per run from the run's tables (workload indices of the study's scenarios: 0 = end-to-end
+forward HTTP, 2 = forward long-lived flows):
+
+- `ll_goodput_kbps`: forward long-lived goodput, all 10 flows together, kbit/s (1 kbit = 1000
+  bit). The link r7_r8 (to the extra measurement router r8) carries only long-lived traffic:
+  forward data segments (1460 B + 40 B headers) and the reverse flows' pure ACKs (40 B), so its
+  links rows after the warm-up give the delivered data segments n = (bytes − 40·packets)/1460
+  and goodput = n·1460·8 / measured time.
+- `ll_loss_pct`: 100 · retransmitted data segments / (delivered + retransmitted) of workload 2,
+  i.e. losses estimated by retransmissions (NewReno retransmits each lost segment once; a
+  spurious timeout would count as a loss).
+- `http_loss_pct`: the same estimate for the end-to-end forward HTTP exchanges (workload 0,
+  started after the warm-up): 100 · (data + SYN + FIN retransmissions) / (data segments of
+  request and response + 4 control segments per connection). Pure ACKs are not counted.
+- `e2e_median_rt_ms`, `e2e_mean_rt_ms`, `e2e_pct_le_1s`, `e2e_pct_le_2s`: response times of the
+  completed end-to-end forward HTTP exchanges started after the warm-up (seed 002 §III-D; the
+  figures stop at 2 s).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.studies import Study, Table, Verdict
+
+#: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
+HEADER_B = 40
+MSS_B = 1460
+#: Workload indices in the study's scenarios (studies/weigle-multi/make_scenarios.py).
+E2E_HTTP = 0
+LONG_LIVED = 2
+#: The link to the measurement router that only long-lived traffic crosses.
+LL_LINK = "r7_r8"
+AQMS = ("ARED", "PI", "REM")
+
+TABLE_METRICS = (
+    "ll_goodput_kbps",
+    "ll_loss_pct",
+    "http_loss_pct",
+    "e2e_median_rt_ms",
+    "e2e_mean_rt_ms",
+    "e2e_pct_le_1s",
+    "e2e_pct_le_2s",
+)
+
+
+def goodput_from_links(links: pd.DataFrame, warmup_ns: int, measured_s: float) -> tuple[float, float]:
+    """(delivered data segments, goodput kbit/s) on `LL_LINK` from links rows ending after the
+    warm-up: segments n = (bytes − 40·packets)/1460 (data 1500 B, ACKs 40 B on the wire)."""
+    rows = links[(links["link"] == LL_LINK) & (links["t_ns"] > warmup_ns)]
+    b, p = float(rows["bytes"].sum()), float(rows["packets"].sum())
+    n = max(b - HEADER_B * p, 0.0) / MSS_B
+    return n, n * MSS_B * 8 / measured_s / 1000
+
+
+def _segments(nbytes: pd.Series) -> pd.Series:
+    return np.ceil(nbytes.astype(float) / MSS_B)
+
+
+def e2e_metrics(requests: pd.DataFrame, warmup_ns: int) -> dict[str, float]:
+    """Loss estimate and response-time statistics of the end-to-end forward HTTP exchanges
+    (workload 0) started at or after the warm-up."""
+    q = requests[(requests["workload"] == E2E_HTTP) & (requests["start_ns"] >= warmup_ns)]
+    retx = float((q["data_retx"] + q["syn_retx"] + q["fin_retx"]).sum())
+    segs = float((_segments(q["request_bytes"]) + _segments(q["response_bytes"])).sum())
+    segs += 4.0 * float((q["exchange"] == 0).sum())
+    done = q[q["completed"]]
+    rt = (done["end_ns"] - done["start_ns"]).to_numpy(dtype=float) / 1e6
+    nan = math.nan
+    return {
+        "http_loss_pct": 100 * retx / segs if segs else nan,
+        "e2e_median_rt_ms": float(np.median(rt)) if len(rt) else nan,
+        "e2e_mean_rt_ms": float(rt.mean()) if len(rt) else nan,
+        "e2e_pct_le_1s": 100 * float((rt <= 1000).mean()) if len(rt) else nan,
+        "e2e_pct_le_2s": 100 * float((rt <= 2000).mean()) if len(rt) else nan,
+        "e2e_responses": float(len(rt)),
+    }
+
+
+def metrics_of_run(run) -> dict[str, float]:
+    """Every row metric of one run (an aqmlab RunResult or loaded run)."""
+    measured_s = float(run.summary["measured_s"])
+    n, goodput = goodput_from_links(run.links, run.warmup_ns, measured_s)
+    ll = run.requests[run.requests["workload"] == LONG_LIVED]
+    retx = float(ll["data_retx"].sum())
+    out = {
+        "ll_goodput_kbps": goodput,
+        "ll_loss_pct": 100 * retx / (n + retx) if n + retx > 0 else math.nan,
+    }
+    out.update(e2e_metrics(run.requests, run.warmup_ns))
+    return out
+
+
+def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
+    """The sweep table with the row metrics added as columns, computed from each ok run's
+    directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
+    from aqmlab.io import load_run
+
+    df = sweep.copy()
+    rows = []
+    for _, r in df.iterrows():
+        if r["status"] == "ok":
+            rows.append(metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])))
+        else:
+            rows.append({})
+    extra = pd.DataFrame(rows, index=df.index)
+    for c in extra.columns:
+        df[c] = pd.to_numeric(extra[c])
+    return df
+
+
+def row_label(row: pd.Series) -> str | None:
+    """Paper row label of a sweep row: its variant name (queues at R1-R2[-R3-R4[-R5-R6]])."""
+    name = str(row["variant"])
+    parts = name.split("-")
+    if not parts or any(p not in ("DT", *AQMS) for p in parts) or len({p for p in parts if p != "DT"}) > 1:
+        return None
+    return name
+
+
+# --------------------------------------------------------------------------------------------
+# Verdicts. `res` maps table id ("I-1CL", "I-2CL", "I-3CL") → rows with mean columns.
+
+TABLE_IDS = {1: "I-1CL", 2: "I-2CL", 3: "I-3CL"}
+
+
+def _v(res: dict[str, pd.DataFrame], n_cl: int, row: str, metric: str) -> float:
+    t = res[TABLE_IDS[n_cl]]
+    hit = t[t["row"] == row]
+    if hit.empty:
+        raise KeyError(f"table {TABLE_IDS[n_cl]}: no row {row!r}")
+    return float(hit[metric].iloc[0])
+
+
+def _rows(n_cl: int, aqm: str) -> list[str]:
+    """Every mix of `aqm` and DT with at least one `aqm` router, for `n_cl` links."""
+    import itertools
+
+    return ["-".join(c) for c in itertools.product(("DT", aqm), repeat=n_cl) if aqm in c]
+
+
+def _dt(n: int) -> str:
+    return "-".join(["DT"] * n)
+
+
+def _all(n: int, aqm: str) -> str:
+    return "-".join([aqm] * n)
+
+
+def check_dt_best_goodput(res) -> tuple[bool, str]:
+    """Rule: for every CL count, DT's long-lived goodput exceeds every AQM row's."""
+    ev, ok = [], True
+    for n in (1, 2, 3):
+        dt = _v(res, n, _dt(n), "ll_goodput_kbps")
+        best_row, best = max(
+            ((r, _v(res, n, r, "ll_goodput_kbps")) for a in AQMS for r in _rows(n, a)), key=lambda x: x[1]
+        )
+        ok &= dt > best
+        ev.append(f"{n}CL: DT {dt:.0f} vs best AQM row {best_row} {best:.0f} kbps")
+    return ok, "; ".join(ev)
+
+
+def check_goodput_falls_with_aqm_routers(res) -> tuple[bool, str]:
+    """Rule (3CL, each AQM): the mean goodput over the mixes with k AQM routers does not rise
+    by more than 3 % from k to k+1, k = 0 (DT) … 3, and all-AQM is below DT. The paper's own
+    numbers pass (largest rise: REM 998 → 1003 kbps, +0.5 %)."""
+    ev, ok = [], True
+    for a in AQMS:
+        means = [_v(res, 3, _dt(3), "ll_goodput_kbps")]
+        for k in (1, 2, 3):
+            rows = [r for r in _rows(3, a) if r.split("-").count(a) == k]
+            means.append(float(np.mean([_v(res, 3, r, "ll_goodput_kbps") for r in rows])))
+        good = all(means[k + 1] <= 1.03 * means[k] for k in range(3)) and means[3] < means[0]
+        ok &= good
+        ev.append(f"{a}: " + " → ".join(f"{m:.0f}" for m in means))
+    return ok, "3CL mean goodput by AQM routers 0…3 (kbps): " + "; ".join(ev)
+
+
+def check_pi_rem_beat_ared(res) -> tuple[bool, str]:
+    """Rule: in every row (all CL counts and mixes) long-lived loss with PI and with REM is below
+    ARED's, and long-lived goodput with PI and with REM exceeds ARED's in ≥ 80 % of rows (the
+    paper: 100 % of 13 rows)."""
+    loss_ok, wins, total, worst = True, 0, 0, []
+    for n in (1, 2, 3):
+        for r_ared in _rows(n, "ARED"):
+            ared_l = _v(res, n, r_ared, "ll_loss_pct")
+            ared_g = _v(res, n, r_ared, "ll_goodput_kbps")
+            for a in ("PI", "REM"):
+                r = r_ared.replace("ARED", a)
+                lo, go = _v(res, n, r, "ll_loss_pct"), _v(res, n, r, "ll_goodput_kbps")
+                if not lo < ared_l:
+                    loss_ok = False
+                    worst.append(f"{n}CL {r}: loss {lo:.2f} ≥ ARED {ared_l:.2f} %")
+                wins += go > ared_g
+                total += 1
+    frac = wins / total
+    ev = f"PI/REM goodput > ARED in {wins}/{total} rows ({100 * frac:.0f} %); "
+    ev += f"loss lower in all rows: {loss_ok}"
+    if worst:
+        ev += " (" + "; ".join(worst[:3]) + ")"
+    return loss_ok and frac >= 0.8, ev
+
+
+def check_pi_rem_minimal_loss(res) -> tuple[bool, str]:
+    """Rule: with PI or REM on every congested link, long-lived and HTTP loss are both below
+    0.5 % (the paper: at most 0.30 %)."""
+    ev, ok = [], True
+    for n in (1, 2, 3):
+        for a in ("PI", "REM"):
+            ll = _v(res, n, _all(n, a), "ll_loss_pct")
+            ht = _v(res, n, _all(n, a), "http_loss_pct")
+            ok &= ll < 0.5 and ht < 0.5
+            ev.append(f"{n}CL {a}: {ll:.2f}/{ht:.2f}")
+    return ok, "long-lived/HTTP loss %: " + "; ".join(ev)
+
+
+def check_aqm_lowers_response_times(res) -> tuple[bool, str]:
+    """Rule: for every CL count and AQM, the all-AQM row has a lower end-to-end median response
+    time and a higher share ≤ 1 s than all-DT, and no mix of that AQM has a median more than 2 %
+    below the all-AQM row's (improvement largest with an AQM router on every congested link)."""
+    ev, ok = [], True
+    for n in (1, 2, 3):
+        dt_m = _v(res, n, _dt(n), "e2e_median_rt_ms")
+        dt_1 = _v(res, n, _dt(n), "e2e_pct_le_1s")
+        parts = [f"DT {dt_m:.0f}"]
+        for a in AQMS:
+            full = _all(n, a)
+            m, p1 = _v(res, n, full, "e2e_median_rt_ms"), _v(res, n, full, "e2e_pct_le_1s")
+            best = min(_v(res, n, r, "e2e_median_rt_ms") for r in _rows(n, a))
+            ok &= m < dt_m and p1 > dt_1 and best >= 0.98 * m
+            parts.append(f"{a} {m:.0f} (best mix {best:.0f})")
+        ev.append(f"{n}CL: " + ", ".join(parts))
+    return ok, "median response time (ms): " + "; ".join(ev)
+
+
+def check_more_links_slower(res) -> tuple[bool, str]:
+    """Rule: for DT and each all-AQM configuration the end-to-end median response time rises
+    from 1 to 2 to 3 congested links, and DT's rise (3CL − 1CL, ms) is the largest."""
+    ev, ok = [], True
+    rises = {}
+    for a in ("DT", *AQMS):
+        ms = [_v(res, n, _dt(n) if a == "DT" else _all(n, a), "e2e_median_rt_ms") for n in (1, 2, 3)]
+        ok &= ms[0] < ms[1] < ms[2]
+        rises[a] = ms[2] - ms[0]
+        ev.append(f"{a} " + " → ".join(f"{m:.0f}" for m in ms))
+    ok &= rises["DT"] > max(rises[a] for a in AQMS)
+    return ok, "median ms 1CL → 2CL → 3CL: " + "; ".join(ev)
+
+
+def check_dt_rem_beats_rem_dt(res) -> tuple[bool, str]:
+    """Rule (2CL): DT-REM has a lower median response time and a higher share ≤ 1 s than REM-DT,
+    and REM-DT's HTTP loss is at least 1.3 × DT-REM's (paper: 1.10 vs 0.64 %, 1.7 ×)."""
+    m1, m2 = _v(res, 2, "DT-REM", "e2e_median_rt_ms"), _v(res, 2, "REM-DT", "e2e_median_rt_ms")
+    p1, p2 = _v(res, 2, "DT-REM", "e2e_pct_le_1s"), _v(res, 2, "REM-DT", "e2e_pct_le_1s")
+    l1, l2 = _v(res, 2, "DT-REM", "http_loss_pct"), _v(res, 2, "REM-DT", "http_loss_pct")
+    ok = m1 < m2 and p1 > p2 and l2 >= 1.3 * l1
+    return ok, (
+        f"DT-REM: median {m1:.0f} ms, ≤1 s {p1:.1f} %, HTTP loss {l1:.2f} %; "
+        f"REM-DT: {m2:.0f} ms, {p2:.1f} %, {l2:.2f} %"
+    )
+
+
+def _tables() -> tuple[Table, ...]:
+    return tuple(
+        Table(
+            id=TABLE_IDS[n],
+            title=f"Table I, {n} congested link{'s' if n > 1 else ''}: long-lived goodput and loss, "
+            "HTTP loss; end-to-end HTTP response times (§IV-C)",
+            scenario=f"table1_{n}cl.toml",
+            metrics=TABLE_METRICS,
+            row_label=row_label,
+            run_metrics=run_metrics,
+        )
+        for n in (1, 2, 3)
+    )
+
+
+STUDY = Study(
+    name="weigle-multi",
+    paper="M. C. Weigle, D. Vembar, Z. Du, Assessing the Impact of Multiple Active Queue "
+    "Management Routers (seed 002)",
+    tables=_tables(),
+    verdicts=(
+        Verdict("Long-lived flows get the highest goodput with drop-tail (§IV-A, §V)", check_dt_best_goodput),
+        Verdict(
+            "Long-lived goodput decreases as AQM routers are added on congested links (§V)",
+            check_goodput_falls_with_aqm_routers,
+        ),
+        Verdict(
+            "PI and REM give long-lived flows lower loss and better goodput than ARED (§IV-B, §V)",
+            check_pi_rem_beat_ared,
+        ),
+        Verdict("PI and REM with ECN have very minimal loss (§IV-B)", check_pi_rem_minimal_loss),
+        Verdict(
+            "AQM routers lower HTTP response times; most with an AQM router on every congested link (§V)",
+            check_aqm_lowers_response_times,
+        ),
+        Verdict(
+            "HTTP response times grow with the number of congested links; drop-tail degrades most (§IV-C)",
+            check_more_links_slower,
+        ),
+        Verdict(
+            "With 2 congested links DT-REM beats REM-DT for HTTP, which sees ~2× the HTTP loss (§IV-C)",
+            check_dt_rem_beats_rem_dt,
+        ),
+    ),
+    # Quick: 60 s warm-up kept (the long-lived flows start at 60 s), 150 s measured, one seed:
+    # 36 runs × ≈ 4 s on one core.
+    quick_overrides={"run.duration": "150s", "sweep.replications": 1},
+)

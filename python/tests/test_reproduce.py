@@ -1,0 +1,292 @@
+"""`aqmlab reproduce` (aqmlab.reproduce) on a toy study defined here: quick overrides, row
+matching, mean/CI against hand values, the paper join, verdicts, the report files, resume, the
+CLI; one engine test runs the toy study for real (20 s simulated per run)."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from conftest import synthetic_result
+
+from aqmlab import _core, cli
+from aqmlab.reproduce import (
+    ReproduceError,
+    apply_overrides,
+    evaluate,
+    join_paper,
+    read_paper,
+    reproduce,
+    table_results,
+)
+from aqmlab.studies import Study, Table, Verdict
+
+TOY_SWEEP = """\
+[run]
+seed = 1
+warmup = "2s"
+duration = "20s"
+
+[topology]
+kind = "dumbbell"
+clients = 4
+servers = 4
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+
+[topology.delaybox]
+rtt = { dist = "uniform", min = "0ms", max = "100ms" }
+
+[queue]
+kind = "droptail"
+limit = 60
+
+[[workload]]
+kind = "http10"
+arrival = "poisson"
+rate = 250.0
+request_size = { dist = "constant", value = "300B" }
+response_size = { dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }
+
+[sweep]
+replications = 2
+
+[sweep.grid]
+"queue.limit" = [5, 10, 60]
+"""
+
+# Paper rows: limit 10 and 60 (5 is run but not in the paper: it is left out by row_label),
+# plus a row the sweep never produces.
+TOY_PAPER = """\
+table,row,metric,value
+T1,qlen=10,kb_per_s,1000
+T1,qlen=10,drops_pct,2.5
+T1,qlen=60,kb_per_s,1100
+T1,qlen=999,kb_per_s,1
+"""
+
+
+def _row(r: pd.Series) -> str | None:
+    q = int(r["queue.limit"])
+    return None if q == 5 else f"qlen={q}"
+
+
+def _more_at_60(results):
+    t = results["T1"]
+    a = float(t[t["row"] == "qlen=60"]["kb_per_s"].iloc[0])
+    b = float(t[t["row"] == "qlen=10"]["kb_per_s"].iloc[0])
+    return a > b, f"{a} vs {b}"
+
+
+def _missing(results):
+    t = results["T1"]
+    return bool(t[t["row"] == "qlen=7"]["kb_per_s"].iloc[0] > 0), "never"
+
+
+TOY = Study(
+    name="toy",
+    paper="a toy paper",
+    tables=(Table("T1", "toy table", "sw.toml", ("kb_per_s", "drops_pct"), _row),),
+    verdicts=(
+        Verdict("a longer queue carries more", _more_at_60),
+        Verdict("a row that does not exist", _missing),
+    ),
+    quick_overrides={"run.duration": "7s", "sweep.replications": 1, "sweep.grid.queue.limit": [10, 60]},
+)
+
+
+class FakeCore:
+    """Stands in for `_core.run_scenario_text` (jobs=1): records (limit, seed, duration) and
+    returns a run with kb_per_s = 1000 + limit + seed and drops_pct = limit / 10."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, text, label, base_dir, variant, progress=None):
+        doc = tomllib.loads(text)
+        limit, seed = doc["queue"]["limit"], doc["run"]["seed"]
+        self.calls.append((limit, seed, doc["run"]["duration"]))
+        r = synthetic_result(variant, kb_per_s=1000.0 + limit + seed, drops_pct=limit / 10)
+        return {
+            "name": variant,
+            "seed": seed,
+            "warmup_ns": r.warmup_ns,
+            "summary_json": r.summary_json,
+            "requests": pa.Table.from_pandas(r.requests).to_pydict(),
+            "queue": pa.Table.from_pandas(r.queue).to_pydict(),
+            "links": pa.Table.from_pandas(r.links).to_pydict(),
+            "engine": r.engine,
+            "wall_s": 0.01,
+        }
+
+
+@pytest.fixture
+def toy_dir(tmp_path):
+    d = tmp_path / "studies" / "toy"
+    d.mkdir(parents=True)
+    (d / "sw.toml").write_text(TOY_SWEEP)
+    (d / "paper.csv").write_text(TOY_PAPER)
+    return tmp_path / "studies"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    f = FakeCore()
+    monkeypatch.setattr(_core, "run_scenario_text", f)
+    return f
+
+
+def test_overrides_set_keys_and_replace_only_existing_sweep_lists():
+    doc = tomllib.loads(TOY_SWEEP)
+    over = {
+        "run.duration": "7s",
+        "sweep.replications": 1,
+        "sweep.grid.queue.limit": [10],
+        "sweep.grid.var.load": [90],  # not in this file's grid: skipped, not added
+        "sweep.zip.var.load": [90],  # no zip at all: skipped
+    }
+    out = apply_overrides(doc, over, "sw.toml")
+    assert out["run"]["duration"] == "7s" and out["sweep"]["replications"] == 1
+    assert out["sweep"]["grid"] == {"queue.limit": [10]}
+    assert "zip" not in out["sweep"]
+    assert doc["sweep"]["grid"]["queue.limit"] == [5, 10, 60]  # the input is not modified
+    with pytest.raises(ReproduceError, match=r"sw\.toml: quick_overrides\['workload\[3\]\.rate'\]"):
+        apply_overrides(doc, {"workload[3].rate": 1.0}, "sw.toml")
+
+
+def test_table_results_mean_and_ci_by_hand():
+    # Row qlen=10 from three replications 2, 4, 9: mean 5, s = √13 = 3.6056, t(0.975, 2) =
+    # 4.302653 → half width 4.302653 · 3.6056 / √3 = 8.9566. A failed run and a row the table
+    # leaves out (limit 5) do not count; qlen=60 has one run: no interval.
+    df = pd.DataFrame(
+        {
+            "queue.limit": [10, 10, 10, 10, 5, 60],
+            "status": ["ok", "ok", "ok", "failed", "ok", "ok"],
+            "kb_per_s": [2.0, 4.0, 9.0, math.nan, 100.0, 7.0],
+            "drops_pct": [1.0, 1.0, 1.0, math.nan, 0.0, 3.0],
+        }
+    )
+    t = table_results(df, TOY.tables[0]).set_index("row")
+    assert list(t.index) == ["qlen=10", "qlen=60"]
+    assert t.loc["qlen=10", "n"] == 3
+    assert t.loc["qlen=10", "kb_per_s"] == pytest.approx(5.0)
+    assert t.loc["qlen=10", "kb_per_s_ci"] == pytest.approx(8.9566, abs=1e-3)
+    assert t.loc["qlen=10", "drops_pct_ci"] == pytest.approx(0.0)
+    assert t.loc["qlen=60", "kb_per_s"] == 7.0 and math.isnan(t.loc["qlen=60", "kb_per_s_ci"])
+
+
+def test_paper_join_order_and_differences(tmp_path):
+    p = tmp_path / "paper.csv"
+    p.write_text(TOY_PAPER)
+    paper = read_paper(p)
+    cols = ["row", "n", "kb_per_s", "kb_per_s_ci", "drops_pct", "drops_pct_ci"]
+    res = pd.DataFrame(
+        [["qlen=60", 2, 1120.0, 3.0, 6.0, 0.0],
+         ["qlen=10", 2, 990.0, 1.0, 1.0, 0.0],
+         ["extra", 1, 5.0, math.nan, 0.0, math.nan]],
+        columns=cols,
+    )  # fmt: skip
+    j = join_paper(paper, TOY.tables[0], res)
+    # The paper's order first (10, 60, 999), then the row only aqmlab has.
+    assert [d["row"] for d in j] == ["qlen=10", "qlen=60", "qlen=999", "extra"]
+    assert j[0]["metrics"]["kb_per_s"] == {"paper": 1000.0, "mean": 990.0, "ci": 1.0, "diff": -10.0}
+    assert j[0]["metrics"]["drops_pct"]["diff"] == pytest.approx(-1.5)
+    assert j[1]["metrics"]["kb_per_s"]["diff"] == 20.0
+    assert math.isnan(j[1]["metrics"]["drops_pct"]["paper"])  # the paper has no drops for 60
+    assert j[2]["n"] == 0 and math.isnan(j[2]["metrics"]["kb_per_s"]["mean"])
+    assert math.isnan(j[3]["metrics"]["kb_per_s"]["paper"])
+
+
+def test_bad_paper_csv_names_file_and_line(tmp_path):
+    p = tmp_path / "paper.csv"
+    p.write_text("table,row,value\n")
+    with pytest.raises(ReproduceError, match=r"paper\.csv: line 1: header"):
+        read_paper(p)
+    p.write_text("table,row,metric,value\nT1,a,kb_per_s,12\nT1,b,kb_per_s,twelve\n")
+    with pytest.raises(ReproduceError, match=r"paper\.csv: line 3: value: not a number: 'twelve'"):
+        read_paper(p)
+
+
+def test_verdicts_hold_fail_or_are_not_evaluated():
+    res = {"T1": pd.DataFrame({"row": ["qlen=10", "qlen=60"], "kb_per_s": [1011.0, 1062.0]})}
+    v = evaluate(TOY, res)
+    assert (v[0].holds, v[0].evidence) == (True, "1062.0 vs 1011.0")
+    assert v[1].holds is None and v[1].evidence.startswith("not evaluated: IndexError")
+    res["T1"]["kb_per_s"] = [1011.0, 900.0]
+    assert evaluate(TOY, res)[0].holds is False
+
+
+def test_full_run_report_resume(tmp_path, toy_dir, fake):
+    out = tmp_path / "out"
+    md, htm, verdicts = reproduce(TOY, out, jobs=1, studies_dir=toy_dir, command="aqmlab x", progress=False)
+    # 3 limits × 2 replications, seeds 1 and 2, at the file's 20 s.
+    assert sorted(fake.calls) == [(q, s, "20s") for q in (5, 10, 60) for s in (1, 2)]
+    assert [v.holds for v in verdicts] == [True, None]
+    text = md.read_text()
+    # qlen=10: kb 1011, 1012 → mean 1011.5, half width t(0.975, 1) · 0.7071 / √2 = 6.353;
+    # paper 1000 → difference +11.5. drops 1.0 (paper 2.5) → −1.5. Cells: 3 significant digits
+    # (aqmlab.report.fmt_value).
+    assert "| qlen=10 | paper | 1000 | 2.50 |" in text
+    assert "| aqmlab (n=2) | 1012 ± 6.35 | 1.00 ± 0 |" in text
+    assert "| difference | +11.5 | -1.50 |" in text
+    assert "| qlen=999 | paper | 1.00 | – |" in text and "qlen=5 " not in text
+    assert (
+        "Command: `aqmlab x`" in text and "| a longer queue carries more | yes | 1061.5 vs 1011.5 |" in text
+    )
+    assert "1012 ± 6.35" in htm.read_text() and "data:image/png;base64," in htm.read_text()
+    figs = sorted(p.name for p in (out / "figures").iterdir())
+    assert figs and all(f.startswith("sw-fig") for f in figs)
+    assert not list(out.rglob("*.tmp-*"))  # everything renamed into place
+    # Resume: the second call runs nothing and writes the same tables.
+    reproduce(TOY, out, jobs=1, studies_dir=toy_dir, command="aqmlab x", progress=False)
+    assert len(fake.calls) == 6
+    assert md.read_text() == text
+
+
+def test_quick_mode_applies_overrides(tmp_path, toy_dir, fake):
+    out = tmp_path / "q"
+    md, _, _ = reproduce(TOY, out, quick=True, jobs=1, studies_dir=toy_dir, progress=False)
+    assert sorted(fake.calls) == [(10, 1, "7s"), (60, 1, "7s")]
+    resolved = tomllib.loads((out / "scenarios" / "sw.toml").read_text())
+    assert resolved["sweep"]["grid"] == {"queue.limit": [10, 60]} and resolved["run"]["duration"] == "7s"
+    text = md.read_text()
+    assert "| aqmlab (n=1) | 1011 | 1.00 |" in text  # one replication: no interval
+    assert "Command: `aqmlab reproduce toy --quick`" in text
+
+
+def test_cli_unknown_study(capsys):
+    assert cli.main(["reproduce", "no-such-study"]) == 2
+    assert "study 'no-such-study': no module aqmlab.studies.no_such_study" in capsys.readouterr().err
+
+
+@pytest.mark.engine
+def test_toy_study_for_real(tmp_path, toy_dir):
+    # Real 20-s runs at ≈ 90 % load (250 conn/s × ≈ 4.7 KB): a 5-packet buffer must drop a larger
+    # share than a 60-packet one (closed-loop behaviour, not a tuned number), and the report
+    # must carry each run's own summary through unchanged.
+    study = Study(
+        "toy", "toy", TOY.tables,
+        verdicts=(Verdict("60 packets drop less than 10", lambda r: _fewer_drops(r)),),
+        quick_overrides={"sweep.replications": 1},
+    )  # fmt: skip
+    out = tmp_path / "real"
+    md, _, verdicts = reproduce(study, out, quick=True, jobs=1, studies_dir=toy_dir, progress=False)
+    assert verdicts[0].holds is True, verdicts[0].evidence
+    from aqmlab import load_sweep
+
+    df = load_sweep(out / "sweeps" / "sw")
+    kb = float(df[df["queue.limit"] == 60]["kb_per_s"].iloc[0])
+    from aqmlab.report import fmt_value
+
+    assert f"| aqmlab (n=1) | {fmt_value(kb)} |" in md.read_text()
+
+
+def _fewer_drops(results):
+    t = results["T1"].set_index("row")
+    a, b = t.loc["qlen=60", "drops_pct"], t.loc["qlen=10", "drops_pct"]
+    return a < b, f"{a} vs {b}"

@@ -1,0 +1,278 @@
+"""The seed 001 study (aqmlab.studies.weigle2006): the PackMime RTT file against the model's
+knots and the seed's statistics, row labels, every verdict on hand-made results (one case where
+it must hold, one where it must fail), paper.csv, and the sweep files: they expand and validate,
+their network is the preset's, their rates follow the calibration, and one point runs."""
+
+from __future__ import annotations
+
+import csv
+import math
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aqmlab.studies import load
+from aqmlab.studies import weigle2006 as w
+from aqmlab.studies import weigle2006_rtt as rtt
+from aqmlab.sweepspec import expand, validate
+
+ROOT = Path(__file__).resolve().parents[2]
+SDIR = ROOT / "studies" / "weigle2006"
+PRESET = ROOT / "scenarios" / "weigle2006" / "dumbbell.toml"
+REF = ROOT.parent / "shared" / "reference" / "packmime" / "long_rtt_invcdf.csv"
+RTT_CSV = SDIR / "packmime_rtt_server.csv"
+#: conn/s per unit of offered load, each direction (studies/weigle2006/README.md).
+RATE_PER_LOAD = 136.2
+
+
+def _cdf() -> tuple[np.ndarray, np.ndarray]:
+    rows = [r for r in csv.reader(RTT_CSV.open()) if r and not r[0].startswith("#")][1:]
+    a = np.array([[float(v), float(c)] for v, c in rows])
+    return a[:, 0], a[:, 1]
+
+
+# --- the RTT file ---------------------------------------------------------------------------
+
+
+def test_rtt_knots_by_hand():
+    # long_rtt_invcdf.csv knots (MODEL.md §3.8): x = 0 → y = 0.79105, RTT = y³ = 0.49501 ms;
+    # p = 0.5 → x = log10 2 = 0.30103, between knots (0.25, 3.71848) and (0.5, 4.46097):
+    # y = 3.71848 + 0.05103/0.25·0.74249 = 3.87003, RTT = 57.96 ms (MODEL.md's median).
+    knots = [(0.0, 0.79105), (0.25, 3.71848), (0.5, 4.46097), (0.75, 4.49838)]
+    assert rtt.rtt_ms(knots, 3, 0.0) == pytest.approx(0.79105**3, rel=1e-12)
+    assert rtt.rtt_ms(knots, 3, 0.5) == pytest.approx(57.96, abs=0.01)
+    # Beyond the last knot the last segment continues: x = 1 → y = 4.49838 + 0.25/0.25·0.03741.
+    assert rtt.interp(knots, 1.0) == pytest.approx(4.53579, abs=1e-9)
+
+
+@pytest.mark.skipif(not REF.is_file(), reason="reference tables not beside the repository")
+def test_rtt_file_is_regenerated_exactly_from_the_reference_table():
+    pts = rtt.cdf_points(rtt.read_knots(REF), 3)
+    v, c = _cdf()
+    assert len(pts) == len(v)
+    assert np.allclose([p[0] for p in pts], v, rtol=1e-8) and np.allclose([p[1] for p in pts], c, rtol=1e-8)
+
+
+def test_rtt_file_matches_the_model_and_the_seed():
+    v, c = _cdf()
+    assert c[-1] == 1.0 and np.all(np.diff(c) >= 0) and np.all(np.diff(v) >= 0)
+    med = np.interp(0.5, c, v) * 1000
+    p90 = np.interp(0.9, c, v) * 1000
+    # Mean of the piecewise-linear inverse CDF: sum of segment mid-values × probability.
+    mean = float(np.sum((v[1:] + v[:-1]) / 2 * np.diff(c)) + v[0] * c[0]) * 1000
+    # MODEL.md §3.8: median 57.96 ms, mean 80.97 ms, p90 114.05 ms (its own computation; the
+    # file lumps the 1e-4 tail beyond 5.11 s into the last segment, hence 1 % on the mean).
+    assert med == pytest.approx(57.96, abs=0.05)
+    assert p90 == pytest.approx(114.05, abs=0.1)
+    assert mean == pytest.approx(80.97, rel=0.01)
+    # Seed 001 §5.1: median 54 ms, mean 74 ms, p90 117 ms; the table gives them within 10 %.
+    for got, seed in ((med, 54), (mean, 74), (p90, 117)):
+        assert abs(got - seed) <= 0.10 * seed
+
+
+# --- rows and verdicts -----------------------------------------------------------------------
+
+
+def test_row_labels():
+    r = pd.Series({"var.load": 0.8500000001, "variant": "ARED-ECN-5ms", "tcp.variant": "sack"})
+    assert w.queue_row(r) == "load=85,queue=ARED-ECN-5ms"
+    assert w.sack_row(r) == "load=85,tcp=sack,queue=ARED-ECN-5ms"
+    assert w.load_pct(pd.Series({"var.load": 1.05})) == 105
+
+
+def _results(rows: dict[str, dict], table: str) -> dict[str, pd.DataFrame]:
+    df = pd.DataFrame([{"row": k, **v} for k, v in rows.items()])
+    return {table: df}
+
+
+def _cdfrow(p10, p25, p50, p75, p90, p95=None, **kw) -> dict:
+    d = dict(p10_rt_ms=p10, p25_rt_ms=p25, median_rt_ms=p50, p75_rt_ms=p75, p90_rt_ms=p90,
+             p95_rt_ms=p95 if p95 is not None else p90 * 1.5)  # fmt: skip
+    d.update(kw)
+    return d
+
+
+def test_ecn5_beats_dt_at_80_holds_and_fails():
+    dt = _cdfrow(100, 200, 300, 600, 1200)
+    ecn = _cdfrow(80, 150, 250, 550, 1500)
+    good = _results({"load=80,queue=DT-148q": dt, "load=80,queue=ARED-ECN-5ms": ecn}, w.LOAD_TABLE)
+    assert w.ecn5_beats_dt_at_80(good)[0] is True
+    # Worse at the median: the CDFs cross below the 75th percentile → fails.
+    ecn = _cdfrow(80, 150, 350, 650, 1500)
+    bad = _results({"load=80,queue=DT-148q": dt, "load=80,queue=ARED-ECN-5ms": ecn}, w.LOAD_TABLE)
+    holds, ev = w.ecn5_beats_dt_at_80(bad)
+    assert holds is False and "[10, 25]" in ev
+
+
+def test_tradeoff_at_105_needs_the_utilization_gap():
+    rows = {"load=105,queue=DT-148q": _cdfrow(200, 400, 700, 1200, 2500, utilization=0.95),
+            "load=105,queue=ARED-ECN-5ms": _cdfrow(100, 300, 800, 1400, 3000, utilization=0.92)}  # fmt: skip
+    assert w.tradeoff_at_105(_results(rows, w.LOAD_TABLE))[0] is True
+    rows["load=105,queue=ARED-ECN-5ms"]["utilization"] = 0.94  # gap 0.01 < 0.02
+    assert w.tradeoff_at_105(_results(rows, w.LOAD_TABLE))[0] is False
+
+
+def test_little_benefit_below_80_uses_the_loads_that_ran():
+    rows = {}
+    for ld in (50, 70):
+        for q in ("DT-148q", "DT-111q", *w.AQMS):
+            rows[f"load={ld},queue={q}"] = dict(pct_le_1s=90.0, utilization=0.5, drops_pct=1.0)
+    rows["load=50,queue=ARED-ECN-5ms"]["pct_le_1s"] = 91.9  # +1.9 pp: still "little"
+    rows["load=70,queue=ARED-5ms"]["drops_pct"] = 9.0  # 70 % is not "much below 80 %"
+    holds, ev = w.little_benefit_below_80(_results(rows, w.LOAD_TABLE))
+    assert holds is True and ev.startswith("50%") and "70%" not in ev and "60%" not in ev
+    rows["load=50,queue=DT-111q"]["drops_pct"] = 3.2  # loss over 3 % → fails
+    assert w.little_benefit_below_80(_results(rows, w.LOAD_TABLE))[0] is False
+
+
+def test_reno_equals_sack_tolerance():
+    def res(sack_median):
+        return _results({"load=80,tcp=reno,queue=DT-148q": dict(median_rt_ms=300.0, p75_rt_ms=600.0),
+                         "load=80,tcp=sack,queue=DT-148q": dict(median_rt_ms=sack_median, p75_rt_ms=610.0)},
+                        w.SACK_TABLE)  # fmt: skip
+
+    assert w.reno_equals_sack(res(329.0))[0] is True  # +9.7 %
+    assert w.reno_equals_sack(res(331.0))[0] is False  # +10.3 %
+
+
+def test_ecn_gain_grows_and_ared_beats_red():
+    rows = {}
+    for ld, gain5, gain60 in ((80, 1.0, 0.5), (105, 5.0, 2.0)):
+        rows[f"load={ld},queue=ARED-5ms"] = dict(pct_le_1s=80.0)
+        rows[f"load={ld},queue=ARED-ECN-5ms"] = dict(pct_le_1s=80.0 + gain5)
+        rows[f"load={ld},queue=ARED-60ms"] = dict(pct_le_1s=80.0)
+        rows[f"load={ld},queue=ARED-ECN-60ms"] = dict(pct_le_1s=80.0 + gain60)
+    holds, ev = w.ecn_gain_grows(_results(rows, w.LOAD_TABLE))
+    assert holds is True and "+1.0 pp" in ev and "+5.0 pp" in ev
+    pct = (
+        (80, "ARED-5ms", 85), (80, "RED-5-15", 84), (80, "ARED-60ms", 86), (80, "RED-30-90", 86),
+        (90, "ARED-5ms", 80), (90, "RED-5-15", 77), (90, "ARED-60ms", 82), (90, "RED-30-90", 81),
+    )  # fmt: skip
+    red = {f"load={ld},queue={q}": dict(pct_le_1s=v) for ld, q, v in pct}
+    assert w.ared_beats_red(_results(red, w.RED_TABLE))[0] is True  # gains 1+0 < 3+1
+    red["load=90,queue=RED-30-90"]["pct_le_1s"] = 82.5  # ARED-60ms worse at 90 %
+    assert w.ared_beats_red(_results(red, w.RED_TABLE))[0] is False
+
+
+def test_missing_row_raises_naming_it():
+    with pytest.raises(KeyError, match="no row 'load=80,queue=DT-148q'"):
+        w.dt111_vs_dt148(_results({"load=80,queue=DT-111q": {"pct_le_1s": 80.0}}, w.LOAD_TABLE))
+
+
+def test_every_verdict_decides_on_a_full_plausible_result_set():
+    # A complete, internally consistent set: every check returns a bool and evidence (no KeyError).
+    load_rows = {}
+    for ld in (50, 60, 70, 80, 85, 90, 95, 100, 105):
+        for q in ("DT-111q", "DT-148q", *w.AQMS):
+            load_rows[f"load={ld},queue={q}"] = dict(
+                _cdfrow(100, 200, 300, 600, 1200),
+                utilization=0.5,
+                drops_pct=1.0,
+                mean_qlen=10.0,
+                pct_le_1s=90.0,
+            )
+    red_rows = {f"load={ld},queue={q}": dict(pct_le_1s=90.0) for ld in (80, 90)
+                for q in ("RED-5-15", "RED-30-90", "ARED-5ms", "ARED-60ms")}  # fmt: skip
+    sack_rows = {
+        f"load={ld},tcp={t},queue={q}": _cdfrow(100, 200, 300, 600, 1200)
+        for ld in (50, 80, 105)
+        for t in ("reno", "sack")
+        for q in ("DT-148q", "ARED-ECN-5ms")
+    }
+    res = {
+        **_results(load_rows, w.LOAD_TABLE),
+        **_results(red_rows, w.RED_TABLE),
+        **_results(sack_rows, w.SACK_TABLE),
+    }
+    for v in w.STUDY.verdicts:
+        holds, ev = v.check(res)
+        assert isinstance(holds, bool) and ev
+
+
+# --- study definition, paper.csv, sweep files -------------------------------------------------
+
+
+def test_study_loads_and_paper_csv_has_the_header():
+    st = load("weigle2006")
+    assert st is w.STUDY and len(st.tables) == 3 and len(st.verdicts) == len(w.VERDICTS)
+    with open(SDIR / "paper.csv", newline="") as f:
+        assert next(csv.reader(f)) == ["table", "row", "metric", "value"]
+    for t in st.tables:
+        assert (SDIR / t.scenario).is_file()
+
+
+def _base(doc: dict) -> dict:
+    """A scenario document without what differs between the preset and the sweep copies."""
+    d = {k: v for k, v in doc.items() if k not in ("sweep", "calibration")}
+    d["topology"] = dict(d["topology"], delaybox=None)
+    d["workload"] = [{k: v for k, v in wl.items() if k != "rate"} for wl in d["workload"]]
+    return d
+
+
+@pytest.mark.parametrize("name", ["load.toml", "red_vs_ared.toml", "reno_sack.toml"])
+def test_sweep_file_is_the_preset_network_with_calibrated_rates(name):
+    path = SDIR / name
+    doc = tomllib.loads(path.read_text())
+    assert _base(doc) == _base(tomllib.loads(PRESET.read_text()))
+    sw = expand(path)
+    validate(sw)
+    for r in sw.runs:
+        load_ = r.values["var.load"]
+        for wl in r.doc["workload"]:
+            assert wl["rate"] == pytest.approx(RATE_PER_LOAD * load_, rel=1e-12)
+    assert min(r.values["var.load"] for r in sw.runs) >= 0.5
+    assert max(r.values["var.load"] for r in sw.runs) <= 1.05
+
+
+def test_equal_rate_calibration_file_is_the_preset_at_100_mbps():
+    path = SDIR / "calibration_equal_rates.toml"
+    doc = tomllib.loads(path.read_text())
+    preset = tomllib.loads(PRESET.read_text())
+    assert doc["topology"]["bottleneck_rate"] == "100Mbps"
+    doc["topology"]["bottleneck_rate"] = preset["topology"]["bottleneck_rate"]
+    doc["run"] = preset["run"]
+    assert _base(doc) == {k: v for k, v in _base(preset).items() if k != "variant"}
+    sw = expand(path)
+    validate(sw)
+    for r in sw.runs:
+        assert [wl["rate"] for wl in r.doc["workload"]] == [r.values["var.x"]] * 2
+
+
+def test_origin_slope_by_hand():
+    # Σxy / Σx² = (1·2 + 2·4.2 + 3·5.7) / (1 + 4 + 9) = 27.5 / 14.
+    assert w.origin_slope([1, 2, 3], [2, 4.2, 5.7]) == pytest.approx(27.5 / 14, rel=1e-12)
+
+
+def test_sweep_run_counts():
+    n = {name: len(expand(SDIR / name).runs) for name in ("load.toml", "red_vs_ared.toml", "reno_sack.toml")}
+    # 9 loads × 6 queues × 3 reps; 2 loads × 4 queues × 3; 2 TCPs × 3 loads × 2 queues × 3.
+    assert n == {"load.toml": 162, "red_vs_ared.toml": 24, "reno_sack.toml": 36}
+
+
+@pytest.mark.engine
+def test_one_point_runs_for_20_seconds(tmp_path):
+    from aqmlab.sweep import run_sweep
+
+    doc = tomllib.loads((SDIR / "reno_sack.toml").read_text())
+    doc["run"].update(warmup="5s", duration="20s")
+    doc["sweep"].update(replications=1, variants=["ARED-ECN-5ms"])
+    doc["sweep"]["grid"] = {"tcp.variant": ["sack"], "var.load": [0.8]}
+    import tomli_w
+
+    f = SDIR / f".test-{tmp_path.name}.toml"  # beside the RTT file it names
+    f.write_text(tomli_w.dumps(doc))
+    try:
+        table = run_sweep(f, tmp_path / "out", jobs=1, progress=False)
+    finally:
+        f.unlink()
+    assert list(table["status"]) == ["ok"]
+    row = table.iloc[0]
+    # 2 × 114.3 conn/s for 20 s: ≈ 4600 responses start (PackMime's inter-arrival mean is
+    # exactly 1/rate; its LRD driver makes 20 s counts vary by far more than Poisson's ±1.5 %).
+    assert 0.6 * 4572 <= row["responses_started"] <= 1.4 * 4572
+    # At 80 % offered load on 10 Mbps the forward link carries between 4 and 10 Mbit/s.
+    assert 0.4 <= row["utilization"] <= 1.0
+    assert not math.isnan(row["median_rt_ms"])

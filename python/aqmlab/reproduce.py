@@ -91,6 +91,8 @@ def resolved_sweep_file(src: Path, overrides: dict[str, object], dest_dir: Path)
     with open(src, "rb") as f:
         doc = tomllib.load(f)
     doc = apply_overrides(doc, overrides, str(src))
+    # The copy runs from dest_dir: its data files stay where the original's are.
+    doc.setdefault("sweep", {})["data_dir"] = str(src.parent.resolve())
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / src.name
     header = f"# {src} with the quick-mode overrides of `aqmlab reproduce --quick` applied.\n"

@@ -8,6 +8,8 @@ and every `[[variant]]` of the file at each point. Example:
     replications = 5                 # seeds run.seed, run.seed + 1, … (run.seed default 1)
     variants = ["red"]               # optional: only these variants (default: all)
     load_axis = "workload[0].rate"   # optional: the x axis of the load figures
+    data_dir = "../data"             # optional: where relative data files resolve (default:
+                                     # the sweep file's directory; not part of a run's identity)
 
     [sweep.grid]                     # product of the lists (first key varies slowest)
     "queue.min_th" = [5, 30, 60]
@@ -63,7 +65,7 @@ import tomli_w
 
 from aqmlab.expr import Expr, ExprError, parse_expr
 
-SWEEP_KEYS = ("grid", "zip", "derive", "replications", "variants", "load_axis")
+SWEEP_KEYS = ("grid", "zip", "derive", "replications", "variants", "load_axis", "data_dir")
 HASH_HEX = 16
 _SEG = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\[\]]+)\])?$")
 
@@ -290,7 +292,11 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
         raise SweepError(file, "(syntax)", f"TOML syntax error: {e}") from None
     if "sweep" not in base:
         raise SweepError(file, "sweep", "no [sweep] table: this is not a sweep (use `aqmlab run`)")
-    grid, zipped, exprs, reps, only, load_axis = _parse_table(file, base.pop("sweep"))
+    sweep_table = base.pop("sweep")
+    data_dir = sweep_table.get("data_dir", ".")
+    if not isinstance(data_dir, str):
+        raise SweepError(file, "sweep.data_dir", f"must be a directory path string, got {data_dir!r}")
+    grid, zipped, exprs, reps, only, load_axis = _parse_table(file, sweep_table)
     base.pop("calibration", None)  # `aqmlab calibrate`'s defaults; not part of a run
     variant_tables = base.get("variant")
     all_names = (
@@ -362,7 +368,9 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
                         text=tomli_w.dumps(rdoc),
                     )
                 )
-    parent = Path(file).parent
+    # Relative data files (`file = ...`) resolve against `sweep.data_dir` (itself relative to
+    # the sweep file) or the sweep file's directory; `[sweep]` is not part of a run's identity.
+    parent = Path(file).parent / data_dir
     return Sweep(
         scenario=file,
         base_dir=str(parent) if str(parent) else ".",

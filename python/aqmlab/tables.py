@@ -37,6 +37,8 @@ TYPES: dict[str, dict[str, pa.DataType]] = {
         "timeouts": _I,
         "fast_retx": _I,
         "ecn_reductions": _I,
+        "loss_events": _I,
+        "loss_cwnd_bytes": _I,
     },
     "queue": {
         "link": pa.string(),

@@ -290,3 +290,29 @@ def _fewer_drops(results):
     t = results["T1"].set_index("row")
     a, b = t.loc["qlen=60", "drops_pct"], t.loc["qlen=10", "drops_pct"]
     return a < b, f"{a} vs {b}"
+
+
+def test_quick_copy_resolves_data_files_next_to_the_original(tmp_path):
+    # A sweep whose DelayBox RTTs come from a CSV beside it: the quick-mode copy runs from
+    # another directory, so its [sweep] data_dir must point back; and data_dir must not change
+    # the run ids (it is not part of the resolved scenario).
+    from aqmlab.reproduce import resolved_sweep_file
+    from aqmlab.sweepspec import expand, validate
+
+    src_dir = tmp_path / "study"
+    src_dir.mkdir()
+    (src_dir / "rtt.csv").write_text("value,cdf\n0.01,0\n0.05,1\n")
+    text = TOY_SWEEP.replace(
+        'rtt = { dist = "uniform", min = "0ms", max = "100ms" }',
+        'rtt = { dist = "empirical", file = "rtt.csv" }',
+    )
+    (src_dir / "sw.toml").write_text(text)
+    copy = resolved_sweep_file(src_dir / "sw.toml", {"run.duration": "7s"}, tmp_path / "out")
+    assert tomllib.loads(copy.read_text())["sweep"]["data_dir"] == str(src_dir.resolve())
+    sweep = expand(copy)
+    assert sweep.base_dir == str(src_dir.resolve())
+    validate(sweep)  # the core reads rtt.csv: raises if it does not resolve
+    original = expand(src_dir / "sw.toml")
+    # Same scenarios but the duration: ids differ only through run.duration.
+    same = resolved_sweep_file(src_dir / "sw.toml", {}, tmp_path / "out2")
+    assert [r.id for r in expand(same).runs] == [r.id for r in original.runs]

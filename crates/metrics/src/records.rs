@@ -68,6 +68,12 @@ pub struct RequestRecord {
     pub fast_retx: u32,
     /// Window reductions in response to ECN-Echo (both ends; RFC 3168, at most one per window).
     pub ecn_reductions: u32,
+    /// Loss events (both ends): fast retransmits and retransmission timeouts of data
+    /// (`tcp::TcpStats::loss_events`).
+    pub loss_events: u32,
+    /// Sum over those loss events of the sender's cwnd just before the reduction, bytes; the mean
+    /// cwnd at a loss in segments is `loss_cwnd_bytes / loss_events / mss`.
+    pub loss_cwnd_bytes: u64,
 }
 
 /// One queue-monitor interval (seed 000 §4.1.3: every 100 ms).

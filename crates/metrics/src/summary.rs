@@ -203,6 +203,8 @@ mod tests {
             timeouts: 1,
             fast_retx: 0,
             ecn_reductions: 0,
+            loss_events: 0,
+            loss_cwnd_bytes: 0,
         }
     }
 

@@ -84,7 +84,13 @@ fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<
     col(&t, "start_ns", rs.iter().map(|r| r.start_ns))?;
     col(&t, "end_ns", rs.iter().map(|r| r.end_ns))?;
     col(&t, "request_bytes", rs.iter().map(|r| r.request_bytes))?;
-    col(&t, "response_bytes", rs.iter().map(|r| r.response_bytes))?;
+    // An endless bulk flow's response size (u64::MAX) is written as −1.
+    col(
+        &t,
+        "response_bytes",
+        rs.iter()
+            .map(|r| i64::try_from(r.response_bytes).unwrap_or(-1)),
+    )?;
     col(&t, "server_delay_ns", rs.iter().map(|r| r.server_delay_ns))?;
     col(&t, "base_rtt_ns", rs.iter().map(|r| r.base_rtt_ns))?;
     col(&t, "completed", rs.iter().map(|r| r.completed))?;
@@ -94,6 +100,8 @@ fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<
     col(&t, "timeouts", rs.iter().map(|r| r.timeouts))?;
     col(&t, "fast_retx", rs.iter().map(|r| r.fast_retx))?;
     col(&t, "ecn_reductions", rs.iter().map(|r| r.ecn_reductions))?;
+    col(&t, "loss_events", rs.iter().map(|r| r.loss_events))?;
+    col(&t, "loss_cwnd_bytes", rs.iter().map(|r| r.loss_cwnd_bytes))?;
     Ok(t)
 }
 

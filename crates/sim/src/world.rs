@@ -612,6 +612,8 @@ impl<O: Observer> World<O> {
                 timeouts: 0,
                 fast_retx: 0,
                 ecn_reductions: 0,
+                loss_events: 0,
+                loss_cwnd_bytes: 0,
             },
         };
         let ci = match self.free_slots.pop() {

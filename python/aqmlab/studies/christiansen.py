@@ -174,7 +174,7 @@ STUDY = Study(
         Verdict("At 110 % load response times are bad whatever the queue (B.4, B.6)", v5_overload_bad),
     ),
     quick_overrides={
-        "run.warmup": "5min",
+        "run.warmup": "20min",  # the thesis's warm-up: the browsers' start-up burst lasts minutes
         "run.duration": "5min",
         "sweep.replications": 1,
         "sweep.grid.var.load": [90, 98, 110],

@@ -39,10 +39,6 @@ QUANTILES = {10: "p10_rt_ms", 25: "p25_rt_ms", 50: "median_rt_ms", 75: "p75_rt_m
 
 Results = dict[str, pd.DataFrame]
 
-#: The DelayBox RTT file, absolute: `aqmlab reproduce --quick` runs a rewritten copy of each
-#: sweep file from its output directory, where the files' relative `file = ...` does not resolve.
-RTT_FILE = Path(__file__).resolve().parents[3] / "studies" / "weigle2006" / "packmime_rtt_server.csv"
-
 
 def load_pct(row: pd.Series) -> int:
     """The offered load of a sweep row in percent (var.load 0.8 → 80)."""
@@ -395,6 +391,5 @@ STUDY = Study(
         "run.warmup": "60s",
         "run.duration": "600s",
         "sweep.replications": 1,
-        "topology.delaybox.rtt.file": str(RTT_FILE),
     },
 )

@@ -16,13 +16,13 @@
 //!   FARIMA driver) used by `workload::packmime`.
 //! - portable exp/ln/pow come from `units::math`, so draws are bit-identical across machines.
 //!
-//! Validation: unit tests in `dist/tests.rs` and `workload/tests/` (see each file's header).
+//! Validation: unit tests in `distribution/tests.rs` and `workload/tests/` (see each file's header).
 
-pub mod dist;
+pub mod distribution;
 pub mod packmime;
 pub mod workload;
 
-pub use dist::{EmpiricalCdf, SizeDist};
+pub use distribution::{EmpiricalCdf, SizeDist};
 pub use workload::{
     pareto_web_mean_bytes, Arrival, BulkFlow, DatagramFlow, FlowKind, MahConfig, MahTables,
     PrimaryReplies, Request, ServerChoice, Workload, WorkloadConfig,

@@ -39,7 +39,7 @@ mod poisson;
 mod tests;
 mod users;
 
-use crate::dist::SizeDist;
+use crate::distribution::SizeDist;
 use units::{Rng, SimDuration, SimTime};
 
 pub use mah::{MahConfig, MahTables, PrimaryReplies, ServerChoice};

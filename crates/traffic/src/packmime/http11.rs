@@ -23,7 +23,7 @@
 //! §3.6 and §8, and against the moments the §3.7 formulas imply).
 
 use super::pow2;
-use crate::dist::unit;
+use crate::distribution::unit;
 use rand::Rng as _;
 use rand_distr::StandardNormal;
 use units::math::{exp, ln, powf};

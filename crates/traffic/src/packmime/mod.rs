@@ -36,7 +36,7 @@ mod http11;
 
 pub use http11::*;
 
-use crate::dist::{unit, EmpiricalCdf};
+use crate::distribution::{unit, EmpiricalCdf};
 use rand::Rng as _;
 use rand_distr::StandardNormal;
 use units::math::{exp, ln, powf};

@@ -43,7 +43,7 @@
 //! responses.
 
 use super::{later, request_bytes, response_bytes, FlowKind, Request};
-use crate::dist::{empirical::inverse_cdf, unit, EmpiricalCdf};
+use crate::distribution::{empirical::inverse_cdf, unit, EmpiricalCdf};
 use rand::Rng as _;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

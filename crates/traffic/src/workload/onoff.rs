@@ -27,7 +27,7 @@
 //! 1.5 % of the closed form over 200 000 cycles).
 
 use super::{FlowKind, Request};
-use crate::dist::unit;
+use crate::distribution::unit;
 use units::math::powf;
 use units::{Rng, SimDuration, SimTime};
 

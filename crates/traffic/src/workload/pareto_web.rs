@@ -34,7 +34,7 @@
 //! at the seed values, sample mean within 4 SE of 7981.71 B, ECDF at 3 points, all flows at 0.
 
 use super::{later, response_bytes, FlowKind, Request};
-use crate::dist::unit;
+use crate::distribution::unit;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use units::math::powf;

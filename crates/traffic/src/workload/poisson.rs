@@ -15,7 +15,7 @@
 //! inter-arrival CV within 0.02 of 1; hosts in range; early/late `on_timeout`.
 
 use super::{later, request_bytes, response_bytes, FlowKind, Request};
-use crate::dist::SizeDist;
+use crate::distribution::SizeDist;
 use rand::Rng as _;
 use rand_distr::Exp1;
 use units::{Rng, SimDuration, SimTime};

@@ -21,7 +21,7 @@
 //! requests at exactly offset_u + k·2 s; offsets as drawn; stale completions ignored.
 
 use super::{later, request_bytes, response_bytes, FlowKind, Request};
-use crate::dist::{unit, SizeDist};
+use crate::distribution::{unit, SizeDist};
 use rand::Rng as _;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

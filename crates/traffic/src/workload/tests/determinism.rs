@@ -1,7 +1,7 @@
 //! Same (config, stream) → the same requests at the same times; another stream → different.
 
 use super::*;
-use crate::dist::SizeDist;
+use crate::distribution::SizeDist;
 
 fn configs() -> Vec<WorkloadConfig> {
     vec![

@@ -2,7 +2,7 @@
 //! out in reference/mah/MAH-MODEL.md (§4 table means, §5 request rates and bytes per request).
 
 use super::*;
-use crate::dist::EmpiricalCdf;
+use crate::distribution::EmpiricalCdf;
 use crate::workload::mah::{step_mean, step_sample};
 use rand::Rng as _;
 use std::collections::HashMap;

@@ -2,7 +2,7 @@
 //! Pareto`, and its long-run mean rate against the closed form.
 
 use super::*;
-use crate::dist::unit;
+use crate::distribution::unit;
 use crate::workload::onoff::ns2_pareto;
 
 fn onoff(rate_bps: u64, on_ms: u64, off_ms: u64, shape: f64, stop: Option<SimTime>) -> Workload {

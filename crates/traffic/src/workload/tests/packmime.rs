@@ -14,7 +14,7 @@
 //!   process (mean gap, hosts, sizes ≥ 1, draw order, determinism).
 
 use super::*;
-use crate::dist::unit;
+use crate::distribution::unit;
 use crate::packmime::*;
 
 const N: usize = 100_000;
@@ -283,7 +283,7 @@ fn rtt_quantiles_match_section38() {
         let cdf = rtt_cdf_s(side);
         cdf.validate().unwrap();
         for (p, w) in ps.iter().zip(want) {
-            let got = crate::dist::empirical::inverse_cdf(&cdf.points, *p) * 1000.0;
+            let got = crate::distribution::empirical::inverse_cdf(&cdf.points, *p) * 1000.0;
             assert!(close(got / w, 1.0, 0.01), "{side:?} cdf q{p}: {got} vs {w}");
         }
     }

@@ -1,7 +1,7 @@
 //! Open-loop Poisson arrivals.
 
 use super::*;
-use crate::dist::SizeDist;
+use crate::distribution::SizeDist;
 use rand::Rng as _;
 use rand_distr::Exp1;
 

@@ -1,7 +1,7 @@
 //! Closed-loop browsing users.
 
 use super::*;
-use crate::dist::{unit, SizeDist};
+use crate::distribution::{unit, SizeDist};
 
 fn cfg(users: u32, think: f64) -> WorkloadConfig {
     WorkloadConfig::Http10 {

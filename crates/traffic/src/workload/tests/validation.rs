@@ -1,7 +1,7 @@
 //! Bad parameters are rejected with the documented reason; derived quantities.
 
 use super::*;
-use crate::dist::SizeDist;
+use crate::distribution::SizeDist;
 
 fn http(
     arrival: Arrival,
@@ -151,7 +151,7 @@ fn bulk_reasons() {
 #[test]
 fn offered_load_of_open_loop_http() {
     // 225/s × 8 × (E[resp] + E[req]) = 1800 × (4688.478131685436 + 300) = 8,979,260.637 bit/s
-    // (E[resp] of the bounded Pareto(1.2, 1 KB, 2 MB): dist::tests::mean_bounded_pareto_hand_computed).
+    // (E[resp] of the bounded Pareto(1.2, 1 KB, 2 MB): distribution::tests::mean_bounded_pareto_hand_computed).
     let bp = SizeDist::BoundedPareto {
         shape: 1.2,
         min: 1000.0,

@@ -11,7 +11,7 @@
 //! non-decreasing, the last within 1e-6 of 1 (the tolerance of the scenario loader). Errors name
 //! the 1-based line number of the file and the reason.
 //!
-//! Validation: `dist::tests` — `inverse_cdf_*` (hand-picked u, atoms, gaps), `empirical_mean_*`,
+//! Validation: `distribution::tests` — `inverse_cdf_*` (hand-picked u, atoms, gaps), `empirical_mean_*`,
 //! `csv_*` (header, comments, errors naming the line).
 
 use std::path::Path;

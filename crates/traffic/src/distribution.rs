@@ -8,7 +8,7 @@
 //! | `Exponential`   | `mean · Exp1` (rand_distr ziggurat)                      | ≥ 1 u64 (ziggurat)   |
 //! | `Lognormal`     | `exp(mu + sigma·z)`, z = rand_distr `StandardNormal`     | ≥ 1 u64 (ziggurat)   |
 //! | `BoundedPareto` | exact inverse CDF of the truncated density on [min, max] | one u                |
-//! | `Empirical`     | inverse CDF, linear between points (`dist/empirical.rs`) | one u                |
+//! | `Empirical`     | inverse CDF, linear between points (`distribution/empirical.rs`) | one u                |
 //!
 //! `u` is rand 0.8's `Standard` f64 — the top 53 bits of one `next_u64`, times 2⁻⁵³, in [0, 1).
 //! `mu + sigma·z` is exactly what rand_distr 0.4.3 `LogNormal::sample` computes (tested), without
@@ -23,9 +23,9 @@
 //! machine.
 //!
 //! `sample` assumes `validate` passed; on invalid parameters it returns some value but never
-//! panics. Read `dist/empirical.rs` before changing how tables are read.
+//! panics. Read `distribution/empirical.rs` before changing how tables are read.
 //!
-//! Validation: `dist::tests` — `mean_*` (analytic means against hand-computed values),
+//! Validation: `distribution::tests` — `mean_*` (analytic means against hand-computed values),
 //! `sample_mean_*` (200k draws within 4 standard errors of the analytic mean),
 //! `bounded_pareto_quantiles` (empirical CDF at 3 points within ±0.005),
 //! `bounded_pareto_inverse_matches_ns2_formula`, `lognormal_matches_rand_distr`,

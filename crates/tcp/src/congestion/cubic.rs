@@ -264,11 +264,7 @@ impl CongestionControl for Cubic {
             // Full ACK (RFC 6582 §3.2 step 3): the congestion-avoidance stage starts here.
             self.in_recovery = false;
             self.dupacks = 0;
-            self.w.cwnd = match self.full_ack {
-                FullAck::Ssthresh => self.w.ssthresh,
-                FullAck::FlightSize => self.w.ssthresh.min(a.flight.max(self.w.mss) + self.w.mss),
-            }
-            .max(self.w.mss);
+            self.w.exit_recovery(self.full_ack, a.flight);
             if self.w.cwnd >= self.w.ssthresh {
                 self.epoch = Some(self.start_epoch());
             }
@@ -278,11 +274,7 @@ impl CongestionControl for Cubic {
             };
         }
         // Partial ACK, as newreno.rs.
-        self.w.cwnd = self.w.cwnd.saturating_sub(a.acked);
-        if a.acked >= self.w.mss {
-            self.w.cwnd += self.w.mss;
-        }
-        self.w.cwnd = self.w.cwnd.max(self.w.mss);
+        self.w.partial_ack(a.acked);
         let first = !self.partial_seen;
         self.partial_seen = true;
         AckVerdict {

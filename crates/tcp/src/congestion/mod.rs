@@ -41,7 +41,7 @@ pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
 
-use crate::config::{TcpConfig, Variant};
+use crate::config::{FullAck, TcpConfig, Variant};
 use units::{SimDuration, SimTime};
 
 /// cwnd and ssthresh, bytes, with the RFC 5681 arithmetic shared by every variant.
@@ -73,6 +73,24 @@ impl Window {
     /// RFC 5681 eq. 4: ssthresh = max(FlightSize/2, 2·MSS).
     pub fn halve(&mut self, flight: u64) {
         self.ssthresh = (flight / 2).max(2 * self.mss);
+    }
+    /// RFC 6582 §3.2 step 3, full ACK: leave fast recovery with cwnd = ssthresh (option 2) or
+    /// min(ssthresh, max(FlightSize, MSS) + MSS) (option 1); never below 1 MSS.
+    pub fn exit_recovery(&mut self, full_ack: FullAck, flight: u64) {
+        self.cwnd = match full_ack {
+            FullAck::Ssthresh => self.ssthresh,
+            FullAck::FlightSize => self.ssthresh.min(flight.max(self.mss) + self.mss),
+        }
+        .max(self.mss);
+    }
+    /// RFC 6582 §3.2 step 4, partial ACK: deflate cwnd by the bytes acknowledged, add back one
+    /// MSS if at least one MSS was acknowledged; never below 1 MSS.
+    pub fn partial_ack(&mut self, acked: u64) {
+        self.cwnd = self.cwnd.saturating_sub(acked);
+        if acked >= self.mss {
+            self.cwnd += self.mss;
+        }
+        self.cwnd = self.cwnd.max(self.mss);
     }
     /// Fast retransmit: eq. 4, then cwnd = ssthresh + k·MSS (k = dupACK threshold).
     pub fn enter_fast_recovery(&mut self, flight: u64, dupack_threshold: u32) {

@@ -87,21 +87,13 @@ impl CongestionControl for NewReno {
         if a.ack >= self.recover {
             self.in_recovery = false;
             self.dupacks = 0;
-            self.w.cwnd = match self.full_ack {
-                FullAck::Ssthresh => self.w.ssthresh,
-                FullAck::FlightSize => self.w.ssthresh.min(a.flight.max(self.w.mss) + self.w.mss),
-            }
-            .max(self.w.mss);
+            self.w.exit_recovery(self.full_ack, a.flight);
             return AckVerdict {
                 retransmit_head: false,
                 restart_timer: true,
             };
         }
-        self.w.cwnd = self.w.cwnd.saturating_sub(a.acked);
-        if a.acked >= self.w.mss {
-            self.w.cwnd += self.w.mss;
-        }
-        self.w.cwnd = self.w.cwnd.max(self.w.mss);
+        self.w.partial_ack(a.acked);
         let first = !self.partial_seen;
         self.partial_seen = true;
         AckVerdict {

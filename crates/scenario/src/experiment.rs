@@ -48,9 +48,14 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
 
     let (topology, groups) = topology::parse(&root, base_dir)?;
     let tcp = tcp::parse(&root)?;
-    let (workloads, placements) = workload::parse(&root, &groups, base_dir)?
-        .into_iter()
-        .unzip();
+    let mut workloads = Vec::new();
+    let mut placements = Vec::new();
+    let mut delayboxes = Vec::new();
+    for (w, p, d) in workload::parse(&root, &groups, base_dir)? {
+        workloads.push(w);
+        placements.push(p);
+        delayboxes.push(d);
+    }
     let monitor = parse_monitor(&root)?;
 
     Ok(Experiment {
@@ -62,6 +67,7 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         tcp,
         workloads,
         placements,
+        delayboxes,
         monitor,
     })
 }

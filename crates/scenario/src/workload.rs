@@ -32,6 +32,12 @@
 //!   reverse bottleneck); or `client_cloud`, `server_cloud` naming host groups (the dumbbell's
 //!   are `clients` and `servers`; the parking lot's are its `[topology.clouds.NAME]`, and there
 //!   both are required). `clients`/`servers`/`client`/`server` then count within those clouds.
+//! - DelayBoxes, any kind (seed 002 §III-B): `delaybox = { client = RTT, server = RTT }`, each
+//!   optional: a base RTT drawn per connection at the router of its client host and at the
+//!   router of its server host, applied half in each direction (`sim::WorkloadDelayBox`). RTT
+//!   is a duration distribution table (`dist.rs`), or `"packmime"` (kind `packmime` only:
+//!   PackMime's `PackMimeHTTPXmit`, client table for `client`, server table for `server`, at
+//!   the workload's rate), or `{ dist = "packmime", rate = R }` (the same at rate R, any kind).
 //!
 //! Validation: `tests/bad_files.rs` (`no_workload`, `bulk_server_out_of_range`, `unknown_dist`,
 //! `lognormal_sigma_*`, `empirical_file_missing`, `mah_*`, `packmime_*`).
@@ -39,9 +45,10 @@
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{KeyError, Res};
 use crate::value::{as_str, as_table, kind, positive, size_u32, Tbl};
-use sim::HostPlacement;
+use sim::{BoxRtt, HostPlacement, WorkloadDelayBox};
 use std::path::Path;
 use toml::Value;
+use traffic::packmime::RttSide;
 use traffic::{Arrival, BulkFlow, DatagramFlow, WorkloadConfig};
 use units::{SimDuration, SimTime};
 
@@ -59,7 +66,57 @@ pub(crate) struct Groups {
     pub dumbbell: bool,
 }
 
-const PLACEMENT_KEYS: &[&str] = &["direction", "client_cloud", "server_cloud"];
+const PLACEMENT_KEYS: &[&str] = &["direction", "client_cloud", "server_cloud", "delaybox"];
+
+/// Read `delaybox` of workload table `t` (see the module doc).
+fn parse_delaybox(t: &Tbl, base_dir: &Path) -> Res<WorkloadDelayBox> {
+    let Some(d) = t.table("delaybox")? else {
+        return Ok(WorkloadDelayBox::default());
+    };
+    d.allow(&["client", "server"])?;
+    let own_rate = match t.get("kind").and_then(Value::as_str) {
+        Some("packmime") => t.num("rate")?,
+        _ => None,
+    };
+    let side = |k: &str, side: RttSide| -> Res<Option<BoxRtt>> {
+        let Some(v) = d.get(k) else { return Ok(None) };
+        let key = d.key(k);
+        if let Some(s) = v.as_str() {
+            if s != "packmime" {
+                return Err(KeyError::new(
+                    key,
+                    format!("expected \"packmime\" or a distribution table, got {s:?}"),
+                ));
+            }
+            let rate = own_rate.ok_or_else(|| {
+                KeyError::new(
+                    key.clone(),
+                    "\"packmime\" takes the rate of a packmime workload; on this workload give { dist = \"packmime\", rate = R }",
+                )
+            })?;
+            return Ok(Some(BoxRtt::PackMime { side, rate }));
+        }
+        let vt = as_table(v, &key)?;
+        if vt.get("dist").and_then(Value::as_str) == Some("packmime") {
+            vt.allow(&["dist", "rate"])?;
+            let rate = vt.req_num("rate")?;
+            if !(rate > 0.0 && rate.is_finite()) {
+                return Err(vt.err("rate", format!("must be a number > 0, got {rate}")));
+            }
+            return Ok(Some(BoxRtt::PackMime { side, rate }));
+        }
+        Ok(Some(BoxRtt::Dist(parse_dist(
+            v,
+            &key,
+            Quantity::Seconds,
+            base_dir,
+        )?)))
+    };
+    Ok(WorkloadDelayBox {
+        client: side("client", RttSide::Client)?,
+        server: side("server", RttSide::Server)?,
+    })
+}
 
 /// Read the placement keys of workload table `t`: the placement and the host counts it gives.
 fn parse_placement(t: &Tbl, g: &Groups) -> Res<(HostPlacement, Hosts)> {
@@ -131,12 +188,11 @@ fn parse_placement(t: &Tbl, g: &Groups) -> Res<(HostPlacement, Hosts)> {
     }
 }
 
-/// Parse every `[[workload]]` of the document root, with each one's placement.
-pub(crate) fn parse(
-    root: &Tbl,
-    groups: &Groups,
-    base_dir: &Path,
-) -> Res<Vec<(WorkloadConfig, HostPlacement)>> {
+/// One parsed `[[workload]]`: the model, where its hosts are, its DelayBoxes.
+pub(crate) type ParsedWorkload = (WorkloadConfig, HostPlacement, WorkloadDelayBox);
+
+/// Parse every `[[workload]]` of the document root, with each one's placement and DelayBoxes.
+pub(crate) fn parse(root: &Tbl, groups: &Groups, base_dir: &Path) -> Res<Vec<ParsedWorkload>> {
     let none = || {
         KeyError::new(
             "workload",
@@ -152,6 +208,7 @@ pub(crate) fn parse(
         .map(|(i, v)| {
             let t = as_table(v, &root.elem("workload", i))?;
             let (placement, hosts) = parse_placement(&t, groups)?;
+            let boxes = parse_delaybox(&t, base_dir)?;
             // The model parsers see the table without the placement keys.
             let mut rest = t.t.clone();
             for k in PLACEMENT_KEYS {
@@ -161,7 +218,7 @@ pub(crate) fn parse(
                 path: t.path.clone(),
                 t: &rest,
             };
-            Ok((parse_one(&rest, hosts, base_dir)?, placement))
+            Ok((parse_one(&rest, hosts, base_dir)?, placement, boxes))
         })
         .collect()
 }

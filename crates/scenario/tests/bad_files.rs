@@ -898,3 +898,55 @@ fn onoff_parses_with_ns2_defaults() {
         (500_000_000, 1_500_000_000)
     );
 }
+
+#[test]
+fn workload_delaybox_parses_and_its_mistakes_are_named() {
+    use sim::BoxRtt;
+    use traffic::packmime::RttSide;
+    let pm = "[[workload]]\nkind = \"packmime\"\nrate = 20.0\nclient_cloud = \"b\"\nserver_cloud = \"a\"\n";
+    let text = format!(
+        "{PARKING}delaybox = {{ server = {{ dist = \"constant\", value = \"40ms\" }} }}\n{pm}delaybox = {{ client = \"packmime\", server = \"packmime\" }}\n"
+    );
+    let exps = parse_str(&text, "ok.toml", Path::new(".")).unwrap();
+    let boxes = &exps[0].experiment.delayboxes;
+    assert!(boxes[0].client.is_none());
+    assert!(
+        matches!(&boxes[0].server, Some(BoxRtt::Dist(traffic::SizeDist::Constant { value })) if (*value - 0.04).abs() < 1e-12)
+    );
+    assert!(matches!(
+        boxes[1].client,
+        Some(BoxRtt::PackMime { side: RttSide::Client, rate }) if rate == 20.0
+    ));
+    assert!(matches!(
+        boxes[1].server,
+        Some(BoxRtt::PackMime { side: RttSide::Server, rate }) if rate == 20.0
+    ));
+    // "packmime" on a workload without a rate of its own.
+    rejects(
+        &format!("{PARKING}delaybox = {{ client = \"packmime\" }}\n"),
+        "workload[0].delaybox.client",
+        "rate = R",
+    );
+    rejects(
+        &format!("{PARKING}delaybox = {{ client = {{ dist = \"packmime\", rate = 0 }} }}\n"),
+        "workload[0].delaybox.client.rate",
+        "> 0",
+    );
+    rejects(
+        &format!("{PARKING}delaybox = {{ clients = \"packmime\" }}\n"),
+        "workload[0].delaybox.clients",
+        "unknown",
+    );
+    rejects(
+        &format!("{PARKING}delaybox = {{ server = \"fast\" }}\n"),
+        "workload[0].delaybox.server",
+        "\"packmime\" or a distribution table",
+    );
+    // With `{ dist = "packmime", rate }` any workload may have PackMime boxes.
+    let ok = format!("{PARKING}delaybox = {{ client = {{ dist = \"packmime\", rate = 5 }} }}\n");
+    let exps = parse_str(&ok, "ok.toml", Path::new(".")).unwrap();
+    assert!(matches!(
+        exps[0].experiment.delayboxes[0].client,
+        Some(BoxRtt::PackMime { side: RttSide::Client, rate }) if rate == 5.0
+    ));
+}

@@ -78,6 +78,7 @@ fn main() {
                         .collect(),
                 }],
                 placements: Vec::new(),
+                delayboxes: Vec::new(),
                 monitor: MonitorConfig::default(),
             };
             let out = sim::run(&exp, &mut |_, _| {}).expect("run");

@@ -27,6 +27,8 @@ pub struct Experiment {
     /// Where each workload's clients and servers are (index as `workloads`); a missing entry is
     /// [`HostPlacement::Default`].
     pub placements: Vec<HostPlacement>,
+    /// Each workload's DelayBoxes (index as `workloads`); a missing entry has none.
+    pub delayboxes: Vec<WorkloadDelayBox>,
     pub monitor: MonitorConfig,
 }
 
@@ -127,6 +129,30 @@ pub enum DelayBoxConfig {
     Distribution { rtt_s: SizeDist },
     /// Extra RTT per (client, server) pair: `rtt[client][server]`.
     Matrix { rtt: Vec<Vec<SimDuration>> },
+}
+
+/// Base RTT one DelayBox adds to each connection (drawn once per connection, applied half in
+/// each direction).
+#[derive(Clone, Debug)]
+pub enum BoxRtt {
+    /// Independent draws of the RTT in seconds.
+    Dist(SizeDist),
+    /// PackMime-HTTP's `PackMimeHTTPXmit` (MODEL.md §3.8): the `side` table, its FARIMA driver
+    /// at connection rate `rate` (per second), so successive connections' RTTs are long-range
+    /// dependent as in ns-2.
+    PackMime {
+        side: traffic::packmime::RttSide,
+        rate: f64,
+    },
+}
+
+/// The DelayBoxes of one workload (seed 002 §III-B: "each DelayBox delays only those flows
+/// whose source or destination node is directly connected to the DelayBox"): `client` at the
+/// router of the connection's client host, `server` at the router of its server host.
+#[derive(Clone, Debug, Default)]
+pub struct WorkloadDelayBox {
+    pub client: Option<BoxRtt>,
+    pub server: Option<BoxRtt>,
 }
 
 /// What to monitor and how often (seed 000 §4.1.3).

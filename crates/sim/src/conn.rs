@@ -133,8 +133,10 @@ pub struct Conn {
     pub aborted: bool,
     pub client_node: u32,
     pub server_node: u32,
-    /// DelayBox extra delay applied in each direction.
-    pub extra_one_way: SimDuration,
+    /// DelayBoxes of this connection: (node, one-way delay); a packet of the connection that
+    /// arrives at `node` is held the delay longer. Unused entries have node `u32::MAX` or a
+    /// zero delay. Order: topology box, client box, server box.
+    pub boxes: [(u32, SimDuration); 3],
     pub workload: u32,
     pub user: u32,
     pub kind: FlowKind,

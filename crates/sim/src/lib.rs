@@ -5,6 +5,7 @@
 
 pub mod config;
 mod conn;
+mod delaybox;
 pub mod event;
 pub mod network;
 pub mod output;
@@ -14,8 +15,8 @@ mod topology;
 mod world;
 
 pub use config::{
-    CloudConfig, DelayBoxConfig, DumbbellConfig, Experiment, HostPlacement, MonitorConfig,
-    ParkingLotConfig, Topology,
+    BoxRtt, CloudConfig, DelayBoxConfig, DumbbellConfig, Experiment, HostPlacement, MonitorConfig,
+    ParkingLotConfig, Topology, WorkloadDelayBox,
 };
 pub use output::{DatagramStats, EngineStats, RunOutput, SimError};
 pub use run::run;

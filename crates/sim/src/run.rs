@@ -174,7 +174,7 @@ pub fn run(
         workload_hosts,
         delaybox_node: built.delaybox_node,
         delaybox,
-        path_delay: built.path_delay,
+        workload_boxes: exp.delayboxes.clone(),
         workloads,
         tcp: exp.tcp.clone(),
         seed: exp.seed,

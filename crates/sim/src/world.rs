@@ -5,15 +5,20 @@
 //! Datagrams (CBR, ON/OFF cross traffic): a workload request of kind `FlowKind::Datagram` is
 //! not a connection but one packet, sent at once from the request's server host to its client
 //! host with class `Other`, `conn = DATAGRAM` and `gen` = the workload index; on delivery only
-//! the workload's [`DatagramStats`] change. Datagrams get no DelayBox delay. Each workload's
+//! the workload's [`DatagramStats`] change. Datagrams get no DelayBox delay.
+//!
+//! DelayBox: a connection holds up to three (node, one-way delay) boxes — the topology's box
+//! (dumbbell router C) and its workload's client and server boxes (`delaybox.rs`) — and a
+//! packet of it that arrives at a box's node is held that much longer. Each workload's
 //! host indices map to nodes through its placement (`WorldParts::workload_hosts`).
 
 use crate::conn::{AppAction, AppState, Conn, Slot, CLIENT, SERVER};
+use crate::delaybox::DelayBoxes;
 use crate::event::{Event, EventQueue};
 use crate::network::{Network, NO_ROUTE};
 use crate::output::DatagramStats;
 use crate::packet::{Class, Packet, PacketArena, DATAGRAM};
-use crate::DelayBoxConfig;
+use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
 use tcp::{Endpoint, Segment, TcpConfig};
@@ -44,7 +49,10 @@ pub struct World<O: Observer> {
     delaybox_node: u32,
     delaybox: Option<DelayBoxConfig>,
     delaybox_rng: Rng,
-    path_delay: SimDuration,
+    /// Per-workload client and server boxes.
+    wl_boxes: DelayBoxes,
+    /// Whether any packet can meet a box (skips the connection lookup on transmit otherwise).
+    any_box: bool,
     tcp: TcpConfig,
     pub monitors: Vec<Monitors>,
     pub obs: O,
@@ -72,7 +80,8 @@ pub struct WorldParts<O: Observer> {
     pub workload_hosts: Vec<(Vec<u32>, Vec<u32>)>,
     pub delaybox_node: Option<u32>,
     pub delaybox: Option<DelayBoxConfig>,
-    pub path_delay: SimDuration,
+    /// Per-workload DelayBoxes (index as `workloads`).
+    pub workload_boxes: Vec<WorkloadDelayBox>,
     pub workloads: Vec<Workload>,
     pub tcp: TcpConfig,
     pub seed: u64,
@@ -83,6 +92,8 @@ pub struct WorldParts<O: Observer> {
 impl<O: Observer> World<O> {
     pub fn new(p: WorldParts<O>) -> Self {
         let n = p.workloads.len();
+        let wl_boxes = DelayBoxes::new(&p.workload_boxes, n, p.seed);
+        let any_box = p.delaybox.is_some() || wl_boxes.any();
         World {
             q: EventQueue::new(),
             net: p.net,
@@ -106,7 +117,8 @@ impl<O: Observer> World<O> {
             delaybox_node: p.delaybox_node.unwrap_or(u32::MAX),
             delaybox: p.delaybox,
             delaybox_rng: units::stream(p.seed, "delaybox"),
-            path_delay: p.path_delay,
+            wl_boxes,
+            any_box,
             tcp: p.tcp,
             monitors: Vec::new(),
             obs: p.obs,
@@ -250,10 +262,14 @@ impl<O: Observer> World<O> {
         let to = link.to;
         let mut arrival = now + ser + link.delay;
         self.q.schedule(now + ser, Event::TxDone { link: l });
-        if to == self.delaybox_node && self.pkts.get(m.id).conn != DATAGRAM {
+        if self.any_box && self.pkts.get(m.id).conn != DATAGRAM {
             let p = self.pkts.get(m.id);
             if let Some(c) = self.conn(p.conn, p.gen) {
-                arrival += c.extra_one_way;
+                for &(node, d) in &c.boxes {
+                    if node == to {
+                        arrival += d;
+                    }
+                }
             }
         }
         self.q.schedule(
@@ -263,6 +279,29 @@ impl<O: Observer> World<O> {
                 node: to,
             },
         );
+    }
+
+    /// The node after `from` on the route to `to` (a host's access router); `u32::MAX` (no
+    /// node) when there is no route.
+    fn first_hop(&self, from: u32, to: u32) -> u32 {
+        match self.net.next_link(from, to) {
+            NO_ROUTE => u32::MAX,
+            l => self.net.links[l as usize].to,
+        }
+    }
+
+    /// One-way propagation delay in ns along the route from `from` to `to` (link delays only).
+    fn propagation(&self, from: u32, to: u32) -> u64 {
+        let (mut at, mut sum) = (from, 0u64);
+        while at != to {
+            let l = match self.net.next_link(at, to) {
+                NO_ROUTE => break,
+                l => &self.net.links[l as usize],
+            };
+            sum += l.delay.as_nanos();
+            at = l.to;
+        }
+        sum
     }
 
     #[inline]
@@ -563,8 +602,20 @@ impl<O: Observer> World<O> {
             Some(DelayBoxConfig::Matrix { rtt }) => rtt[r.client as usize][r.server as usize],
         };
         let extra_one_way = SimDuration::from_nanos(extra_rtt.as_nanos() / 2);
-        let base_rtt =
-            SimDuration::from_nanos(2 * (self.path_delay.as_nanos() + extra_one_way.as_nanos()));
+        let client_node = self.wl_hosts[w].0[r.client as usize];
+        let server_node = self.wl_hosts[w].1[r.server as usize];
+        let [client_box, server_box] = self.wl_boxes.draw(w);
+        let boxes = [
+            (self.delaybox_node, extra_one_way),
+            (self.first_hop(client_node, server_node), client_box),
+            (self.first_hop(server_node, client_node), server_box),
+        ];
+        let held: u64 = boxes.iter().map(|b| b.1.as_nanos()).sum();
+        let base_rtt = SimDuration::from_nanos(
+            self.propagation(client_node, server_node)
+                + self.propagation(server_node, client_node)
+                + 2 * held,
+        );
         let id = self.next_conn_id;
         self.next_conn_id += 1;
         let mut client = Endpoint::connect(self.tcp.clone(), now);
@@ -576,9 +627,9 @@ impl<O: Observer> World<O> {
             timer_at: [None, None],
             done: [false, false],
             aborted: false,
-            client_node: self.wl_hosts[w].0[r.client as usize],
-            server_node: self.wl_hosts[w].1[r.server as usize],
-            extra_one_way,
+            client_node,
+            server_node,
+            boxes,
             workload: w as u32,
             user: r.user,
             kind: r.kind,

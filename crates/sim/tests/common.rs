@@ -2,7 +2,10 @@
 #![allow(dead_code)]
 
 use aqm::{DisciplineParams, DropTailParams, RedParams};
-use sim::{DelayBoxConfig, DumbbellConfig, Experiment, MonitorConfig, RunOutput, Topology};
+use sim::{
+    CloudConfig, DelayBoxConfig, DumbbellConfig, Experiment, MonitorConfig, ParkingLotConfig,
+    RunOutput, Topology,
+};
 use tcp::TcpConfig;
 use traffic::{Arrival, SizeDist, WorkloadConfig};
 use units::{Rate, SimDuration, SimTime};
@@ -79,6 +82,7 @@ pub fn experiment(
         tcp: TcpConfig::default(),
         workloads,
         placements: Vec::new(),
+        delayboxes: Vec::new(),
         monitor: MonitorConfig::default(),
     }
 }
@@ -103,4 +107,40 @@ pub fn one_way_ns(bytes: u64, path: &[(u64, u64)]) -> u64 {
     path.iter()
         .map(|&(bps, d)| (bytes * 8 * 1_000_000_000).div_ceil(bps) + d)
         .sum()
+}
+
+/// A cloud of `hosts` hosts at `router`, `mbps` / 1 ms access links.
+pub fn cloud(name: &str, router: u32, hosts: u32, mbps: u64) -> CloudConfig {
+    CloudConfig {
+        name: name.into(),
+        router,
+        hosts,
+        access_rate: Rate::from_mbps(mbps),
+        access_delay: SimDuration::from_millis(1),
+    }
+}
+
+/// Seed 002's 8-router parking lot with every router link at `mbps`.
+pub fn parking_lot(mbps: u64, queue: DisciplineParams) -> ParkingLotConfig {
+    let mut link_queues = Vec::new();
+    for i in 0..7 {
+        link_queues.push((format!("r{i}_r{}", i + 1), queue.clone()));
+        link_queues.push((format!("r{}_r{i}", i + 1), queue.clone()));
+    }
+    ParkingLotConfig {
+        routers: 8,
+        link_rate: Rate::from_mbps(mbps),
+        link_delay: SimDuration::from_millis(1),
+        link_queues,
+        access_queue: droptail(1000),
+        clouds: vec![
+            cloud("left", 0, 2, 4),
+            cloud("right", 7, 2, 4),
+            cloud("x1", 1, 1, 100),
+            cloud("y1", 2, 1, 100),
+            cloud("x3", 3, 1, 100),
+            cloud("y3", 4, 1, 100),
+        ],
+        bottleneck: "r1_r2".into(),
+    }
 }

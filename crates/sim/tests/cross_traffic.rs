@@ -3,11 +3,11 @@
 
 mod common;
 
-use aqm::{DisciplineParams, PacketClass, QueueDisc};
+use aqm::{PacketClass, QueueDisc};
 use common::*;
-use sim::{CloudConfig, DatagramStats, HostPlacement, ParkingLotConfig, Topology};
+use sim::{DatagramStats, HostPlacement, Topology};
 use traffic::{Arrival, DatagramFlow, SizeDist, WorkloadConfig};
-use units::{Rate, SimDuration, SimTime};
+use units::{SimDuration, SimTime};
 
 fn cbr(rate_bps: u64, bytes: u32, start_ms: u64, stop_ms: u64) -> WorkloadConfig {
     WorkloadConfig::Cbr(DatagramFlow {
@@ -105,41 +105,6 @@ fn reverse_workload_loads_the_reverse_bottleneck() {
     exp.placements = vec![HostPlacement::Default];
     let out = run(&exp);
     assert!(link_bytes(&out, "bottleneck_fwd") > 10 * link_bytes(&out, "bottleneck_rev"));
-}
-
-fn cloud(name: &str, router: u32, hosts: u32, mbps: u64) -> CloudConfig {
-    CloudConfig {
-        name: name.into(),
-        router,
-        hosts,
-        access_rate: Rate::from_mbps(mbps),
-        access_delay: SimDuration::from_millis(1),
-    }
-}
-
-/// Seed 002's 8-router parking lot with every router link at `mbps`.
-pub fn parking_lot(mbps: u64, queue: DisciplineParams) -> ParkingLotConfig {
-    let mut link_queues = Vec::new();
-    for i in 0..7 {
-        link_queues.push((format!("r{i}_r{}", i + 1), queue.clone()));
-        link_queues.push((format!("r{}_r{i}", i + 1), queue.clone()));
-    }
-    ParkingLotConfig {
-        routers: 8,
-        link_rate: Rate::from_mbps(mbps),
-        link_delay: SimDuration::from_millis(1),
-        link_queues,
-        access_queue: droptail(1000),
-        clouds: vec![
-            cloud("left", 0, 2, 4),
-            cloud("right", 7, 2, 4),
-            cloud("x1", 1, 1, 100),
-            cloud("y1", 2, 1, 100),
-            cloud("x3", 3, 1, 100),
-            cloud("y3", 4, 1, 100),
-        ],
-        bottleneck: "r1_r2".into(),
-    }
 }
 
 fn groups(clients: &str, servers: &str) -> HostPlacement {

@@ -124,6 +124,5 @@ pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
             ("clients".to_string(), (0..c).collect()),
             ("servers".to_string(), (c..c + s).collect()),
         ],
-        path_delay: cfg.access_delay + cfg.bottleneck_delay + cfg.access_delay,
     })
 }

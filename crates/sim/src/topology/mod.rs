@@ -21,7 +21,4 @@ pub struct Built {
     pub bottleneck_fwd: u32,
     /// Named host groups ("clouds") and their nodes, for workload placement.
     pub groups: Vec<(String, Vec<u32>)>,
-    /// One-way propagation delay between client i and server j without DelayBox, as a function
-    /// of nothing but the topology (dumbbell: the same for every pair).
-    pub path_delay: units::SimDuration,
 }

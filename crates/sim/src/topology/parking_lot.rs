@@ -7,7 +7,8 @@
 //! `{cloud}{k}_up` and `{cloud}{k}_down` with the access queue. Routes are shortest-hop, so a
 //! packet between clouds at routers a < b crosses exactly the links r{a}_r{a+1} … r{b−1}_r{b}
 //! (and the reverse links on the way back). Every router-router link is monitored, forward
-//! links first; the summary reports the link named `bottleneck`. No DelayBox.
+//! links first; the summary reports the link named `bottleneck`. DelayBoxes are per workload
+//! (`delaybox.rs`), at the routers of each connection's hosts.
 //!
 //! Validation: `topology::parking_lot::tests` (node/link layout, routes across all links and
 //! across one link) and `crates/sim/tests/parking_lot.rs` (offered load per link).
@@ -148,7 +149,6 @@ pub fn build(cfg: &ParkingLotConfig, seed: u64) -> Result<Built, SimError> {
         monitored: monitored_fwd,
         bottleneck_fwd: bottleneck,
         groups,
-        path_delay: units::SimDuration::ZERO,
     })
 }
 

@@ -16,7 +16,13 @@ ran the lab network "unconstrained"), once per point x of one workload's size pa
 
 Offered load y is measured after the warm-up: forward-bottleneck wire bit/s from the run
 summary (`kb_per_s` × 8000), and the reverse bottleneck from the `links` table (rows ending
-after the warm-up; exact when the warm-up is a multiple of `monitor.link_interval`). `direction`
+after the warm-up; exact when the warm-up is a multiple of `monitor.link_interval`).
+
+**Parking lot** (seed 002 §III-C: "with all links unconstrained"): the calibration rate is
+given to every router-router link (`topology.link_rate`; access links keep their rates), the
+measured link is `[calibration] link` / `--link` (default the topology's `bottleneck`, r1_r2),
+forward = that link and reverse = the opposite link (r2_r1), both from the `links` table, and
+C (what `load` is a fraction of) is the real `topology.link_rate`. `direction`
 chooses y: `"forward"` (default), `"reverse"`, or `"both"` (the mean of the two directions, for
 two-way traffic). The fit is ordinary least squares of y = slope·x + intercept, **with an
 intercept**: a workload that is not calibrated (bulk flows, cross traffic) adds load that does
@@ -74,8 +80,9 @@ import tomli_w
 
 from aqmlab import _core
 
-#: Version of the cached JSON and of what the hash covers; bump to invalidate old caches.
-SCHEMA = 1
+#: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
+#: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
+SCHEMA = 2
 #: Calibration bottleneck rate: seed 000 §4.1.1 ran its lab "unconstrained" at 100 Mbps.
 DEFAULT_RATE = "100Mbps"
 #: Calibration runs: the scenario's own warm-up (None; its author chose it to reach steady
@@ -89,7 +96,9 @@ PILOT_X = {"users": 100, "rate": 10.0, "flows": 10}
 #: Above this utilization of the calibration link a point is not "unconstrained".
 MAX_CALIBRATION_UTILIZATION = 0.5
 DIRECTIONS = ("forward", "reverse", "both")
-CALIBRATION_KEYS = ("points", "warmup", "duration", "rate", "direction")
+CALIBRATION_KEYS = ("points", "warmup", "duration", "rate", "direction", "link")
+#: Topology kinds and the key of the rate calibration replaces.
+RATE_KEY = {"dumbbell": "bottleneck_rate", "parking_lot": "link_rate"}
 _INT_PARAMS = ("users", "flows")
 _PER = {"rate": "conn/s", "users": "user", "flows": "flow"}
 
@@ -139,6 +148,8 @@ class Settings:
     duration: str = DEFAULT_DURATION
     rate: str = DEFAULT_RATE
     direction: str = "forward"
+    link: str | None = None
+    """Parking lot: the measured router link (None: the topology's `bottleneck`)."""
 
 
 @dataclass
@@ -146,7 +157,8 @@ class Scenario:
     """A scenario file read for calibration: `doc` (the parsed TOML, data paths made absolute),
     `workload` (index of the calibrated workload), `parameter`, `load` (the fraction asked for, or
     None), `bottleneck_bps` (the real forward bottleneck rate C), `settings` (its
-    `[calibration]` table over the defaults)."""
+    `[calibration]` table over the defaults), `kind` (topology kind), `default_link` (parking
+    lot: its `bottleneck`)."""
 
     path: Path
     doc: dict
@@ -156,6 +168,16 @@ class Scenario:
     bottleneck_bps: float
     settings: Settings
     data_digest: dict = field(default_factory=dict)
+    kind: str = "dumbbell"
+    default_link: str | None = None
+
+    def links(self, s: Settings) -> tuple[str, str] | None:
+        """Parking lot: (forward, reverse) measured link names; None on a dumbbell."""
+        if self.kind != "parking_lot":
+            return None
+        fwd = s.link or self.default_link or "r1_r2"
+        a, b = fwd.split("_")
+        return fwd, f"{b}_{a}"
 
 
 def _absolutize(node: object, base: Path, found: list[Path]) -> None:
@@ -188,14 +210,12 @@ def _settings(path: Path, table: object) -> Settings:
     kw = {}
     if "points" in table:
         kw["points"] = check_points(table["points"], path, "calibration.points")
-    for k in ("warmup", "duration", "rate", "direction"):
+    for k in ("warmup", "duration", "rate", "direction", "link"):
         if k in table:
             if not isinstance(table[k], str):
                 raise _err(path, f"calibration.{k}", f"must be a string, got {table[k]!r}")
             kw[k] = table[k]
-    s = Settings(**{**asdict(s), **kw})
-    check_settings(s, path)
-    return s
+    return Settings(**{**asdict(s), **kw})  # checked by read_scenario, which knows the topology
 
 
 def check_points(points: object, file: str | os.PathLike, key: str) -> tuple[float, ...]:
@@ -210,13 +230,29 @@ def check_points(points: object, file: str | os.PathLike, key: str) -> tuple[flo
     return tuple(sorted(set(float(p) for p in points)))
 
 
-def check_settings(s: Settings, file: str | os.PathLike) -> None:
-    """Direction is known and the calibration rate parses (durations are checked by the core)."""
+def check_settings(s: Settings, file: str | os.PathLike, kind: str = "dumbbell", routers: int = 8) -> None:
+    """Direction is known, the calibration rate parses (durations are checked by the core) and
+    a measured link names a router-router link of a parking lot of `routers` routers."""
     if s.direction not in DIRECTIONS:
         raise _err(
             file, "calibration.direction", f"must be one of {', '.join(DIRECTIONS)}, got {s.direction!r}"
         )
     rate_bps(s.rate, file, "calibration.rate")
+    if s.link is not None:
+        if kind != "parking_lot":
+            raise _err(file, "calibration.link", "only a parking lot has named router links to measure")
+        check_link(s.link, routers, file, "calibration.link")
+
+
+def check_link(name: object, routers: int, file: str | os.PathLike, key: str) -> None:
+    """`name` is a router-router link `r{a}_r{b}` with |a − b| = 1, both below `routers`."""
+    m = re.fullmatch(r"r(\d+)_r(\d+)", name) if isinstance(name, str) else None
+    if m is None or abs(int(m[1]) - int(m[2])) != 1 or max(int(m[1]), int(m[2])) >= routers:
+        raise _err(
+            file,
+            key,
+            f"must name a router-router link r{{i}}_r{{i±1}} of routers 0…{routers - 1}, got {name!r}",
+        )
 
 
 def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scenario:
@@ -234,15 +270,24 @@ def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scena
         raise _err(path, "(syntax)", f"TOML syntax error: {e}") from None
     topo = doc.get("topology")
     if not isinstance(topo, dict):
-        raise _err(path, "topology", "missing table (calibration needs a dumbbell topology)")
-    if topo.get("kind") != "dumbbell":
+        raise _err(path, "topology", "missing table (calibration needs a dumbbell or parking-lot topology)")
+    kind = topo.get("kind")
+    if kind not in RATE_KEY:
         raise _err(
             path,
             "topology.kind",
-            f'calibration needs kind = "dumbbell" (its bottleneck_rate is what is made '
-            f"unconstrained), got {topo.get('kind')!r}",
+            f'calibration needs kind = "dumbbell" or "parking_lot" (their bottleneck_rate or '
+            f"link_rate is what is made unconstrained), got {kind!r}",
         )
-    bottleneck = rate_bps(topo.get("bottleneck_rate"), path, "topology.bottleneck_rate")
+    rate_key = RATE_KEY[kind]
+    bottleneck = rate_bps(topo.get(rate_key), path, f"topology.{rate_key}")
+    routers = topo.get("routers", 8) if kind == "parking_lot" else 0
+    default_link = None
+    if kind == "parking_lot":
+        if isinstance(routers, bool) or not isinstance(routers, int):
+            routers = 8  # the core reports a bad `routers`
+        default_link = topo.get("bottleneck", "r1_r2")
+        check_link(default_link, routers, path, "topology.bottleneck")
     wls = doc.get("workload")
     if not isinstance(wls, list) or not all(isinstance(w, dict) for w in wls) or not wls:
         raise _err(path, "workload", "at least one [[workload]] table is required")
@@ -308,6 +353,7 @@ def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scena
             )
         index = able[0]
     settings = _settings(path, doc.get("calibration"))
+    check_settings(settings, path, kind, routers)
     found: list[Path] = []
     _absolutize(doc, path.parent, found)
     digest = {}
@@ -316,11 +362,14 @@ def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scena
             digest[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
         except OSError:
             digest[str(p)] = None  # the core reports the missing file
-    return Scenario(path, doc, index, parameter_of(wls[index]), load, bottleneck, settings, digest)
+    return Scenario(
+        path, doc, index, parameter_of(wls[index]), load, bottleneck, settings, digest, kind, default_link
+    )
 
 
-def content_hash(sc: Scenario, direction: str) -> str:
-    """SHA-256 (hex) of what determines a calibration (module doc, "Cache")."""
+def content_hash(sc: Scenario, direction: str, link: str | None = None) -> str:
+    """SHA-256 (hex) of what determines a calibration (module doc, "Cache"); `link`: the
+    parking lot's measured link (None: the default)."""
     doc = copy.deepcopy(sc.doc)
     doc.pop("variant", None)
     doc.pop("calibration", None)
@@ -350,6 +399,7 @@ def content_hash(sc: Scenario, direction: str) -> str:
         "workload": sc.workload,
         "parameter": sc.parameter,
         "direction": direction,
+        "link": sc.links(Settings(link=link)),
     }
     text = json.dumps(blob, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -368,7 +418,7 @@ def _point_doc(sc: Scenario, s: Settings, x: float) -> dict:
     if s.warmup is not None:
         run["warmup"] = s.warmup
     run["duration"] = s.duration
-    doc["topology"]["bottleneck_rate"] = s.rate
+    doc["topology"][RATE_KEY[sc.kind]] = s.rate
     wl = doc["workload"][sc.workload]
     wl.pop("load", None)
     wl[sc.parameter] = _typed(sc.parameter, x)
@@ -388,26 +438,34 @@ def write_toml(doc: dict, directory: Path, name: str) -> Path:
     return p
 
 
-def measure(result) -> tuple[float, float]:
-    """(forward, reverse) bottleneck wire bit/s after the warm-up of one RunResult: forward from
-    the summary's kb_per_s (1 KB = 1000 B), reverse from the `links` rows of bottleneck_rev that
-    end after the warm-up, over the time they cover."""
-    fwd = float(result.summary["kb_per_s"]) * 8000.0
+def link_bps(result, name: str) -> float:
+    """Wire bit/s of link `name` after the warm-up of one RunResult: its `links` rows that end
+    after the warm-up, over the time they cover (0 without rows)."""
     links = result.links
-    rows = links[(links["link"] == "bottleneck_rev") & (links["t_ns"] > result.warmup_ns)]
-    rev = 0.0
-    if len(rows):
-        span_s = (int(rows["t_ns"].max()) - result.warmup_ns) / 1e9
-        rev = float(rows["bytes"].sum()) * 8.0 / span_s if span_s > 0 else 0.0
-    return fwd, rev
+    rows = links[(links["link"] == name) & (links["t_ns"] > result.warmup_ns)]
+    if not len(rows):
+        return 0.0
+    span_s = (int(rows["t_ns"].max()) - result.warmup_ns) / 1e9
+    return float(rows["bytes"].sum()) * 8.0 / span_s if span_s > 0 else 0.0
 
 
-def _run_point(path: str) -> tuple[float, float]:
-    """Run the single experiment of a calibration file; (forward, reverse) bit/s. Top level so
-    worker processes can call it."""
+def measure(result, links: tuple[str, str] | None = None) -> tuple[float, float]:
+    """(forward, reverse) wire bit/s after the warm-up of one RunResult. Dumbbell (`links`
+    None): forward from the summary's kb_per_s (1 KB = 1000 B), reverse from bottleneck_rev's
+    `links` rows; parking lot: both from the `links` rows of the named (forward, reverse)
+    links."""
+    if links is not None:
+        return link_bps(result, links[0]), link_bps(result, links[1])
+    return float(result.summary["kb_per_s"]) * 8000.0, link_bps(result, "bottleneck_rev")
+
+
+def _run_point(job: tuple[str, tuple[str, str] | None]) -> tuple[float, float]:
+    """Run the single experiment of a calibration file `job[0]`; (forward, reverse) bit/s on
+    the links `job[1]` (None: the dumbbell's). Top level so worker processes can call it."""
     from aqmlab.api import run_one, variants
 
-    return measure(run_one(path, variants(path)[0]))
+    path, links = job
+    return measure(run_one(path, variants(path)[0]), links)
 
 
 def _load_of(fwd: float, rev: float, direction: str) -> float:
@@ -510,7 +568,11 @@ def _store(c: Calibration, p: Path) -> None:
 
 def _run_points(sc: Scenario, s: Settings, xs: list[float], jobs: int | None) -> list[tuple[float, float]]:
     with tempfile.TemporaryDirectory(prefix="aqmlab-calib-") as td:
-        paths = [str(write_toml(_point_doc(sc, s, x), Path(td), f"point{i}.toml")) for i, x in enumerate(xs)]
+        links = sc.links(s)
+        paths = [
+            (str(write_toml(_point_doc(sc, s, x), Path(td), f"point{i}.toml")), links)
+            for i, x in enumerate(xs)
+        ]
         n = min(len(paths), jobs or os.cpu_count() or 1)
         try:
             if n <= 1:
@@ -545,6 +607,7 @@ def calibrate(
     duration: str | None = None,
     rate: str | None = None,
     direction: str | None = None,
+    link: str | None = None,
     jobs: int | None = None,
     cache: str | os.PathLike | None = None,
     force: bool = False,
@@ -555,18 +618,23 @@ def calibrate(
     the defaults), else run the points (in parallel over `jobs` processes, default one per CPU),
     fit, store and return it. Raises ScenarioError before any run for a bad file."""
     sc = read_scenario(scenario, workload)
-    return _calibrate(sc, points, warmup, duration, rate, direction, jobs, cache, force, log, strict=True)
+    return _calibrate(
+        sc, points, warmup, duration, rate, direction, jobs, cache, force, log, strict=True, link=link
+    )
 
 
-def _calibrate(sc, points, warmup, duration, rate, direction, jobs, cache, force, log, strict) -> Calibration:
+def _calibrate(
+    sc, points, warmup, duration, rate, direction, jobs, cache, force, log, strict, link=None
+) -> Calibration:
     say = log or (lambda _m: None)
-    over = {"warmup": warmup, "duration": duration, "rate": rate, "direction": direction}
+    over = {"warmup": warmup, "duration": duration, "rate": rate, "direction": direction, "link": link}
     kw = {k: v for k, v in over.items() if v is not None}
     if points is not None:
         kw["points"] = check_points(list(points), sc.path, "--points")
     s = Settings(**{**asdict(sc.settings), **kw})
-    check_settings(s, sc.path)
-    h = content_hash(sc, s.direction)
+    routers = sc.doc["topology"].get("routers", 8) if sc.kind == "parking_lot" else 0
+    check_settings(s, sc.path, sc.kind, routers if isinstance(routers, int) else 8)
+    h = content_hash(sc, s.direction, s.link)
     path = cache_dir(cache) / f"{h}.json"
     if not force:
         c = _read_cached(path)
@@ -578,7 +646,7 @@ def _calibrate(sc, points, warmup, duration, rate, direction, jobs, cache, force
     pilot = None
     if s.points is None:
         x0 = PILOT_X[sc.parameter]
-        say(f"calibration: pilot run at {sc.parameter} = {x0} on a {s.rate} bottleneck")
+        say(f"calibration: pilot run at {sc.parameter} = {x0} on {_where(sc, s)}")
         (f0, r0) = _run_points(sc, s, [x0], 1)[0]
         y0 = _load_of(f0, r0, s.direction)
         if not y0 > 0:
@@ -593,7 +661,7 @@ def _calibrate(sc, points, warmup, duration, rate, direction, jobs, cache, force
         xs = sorted({_rounded(sc.parameter, x) for x in s.points})
     say(
         f"calibration: {len(xs)} runs of {s.warmup or 'the scenario warm-up'} + {s.duration} "
-        f"on a {s.rate} bottleneck, "
+        f"on {_where(sc, s)}, "
         f"{sc.parameter} = {', '.join(f'{x:g}' for x in xs)}"
     )
     meas = _run_points(sc, s, xs, jobs)
@@ -636,6 +704,14 @@ def _calibrate(sc, points, warmup, duration, rate, direction, jobs, cache, force
     return c
 
 
+def _where(sc: Scenario, s: Settings) -> str:
+    """Where a calibration measures, in words."""
+    links = sc.links(s)
+    if links is None:
+        return f"a {s.rate} bottleneck"
+    return f"{s.rate} router links, measured on {links[0]} (reverse {links[1]})"
+
+
 def _settings_json(s: Settings) -> dict:
     d = asdict(s)
     d["points"] = None if s.points is None else list(s.points)
@@ -672,9 +748,10 @@ def _variant_rates(sc: Scenario) -> dict[str, float]:
     out = {}
     for var in sc.doc.get("variant") or []:
         t = var.get("topology") if isinstance(var, dict) else None
-        if isinstance(t, dict) and "bottleneck_rate" in t and "workload" not in var:
+        key = RATE_KEY[sc.kind]
+        if isinstance(t, dict) and key in t and "workload" not in var:
             name = var.get("name")
-            out[name] = rate_bps(t["bottleneck_rate"], sc.path, f"variant[{name}].topology.bottleneck_rate")
+            out[name] = rate_bps(t[key], sc.path, f"variant[{name}].topology.{key}")
     return out
 
 
@@ -818,6 +895,9 @@ def add_parser(sub) -> None:
     c.add_argument("--duration", metavar="T", help=f"measured time of each run (default {DEFAULT_DURATION})")
     c.add_argument("--rate", metavar="R", help=f"calibration bottleneck rate (default {DEFAULT_RATE})")
     c.add_argument("--direction", choices=DIRECTIONS, help="measured direction (default forward)")
+    c.add_argument(
+        "--link", metavar="rA_rB", help="parking lot: measured router link (default its bottleneck)"
+    )
     c.add_argument("--workload", type=int, metavar="I", help="index of the calibrated [[workload]]")
     c.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: one per CPU)")
     c.add_argument("--cache", metavar="DIR", help="cache root (default $AQMLAB_CACHE or .aqmlab-cache)")
@@ -844,6 +924,7 @@ def cmd_calibrate(args) -> int:
         duration=args.duration,
         rate=args.rate,
         direction=args.direction,
+        link=args.link,
         jobs=args.jobs,
         cache=args.cache,
         force=args.force,

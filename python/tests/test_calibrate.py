@@ -127,7 +127,7 @@ def test_hash_ignores_load_variants_and_run_length_but_not_the_workload(tmp_path
         ("load = -0.5", "dumbbell", "workload[0].load", "must be a number greater than 0"),
         ('load = "98%"', "dumbbell", "workload[0].load", "must be a number greater than 0"),
         ("load = 0.5\nrate = 100.0", "dumbbell", "workload[0].load", "conflicts with rate"),
-        ("load = 0.5", "parking_lot", "topology.kind", 'calibration needs kind = "dumbbell"'),
+        ("load = 0.5", "star", "topology.kind", 'calibration needs kind = "dumbbell" or "parking_lot"'),
     ],
 )
 def test_bad_load_is_one_line_naming_file_and_key(tmp_path, capsys, monkeypatch, size_key, kind, key, reason):
@@ -238,3 +238,111 @@ def test_variant_with_its_own_bottleneck_gets_its_own_rate(calibrated):
     assert "workload" not in doc["variant"][0]
     assert doc["variant"][1]["workload"][0]["rate"] == want20
     assert "calibration" not in doc
+
+
+# ----- parking lot ------------------------------------------------------------------------------
+
+#: SMALL's workload on a 3-router parking lot: servers at r0, clients at r2 (responses cross
+#: r0_r1 and r1_r2), plus 1 Mbit/s of CBR cross traffic from r1 to r2. On the measured link r1_r2
+#: the slope is SMALL's 20,880 bit/s per connection/s and the intercept the CBR's 1 Mbit/s.
+PARKING = """\
+[run]
+seed = 3
+warmup = "10s"
+duration = "60s"
+
+[topology]
+kind = "parking_lot"
+routers = 3
+link_rate = "10Mbps"
+link_delay = "5ms"
+bottleneck = "r0_r1"
+
+[topology.clouds.srv]
+router = 0
+hosts = 10
+access_rate = "100Mbps"
+access_delay = "1ms"
+
+[topology.clouds.cli]
+router = 2
+hosts = 10
+access_rate = "100Mbps"
+access_delay = "1ms"
+
+[topology.clouds.x]
+router = 1
+hosts = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+
+[queue]
+kind = "droptail"
+limit = 120
+
+[[workload]]
+kind = "http10"
+arrival = "poisson"
+load = 0.5
+server_cloud = "srv"
+client_cloud = "cli"
+request_size = { dist = "constant", value = "300B" }
+response_size = { dist = "uniform", min = "2000B", max = "2900B" }
+
+[[workload]]
+kind = "cbr"
+rate = "1Mbps"
+packet_size = "1000B"
+server_cloud = "x"
+client_cloud = "cli"
+
+[calibration]
+points = [100, 200, 300, 400]
+warmup = "2s"
+duration = "60s"
+link = "r1_r2"
+"""
+
+
+@pytest.mark.engine
+def test_parking_lot_calibration_measures_the_named_link_and_resolves_load(tmp_path, capsys, monkeypatch):
+    scen = tmp_path / "lot.toml"
+    scen.write_text(PARKING)
+    cache = tmp_path / "cache"
+    c = calibrate(scen, cache=cache, jobs=1)
+    assert [p["x"] for p in c.points] == POINTS
+    # Slope and its tolerance as test_slope_matches_the_hand_computed_offered_load; the
+    # intercept is the CBR's 1 Mbit/s (± the same 2 % of the top point's load).
+    assert c.slope == pytest.approx(SLOPE_BY_HAND, rel=0.03)
+    assert c.intercept == pytest.approx(1e6, abs=0.02 * SLOPE_BY_HAND * POINTS[-1])
+    assert c.r2 > 0.99
+    # Reverse (r2_r1) carries requests and ACKs only: no CBR, less than forward.
+    assert all(0 < p["reverse_bps"] < p["forward_bps"] - 1e6 for p in c.points)
+    # Another link is another calibration (the hash covers it): r0_r1 has no CBR.
+    assert content_hash(read_scenario(scen), "forward", "r0_r1") != c.hash
+    # `load = 0.5` of the real 10 Mbps links: x = (5 − 1) Mbit/s / slope ≈ 191.6 conn/s, and in
+    # closed loop r1_r2 runs at half its rate.
+    monkeypatch.setenv("AQMLAB_CACHE", str(cache))
+    assert main(["run", str(scen), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    expect = float(f"{(0.5 * 10e6 - c.intercept) / c.slope:.6g}")
+    assert f"workload[0].load = 0.5 of 10 Mbps → rate = {expect:g} conn/s" in err
+    assert expect == pytest.approx(4e6 / SLOPE_BY_HAND, rel=0.05)
+    run = aqmlab.load_run(tmp_path / "out" / "lot")
+    from aqmlab.calibrate import link_bps
+
+    assert link_bps(run, "r1_r2") == pytest.approx(5e6, rel=0.04)
+
+
+def test_parking_lot_link_mistakes_are_named(tmp_path, capsys):
+    scen = tmp_path / "lot.toml"
+    scen.write_text(PARKING.replace('link = "r1_r2"', 'link = "r1_r3"'))
+    assert main(["calibrate", str(scen), "--cache", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"aqmlab: error: {scen}: calibration.link: must name a router-router link"), err
+    scen.write_text(PARKING)
+    assert main(["calibrate", str(scen), "--link", "r2_r3", "--cache", str(tmp_path / "c")]) == 2
+    assert "calibration.link: must name a router-router link r{i}_r{i±1} of routers 0…2" in capsys.readouterr().err
+    dumb = write_small(tmp_path)
+    assert main(["calibrate", str(dumb), "--link", "r1_r2", "--cache", str(tmp_path / "c")]) == 2
+    assert "calibration.link: only a parking lot" in capsys.readouterr().err

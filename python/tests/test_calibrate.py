@@ -342,7 +342,8 @@ def test_parking_lot_link_mistakes_are_named(tmp_path, capsys):
     assert err.startswith(f"aqmlab: error: {scen}: calibration.link: must name a router-router link"), err
     scen.write_text(PARKING)
     assert main(["calibrate", str(scen), "--link", "r2_r3", "--cache", str(tmp_path / "c")]) == 2
-    assert "calibration.link: must name a router-router link r{i}_r{i±1} of routers 0…2" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "calibration.link: must name a router-router link r{i}_r{i±1} of routers 0…2" in err
     dumb = write_small(tmp_path)
     assert main(["calibrate", str(dumb), "--link", "r1_r2", "--cache", str(tmp_path / "c")]) == 2
     assert "calibration.link: only a parking lot" in capsys.readouterr().err

@@ -3,10 +3,11 @@ row labels, the verdict rules on hand-made results, and the sweep files."""
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.studies import load
+from aqmlab.studies import load, pisa
 from aqmlab.sweepspec import expand, validate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,13 +27,18 @@ def paper():
 def test_paper_csv_spot_values_and_shape(paper):
     # 2 + 4×8 (5.2) + 3×3 (5.3) + 3×2 ×3 (5.4/5.7/5.9) ... counted by table below.
     counts = paper.groupby("table").size().to_dict()
-    assert counts == {"5.1": 6, "5.2": 32, "5.3": 9, "5.4": 6, "5.6": 32, "5.7": 6, "5.8": 24, "5.9": 6}
+    # 5.10/5.11: 3 queues × (10 groups + total); 5.10%/5.11%: 3 queues × 10 shares.
+    assert counts == {"5.1": 6, "5.2": 32, "5.3": 9, "5.4": 6, "5.6": 32, "5.7": 6, "5.8": 24, "5.9": 6,
+                      "5.10": 33, "5.10%": 30, "5.11": 33, "5.11%": 30}  # fmt: skip
     v = paper.set_index(["table", "row", "metric"])["value"]
     assert v[("5.4", "PISA", "responses_completed")] == 34574
     assert v[("5.2", "Drop Tail", "ftp_cwnd")] == 193.15
     assert v[("5.8", "PIMC", "mean_qlen")] == 104.03
     assert v[("5.6", "PI", "drops_per_s")] == 43.820
     assert v[("5.1", "Drop tail", "drops_per_s")] == 0.014
+    assert v[("5.10", "PIMC", "objects_rtt1600")] == 1589
+    assert v[("5.11", "PISA", "responses_completed")] == 24402
+    assert v[("5.11%", "PI", "pct_rtt2000")] == 5.7
 
 
 def test_paper_totals_are_consistent(paper):
@@ -51,13 +57,42 @@ def test_paper_totals_are_consistent(paper):
             assert gain == pytest.approx(v[(t, row, "improvement_pct")], abs=0.51), (t, row)
 
 
+def test_rtt_tables_add_up(paper):
+    # Tables 5.10-5.11: the groups add up to the Total row exactly, and every printed share is
+    # 100 · objects / total truncated to one decimal (−0.1 < printed − exact ≤ 0), except three
+    # printing errors of the thesis, pinned here: 5.10's PIMC share column repeats PISA's
+    # (4152 / 22933 = 18.1 %, printed 18.7), 5.11 PI 1800 ms prints 5.6 (1138 / 19359 = 5.88 %),
+    # and 5.10 PI 800 ms prints "0.7" (2092 / 19500 = 10.73 %), transcribed as 10.7.
+    v = paper.set_index(["table", "row", "metric"])["value"]
+    rtts = range(200, 2001, 200)
+    for t in ("5.10", "5.11"):
+        for q in ("PI", "PISA", "PIMC"):
+            total = v[(t, q, "responses_completed")]
+            assert sum(v[(t, q, f"objects_rtt{r}")] for r in rtts) == total, (t, q)
+            for r in rtts:
+                printed, exact = v[(f"{t}%", q, f"pct_rtt{r}")], 100 * v[(t, q, f"objects_rtt{r}")] / total
+                if (t, q) == ("5.10", "PIMC") or (t, q, r) == ("5.11", "PI", 1800):
+                    continue
+                assert -0.1 < printed - exact <= 1e-9, (t, q, r, printed, exact)
+    assert all(v[("5.10%", "PIMC", f"pct_rtt{r}")] == v[("5.10%", "PISA", f"pct_rtt{r}")] for r in rtts)
+    assert v[("5.11%", "PI", "pct_rtt1800")] == 5.6
+
+
+#: Columns a table may compare: summary columns and the study's run_metrics columns.
+COMPARABLE = {"drops", "measured_s", "mean_qlen", "utilization", "responses_completed", *pisa.RUN_COLUMNS}
+
+
 def test_every_table_has_paper_rows_and_a_sweep_file(study, paper):
     for t in study.tables:
         assert (STUDY_DIR / t.scenario).is_file(), t.scenario
         assert (paper.table == t.id).any(), t.id
         for m in t.metrics:
-            # every compared metric is a summary column (drops_per_s is derived in the verdicts)
-            assert m in {"drops", "measured_s", "mean_qlen", "utilization", "responses_completed"}
+            assert m in COMPARABLE, (t.id, m)
+            if m in pisa.RUN_COLUMNS:
+                assert t.run_metrics is pisa.run_metrics, t.id
+        # every paper metric of the table is compared, except the ones the module doc leaves out
+        left_out = {"ftp_cwnd", "http_cwnd", "ftp_drop_ratio_pct", "http_drop_ratio_pct", "improvement_pct"}
+        assert set(paper[paper.table == t.id].metric) - set(t.metrics) <= left_out, t.id
 
 
 def test_row_labels(study):
@@ -141,9 +176,144 @@ def test_drop_and_queue_rules_by_hand(study):
     assert not _verdict(study, "lowest average queue").check({"5.2": t52b})[0]
 
 
-@pytest.mark.parametrize(("name", "variants"), [("standard.toml", 4), ("ftp50.toml", 4), ("bw5.toml", 3)])
+@pytest.mark.parametrize(
+    ("name", "variants"),
+    [
+        ("standard.toml", 4),
+        ("ftp50.toml", 4),
+        ("bw5.toml", 3),
+        ("rtt_ftp200.toml", 3),
+        ("rtt_ftp2000.toml", 3),
+    ],
+)
 def test_sweep_files_expand_and_validate(name, variants):
     sweep = expand(STUDY_DIR / name)
     validate(sweep)  # every resolved scenario passes the core's checks
     assert len(sweep.runs) == 5 * variants
     assert len({r.id for r in sweep.runs}) == 5 * variants
+
+
+# --- Tables 5.10-5.11: the RTT-group sweeps and the per-run metrics ----------------------------
+
+
+@pytest.mark.parametrize("ftp_rtt", [200, 2000])
+def test_rtt_sweep_is_the_standard_sweep_plus_the_delaybox(ftp_rtt):
+    import tomllib
+
+    std = tomllib.loads((STUDY_DIR / "standard.toml").read_text())
+    doc = tomllib.loads((STUDY_DIR / f"rtt_ftp{ftp_rtt}.toml").read_text())
+    assert doc["topology"].pop("delaybox") == {"matrix_file": f"rtt_ftp{ftp_rtt}.csv"}
+    assert doc["sweep"].pop("variants") == ["pi", "pisa", "pimc"]
+    std["sweep"].pop("variants")
+    assert doc == std
+    # and the standard sweep file is the preset plus its [sweep] table
+    preset = tomllib.loads((ROOT / "scenarios" / "pisa" / "standard.toml").read_text())
+    del std["sweep"]
+    assert std == preset
+
+
+@pytest.mark.parametrize("ftp_rtt", [200, 2000])
+def test_rtt_matrix_file_is_the_generator_output(ftp_rtt):
+    text = (STUDY_DIR / f"rtt_ftp{ftp_rtt}.csv").read_text()
+    assert text == pisa.rtt_matrix_text(ftp_rtt)
+    rows = [[int(c) for c in line.split(",")] for line in text.splitlines() if not line.startswith("#")]
+    assert len(rows) == 111 and all(len(r) == 111 and len(set(r)) == 1 for r in rows)
+    # group RTT = 200 ms of propagation + extra: hosts 0-9 → 200 ms, 90-99 → 2000 ms
+    assert rows[0][0] == 0 and rows[9][5] == 0 and rows[10][0] == 200 and rows[95][0] == 1800
+    assert rows[100][0] == rows[109][0] == ftp_rtt - 200 and rows[110][0] == 0
+
+
+def _requests(rows: list[dict]) -> pd.DataFrame:
+    """A request table with the columns the metrics read; unspecified counters are 0."""
+    base = dict(kind="http", workload=1, start_ns=0, end_ns=10**9, completed=True, response_bytes=1000,
+                base_rtt_ns=200_000_000, data_retx=0, syn_retx=0, fin_retx=0)  # fmt: skip
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+def test_group_objects_by_hand():
+    req = _requests(
+        [
+            {"base_rtt_ns": 200_000_400},  # rounds to 200 ms
+            {"base_rtt_ns": 199_999_700},  # rounds to 200 ms
+            {"base_rtt_ns": 400_000_000},
+            {"base_rtt_ns": 2_000_000_000},
+            {"base_rtt_ns": 2_000_000_000, "completed": False},  # not completed: not counted
+            {"base_rtt_ns": 300_000_000},  # no group: in the total only
+            {"kind": "bulk", "workload": 0},  # FTP: never counted
+            {"base_rtt_ns": 400_000_000, "start_ns": -1},  # before the warm-up (0)
+        ]
+    )
+    m = pisa.group_objects(req, 0)
+    assert m["objects_rtt200"] == 2 and m["objects_rtt400"] == 1 and m["objects_rtt2000"] == 1
+    assert m["objects_rtt600"] == 0
+    assert m["pct_rtt200"] == pytest.approx(40.0) and m["pct_rtt2000"] == pytest.approx(20.0)  # of 5
+
+
+def test_class_metrics_by_hand():
+    req = _requests(
+        [
+            {"workload": 0, "kind": "bulk", "data_retx": 300, "completed": False, "response_bytes": 10**10},
+            {"workload": 0, "kind": "bulk", "data_retx": 200, "completed": False, "response_bytes": 10**10},
+            {"response_bytes": 2_500_000, "data_retx": 7, "syn_retx": 1},  # 2500 segments
+            {"response_bytes": 1001, "fin_retx": 2},  # 2 segments
+            {"response_bytes": 50_000, "completed": False, "data_retx": 40},  # drops count, bytes not
+        ]
+    )
+    # capacity = kb_per_s · 8000 / utilization = 1000 · 8000 / 0.8 = 10 Mbit/s
+    summary = {"measured_s": 500.0, "drops": 1000, "utilization": 0.8, "kb_per_s": 1000.0}
+    m = pisa.class_metrics(req, summary, 0)
+    assert m["drops_per_s"] == pytest.approx(2.0)
+    assert m["ftp_drops_per_s"] == pytest.approx(500 / 500)
+    assert m["http_drops_per_s"] == pytest.approx((7 + 1 + 2 + 40) / 500)
+    util_http = (2500 + 2) * 1040 * 8 / (10e6 * 500)  # 0.0041632
+    assert m["util_http"] == pytest.approx(util_http, rel=1e-12)
+    assert m["util_ftp"] == pytest.approx(0.8 - util_http, rel=1e-12)
+
+
+def _write_run(d: Path, requests: pd.DataFrame, summary: dict) -> None:
+    """A run directory holding `requests` (other columns 0) and `summary` (conftest's run
+    otherwise)."""
+    from dataclasses import replace
+
+    from conftest import summary_json, synthetic_result
+
+    from aqmlab.io import write_run
+    from aqmlab.tables import TYPES
+
+    req = requests.copy()
+    for c in TYPES["requests"]:
+        if c not in req.columns:
+            req[c] = 0
+    res = replace(synthetic_result(), requests=req[list(TYPES["requests"])], summary=summary,
+                  summary_json=summary_json(summary), warmup_ns=0)  # fmt: skip
+    write_run(res, d)
+
+
+def test_run_metrics_reads_each_ok_run(tmp_path):
+    summary = {"measured_s": 500.0, "drops": 100, "utilization": 1.0, "kb_per_s": 1250.0}
+    _write_run(tmp_path / "runs" / "a", _requests([{"base_rtt_ns": 2_000_000_000}, {}, {}, {}]), summary)
+    sweep = pd.DataFrame({"run": ["a", "b"], "status": ["ok", "failed"], "variant": ["pi", "pi"]})
+    df = pisa.run_metrics(sweep, tmp_path)
+    assert df.loc[0, "pct_rtt2000"] == pytest.approx(25.0) and df.loc[0, "objects_rtt200"] == 3
+    assert df.loc[0, "drops_per_s"] == pytest.approx(0.2)
+    assert np.isnan(df.loc[1, "pct_rtt2000"])  # failed run: NaN
+    assert pisa.run_metrics(df, tmp_path / "nowhere") is df  # already computed: not read again
+
+
+def _shares(rows: dict[str, float], table: str) -> dict[str, pd.DataFrame]:
+    return {table: pd.DataFrame({"row": list(rows), "pct_rtt2000": list(rows.values())})}
+
+
+def test_fragile_share_rule_by_hand(study):
+    v = _verdict(study, "fragile 2000-ms")
+    # the thesis's own shares pass (5.10: 5.7 each; 5.11: PI 5.7, PISA 5.6, PIMC 5.7)
+    res = {**_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.7}, "5.10%"),
+           **_shares({"PI": 5.7, "PISA": 5.6, "PIMC": 5.7}, "5.11%")}  # fmt: skip
+    ok, ev = v.check(res)
+    assert ok and "5.11: PI 5.70 %, PISA 5.60 %" in ev
+    # PIMC 0.6 pp below PI in one table → fails; 0.5 pp below still holds
+    assert not v.check({**res, **_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.1}, "5.10%")})[0]
+    assert v.check({**res, **_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.2}, "5.10%")})[0]
+    assert not v.check({**res, **_shares({"PI": 5.7, "PISA": 5.0, "PIMC": 5.7}, "5.11%")})[0]  # PISA
+    with pytest.raises(KeyError):
+        v.check({"5.10%": res["5.10%"]})  # 5.11 missing

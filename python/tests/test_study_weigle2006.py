@@ -176,8 +176,10 @@ def test_every_verdict_decides_on_a_full_plausible_result_set():
             )
     red_rows = {f"load={ld},queue={q}": dict(pct_le_1s=90.0) for ld in (80, 90)
                 for q in ("RED-5-15", "RED-30-90", "ARED-5ms", "ARED-60ms")}  # fmt: skip
+    for r in load_rows.values():
+        r["pct_flows_with_drops"] = 5.0
     sack_rows = {
-        f"load={ld},tcp={t},queue={q}": _cdfrow(100, 200, 300, 600, 1200)
+        f"load={ld},tcp={t},queue={q}": _cdfrow(100, 200, 300, 600, 1200, large_median_rt_ms=2000.0)
         for ld in (50, 80, 105)
         for t in ("reno", "sack")
         for q in ("DT-148q", "ARED-ECN-5ms")
@@ -276,3 +278,151 @@ def test_one_point_runs_for_20_seconds(tmp_path):
     # At 80 % offered load on 10 Mbps the forward link carries between 4 and 10 Mbit/s.
     assert 0.4 <= row["utilization"] <= 1.0
     assert not math.isnan(row["median_rt_ms"])
+    # The per-run columns agree with the summary's counters: each connection with a drop has at
+    # least one retransmission (HTTP/1.0: one connection per measured response). Fig. 18's
+    # responses must start ≥ 20 s before the end, i.e. in [5 s, 5 s] here: none qualifies.
+    row = w.run_metrics(table, tmp_path / "out").iloc[0]
+    retx = row["syn_retx"] + row["fin_retx"] + row["data_retx"]
+    assert (row["pct_flows_with_drops"] > 0) == (retx > 0)
+    assert row["pct_flows_with_drops"] <= 100 * retx / row["responses_started"] + 1e-9
+    assert row["large_n"] == 0 and math.isnan(row["large_median_rt_ms"])
+
+
+# --- per-run columns: % of flows with drops (Fig. 6), responses > 50 KB (Fig. 18) -------------
+
+
+def _requests(rows: list[dict]) -> pd.DataFrame:
+    """A request table with the columns the metrics read; unspecified counters are 0."""
+    base = dict(kind="http", conn_id=0, start_ns=10**9, end_ns=2 * 10**9, completed=True, response_bytes=1000,
+                syn_retx=0, fin_retx=0, data_retx=0)  # fmt: skip
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+def test_pct_flows_with_drops_counts_connections_by_hand():
+    req = _requests(
+        [
+            {"conn_id": 1, "data_retx": 2},
+            {"conn_id": 2, "syn_retx": 1},
+            {"conn_id": 3},  # a persistent connection: two exchanges, one connection
+            {"conn_id": 3},
+            {"conn_id": 4},
+            {"conn_id": 5, "fin_retx": 1, "start_ns": 0},  # before the warm-up (1 s)
+            {"conn_id": 6, "kind": "bulk", "data_retx": 9},  # not HTTP
+        ]
+    )
+    # 2 of the 4 measured connections (1, 2 | 3, 4) retransmitted; by rows it would be 2 of 5.
+    assert w.pct_flows_with_drops(req, 10**9) == pytest.approx(50.0)
+    assert math.isnan(w.pct_flows_with_drops(req, 10**12))
+
+
+def test_censored_quantile_by_hand():
+    fin = np.array([300.0, 100.0, 200.0])
+    # n = 4 with one unfinished: median rank ⌈0.5·4⌉ = 2 → 200; p90 rank ⌈3.6⌉ = 4 → unfinished
+    assert w.censored_quantile(fin, 1, 0.5) == 200.0
+    assert w.censored_quantile(fin, 1, 0.9) == math.inf
+    assert w.censored_quantile(fin, 0, 0.9) == 300.0  # rank ⌈2.7⌉ = 3
+    assert math.isnan(w.censored_quantile(np.array([]), 0, 0.5))
+
+
+def test_large_response_times_by_hand():
+    s = 10**9
+    req = _requests(
+        [
+            {"response_bytes": 50_000, "start_ns": 10 * s, "end_ns": 11 * s},  # not > 50 KB
+            {"response_bytes": 50_001, "start_ns": 10 * s, "end_ns": 11 * s},  # 1000 ms
+            {"response_bytes": 80_000, "start_ns": 20 * s, "end_ns": 23 * s},  # 3000 ms
+            {"response_bytes": 10**6, "start_ns": 30 * s, "completed": False},  # unfinished
+            {"response_bytes": 10**6, "start_ns": 85 * s, "completed": False},  # < 20 s before end
+            {"response_bytes": 10**6, "start_ns": 0, "end_ns": s // 2},  # before the warm-up
+        ]
+    )
+    m = w.large_response_times(req, warmup_ns=s, end_ns=100 * s)
+    # 3 responses: ranks ⌈1.5⌉ = 2 → 3000 ms, ⌈2.7⌉ = 3 → the unfinished one
+    assert m == {"large_n": 3.0, "large_median_rt_ms": 3000.0, "large_p90_rt_ms": math.inf}
+
+
+def _write_run(d: Path, requests: pd.DataFrame, summary: dict, warmup_ns: int) -> None:
+    """A run directory holding `requests` (other columns 0) and `summary` (conftest's run
+    otherwise)."""
+    from dataclasses import replace
+
+    from conftest import summary_json, synthetic_result
+
+    from aqmlab.io import write_run
+    from aqmlab.tables import TYPES
+
+    req = requests.copy()
+    for c in TYPES["requests"]:
+        if c not in req.columns:
+            req[c] = 0
+    res = replace(synthetic_result(), requests=req[list(TYPES["requests"])], summary=summary,
+                  summary_json=summary_json(summary), warmup_ns=warmup_ns)  # fmt: skip
+    write_run(res, d)
+
+
+def test_run_metrics_takes_the_end_of_run_from_warmup_and_measured_time(tmp_path):
+    s = 10**9
+    req = _requests(
+        [
+            {"conn_id": 1, "response_bytes": 60_000, "start_ns": 20 * s, "end_ns": 22 * s, "data_retx": 1},
+            {"conn_id": 2, "response_bytes": 60_000, "start_ns": 71 * s, "end_ns": 72 * s},
+        ]
+    )
+    # warm-up 10 s + 80 s measured: the run ends at 90 s, so the response started at 71 s is
+    # left out (< 20 s before the end), the one at 20 s kept; both count for Fig. 6.
+    _write_run(tmp_path / "runs" / "a", req, {"measured_s": 80.0}, warmup_ns=10 * s)
+    sweep = pd.DataFrame({"run": ["a", "b"], "status": ["ok", "failed"]})
+    df = w.run_metrics(sweep, tmp_path)
+    assert df.loc[0, "large_n"] == 1 and df.loc[0, "large_median_rt_ms"] == 2000.0
+    assert df.loc[0, "pct_flows_with_drops"] == pytest.approx(50.0)
+    assert math.isnan(df.loc[1, "large_n"])
+    assert w.run_metrics(df, tmp_path / "nowhere") is df
+
+
+def test_ared5_many_flows_with_drops_holds_and_fails():
+    rows = {
+        f"load={ld},queue={q}": {"pct_flows_with_drops": v}
+        for ld in (80, 105)
+        for q, v in (("ARED-5ms", 12.0), ("DT-148q", 4.0), ("ARED-60ms", 6.0))
+    }
+    holds, ev = w.ared5_many_flows_with_drops(_results(rows, w.LOAD_TABLE))
+    assert holds is True and "ARED-5ms 12.0 %" in ev
+    rows["load=105,queue=ARED-60ms"]["pct_flows_with_drops"] = 12.5
+    assert w.ared5_many_flows_with_drops(_results(rows, w.LOAD_TABLE))[0] is False
+
+
+def _large(dt_reno, dt_sack, ecn_reno, ecn_sack) -> dict[str, pd.DataFrame]:
+    vals = {("reno", "DT-148q"): dt_reno, ("sack", "DT-148q"): dt_sack,
+            ("reno", "ARED-ECN-5ms"): ecn_reno, ("sack", "ARED-ECN-5ms"): ecn_sack}  # fmt: skip
+    rows = {f"load=80,tcp={t},queue={q}": {"large_median_rt_ms": v} for (t, q), v in vals.items()}
+    return _results(rows, w.SACK_TABLE)
+
+
+def test_sack_helps_large_boundaries():
+    # DT: SACK 10 % faster (holds), 9 % faster (fails); ARED-ECN: SACK 2 % slower holds, 3 % fails
+    assert w.sack_helps_large(_large(2000.0, 1800.0, 8000.0, 8160.0))[0] is True
+    assert w.sack_helps_large(_large(2000.0, 1820.0, 8000.0, 8000.0))[0] is False
+    assert w.sack_helps_large(_large(2000.0, 1500.0, 8000.0, 8240.0))[0] is False
+    # both DT medians unfinished (+inf): no evidence of an improvement
+    assert w.sack_helps_large(_large(math.inf, math.inf, 8000.0, 8000.0))[0] is False
+    holds, ev = w.sack_helps_large(_large(2000.0, 1500.0, 8000.0, 7000.0))
+    assert holds is True and "-25.0 %" in ev and "-12.5 %" in ev
+
+
+def test_ecn5_poor_for_large_holds_and_fails():
+    assert w.ecn5_poor_for_large(_large(2000.0, 1800.0, 3000.0, 2700.0))[0] is True  # 1.5 × each
+    assert w.ecn5_poor_for_large(_large(2000.0, 1800.0, 3000.0, 2690.0))[0] is False  # SACK 1.49 ×
+    assert w.ecn5_poor_for_large(_large(2000.0, 1800.0, math.inf, math.inf))[0] is True
+    assert w.ecn5_poor_for_large(_large(math.inf, 1800.0, math.inf, 2700.0))[0] is False
+
+
+def test_new_columns_are_on_their_tables():
+    by_id = {t.id: t for t in w.STUDY.tables}
+    assert "pct_flows_with_drops" in by_id[w.LOAD_TABLE].metrics
+    assert {"large_n", "large_median_rt_ms", "large_p90_rt_ms"} <= set(by_id[w.SACK_TABLE].metrics)
+    for tid in (w.LOAD_TABLE, w.SACK_TABLE):
+        assert by_id[tid].run_metrics is w.run_metrics
+    # the Fig. 18 rows exist in the Reno/SACK sweep: 80 % load, both TCPs, both queues
+    sw = expand(SDIR / "reno_sack.toml")
+    got = {(r.values["tcp.variant"], r.name) for r in sw.runs if r.values["var.load"] == 0.8}
+    assert got == {(t, q) for t in ("reno", "sack") for q in ("DT-148q", "ARED-ECN-5ms")}

@@ -5,14 +5,25 @@ Two-way PackMime HTTP/1.0 over a 10 Mbps dumbbell with PackMime RTTs, Reno or SA
 (111, 148 packets), Adaptive RED with and without ECN (5 ms and 60 ms targets) and the original
 RED, at offered loads 50-105 % (scenarios/weigle2006/dumbbell.toml; studies/weigle2006/README.md
 says how the setup differs from the paper). The paper gives its results as figures only; the
-numbers its text states (crossovers, shares of responses, loss bounds) are the verdicts' rules
-below, each with an explicit numeric test on the summary columns (response-time quantiles
-p10/p25/median/p75/p90/p95, pct_le_1s, utilization, drops_pct, mean_qlen). paper.csv is empty
-(no number of the paper is a summary column at a given row).
+numbers its text states (crossovers, shares of responses, loss bounds) and its rankings are the
+verdicts' rules below, each with an explicit numeric test on the summary columns (response-time
+quantiles p10/p25/median/p75/p90/p95, pct_le_1s, utilization, drops_pct, mean_qlen) or on the
+per-run columns below. paper.csv is empty (no number of the paper is a column at a given row).
 
-Left out: the large-response (> 50 KB) comparison of Fig. 18 (SACK better than Reno for long
-flows) needs per-request data, which a verdict does not receive; "% of flows with drops"
-(Fig. 6) is not a summary column; the one-way traffic runs of Fig. 15.
+Per-run columns (`run_metrics`, from each run's request table; "measured" = HTTP exchanges of
+either direction whose first SYN is sent at or after the warm-up, as in the summary):
+
+- `pct_flows_with_drops` (Fig. 6, "average percentage of flows experiencing drops"): 100 · the
+  measured connections with at least one retransmitted SYN, FIN or data segment / all measured
+  connections (loss counted by retransmissions; an ECN mark is no drop; a spurious timeout would
+  count). Load table.
+- `large_n`, `large_median_rt_ms`, `large_p90_rt_ms` (Fig. 18, responses larger than 50 KB =
+  50,000 B): the measured responses of more than 50 KB that started at least 20 s (Fig. 18's
+  range) before the end of the run, and the median and 90th percentile of their response times
+  with every response still unfinished at the end counted as slower than all finished ones
+  (a quantile that falls on one is +inf). Reno/SACK table.
+
+Left out: the one-way traffic runs of Fig. 15.
 
 Validation: python/tests/test_study_weigle2006.py (row labels, every verdict on hand-made
 results where it must hold and where it must fail, the sweep files against the preset).
@@ -21,9 +32,11 @@ results where it must hold and where it must fail, the sweep files against the p
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from aqmlab.studies import Study, Table, Verdict
@@ -38,6 +51,81 @@ QUANTILES = {10: "p10_rt_ms", 25: "p25_rt_ms", 50: "median_rt_ms", 75: "p75_rt_m
              95: "p95_rt_ms"}  # fmt: skip
 
 Results = dict[str, pd.DataFrame]
+#: Fig. 18: responses larger than 50 KB (1 KB = 1000 B), CDF up to 20 s.
+LARGE_B, LARGE_HORIZON_NS = 50_000, 20 * 10**9
+RUN_COLUMNS = ("pct_flows_with_drops", "large_n", "large_median_rt_ms", "large_p90_rt_ms")
+
+
+# --- per-run columns ------------------------------------------------------------------------
+
+
+def _measured(requests: pd.DataFrame, warmup_ns: int) -> pd.DataFrame:
+    """HTTP exchanges (both directions) whose first SYN is sent at or after the warm-up."""
+    return requests[(requests["kind"] == "http") & (requests["start_ns"] >= warmup_ns)]
+
+
+def pct_flows_with_drops(requests: pd.DataFrame, warmup_ns: int) -> float:
+    """% of measured connections with at least one retransmitted SYN, FIN or data segment (the
+    counters are per connection: a connection's rows share them)."""
+    q = _measured(requests, warmup_ns)
+    if q.empty:
+        return math.nan
+    retx = (q["syn_retx"] + q["fin_retx"] + q["data_retx"]).groupby(q["conn_id"]).max()
+    return 100 * float((retx > 0).mean())
+
+
+def censored_quantile(finished_ms: np.ndarray, unfinished: int, q: float) -> float:
+    """The q-quantile (0 < q ≤ 1; lower rank ⌈q·n⌉ as the summary's) of `finished_ms` plus
+    `unfinished` values slower than all of them (+inf if the rank falls on one; NaN if n = 0)."""
+    n = len(finished_ms) + unfinished
+    if n == 0:
+        return math.nan
+    rank = max(math.ceil(q * n), 1)
+    if rank > len(finished_ms):
+        return math.inf
+    return float(np.sort(finished_ms)[rank - 1])
+
+
+def large_response_times(requests: pd.DataFrame, warmup_ns: int, end_ns: int) -> dict[str, float]:
+    """Fig. 18 columns (`large_n`, `large_median_rt_ms`, `large_p90_rt_ms`) for the measured
+    responses > 50 KB started at least 20 s before `end_ns` (the end of the run)."""
+    q = _measured(requests, warmup_ns)
+    q = q[(q["response_bytes"] > LARGE_B) & (q["start_ns"] <= end_ns - LARGE_HORIZON_NS)]
+    done = q[q["completed"].astype(bool)]
+    rt = (done["end_ns"] - done["start_ns"]).to_numpy(dtype=np.float64) / 1e6
+    left = len(q) - len(done)
+    return {
+        "large_n": float(len(q)),
+        "large_median_rt_ms": censored_quantile(rt, left, 0.5),
+        "large_p90_rt_ms": censored_quantile(rt, left, 0.9),
+    }
+
+
+def metrics_of_run(run) -> dict[str, float]:
+    """Every per-run column (RUN_COLUMNS) of one run (an aqmlab RunResult or loaded run)."""
+    end_ns = run.warmup_ns + int(round(float(run.summary["measured_s"]) * 1e9))
+    return {
+        "pct_flows_with_drops": pct_flows_with_drops(run.requests, run.warmup_ns),
+        **large_response_times(run.requests, run.warmup_ns, end_ns),
+    }
+
+
+def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
+    """The sweep table with RUN_COLUMNS added, computed from each ok run's directory
+    (`sweep_dir/runs/<run id>`); other runs get NaN."""
+    from aqmlab.io import load_run
+
+    if all(c in sweep.columns for c in RUN_COLUMNS):
+        return sweep
+    df = sweep.copy()
+    rows = [
+        metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])) if r["status"] == "ok" else {}
+        for _, r in df.iterrows()
+    ]
+    extra = pd.DataFrame(rows, index=df.index, columns=list(RUN_COLUMNS))
+    for c in RUN_COLUMNS:
+        df[c] = pd.to_numeric(extra[c])
+    return df
 
 
 def load_pct(row: pd.Series) -> int:
@@ -331,6 +419,57 @@ def ecn5_small_queue_low_util(res: Results) -> tuple[bool, str]:
     return ok, "; ".join(ev)
 
 
+def ared5_many_flows_with_drops(res: Results) -> tuple[bool, str]:
+    """Rule (§6.2: "With ARED-5ms, many flows experience packet drops", Fig. 6): at 80 % and
+    105 %, ARED-5ms has a larger share of connections with drops than DT-148q and than
+    ARED-60ms."""
+    ev, ok = [], True
+    for ld in (80, 105):
+        f = {
+            q: _q(res, LOAD_TABLE, ld, q, "pct_flows_with_drops")
+            for q in ("ARED-5ms", "DT-148q", "ARED-60ms")
+        }
+        good = f["ARED-5ms"] > f["DT-148q"] and f["ARED-5ms"] > f["ARED-60ms"]
+        ok &= good
+        ev.append(f"{ld}%: " + ", ".join(f"{q} {v:.1f} %" for q, v in f.items()) + ("" if good else " ✗"))
+    return ok, "% of connections with drops: " + "; ".join(ev)
+
+
+def _large(res: Results, tcp: str, queue: str, metric: str = "large_median_rt_ms") -> float:
+    return val(res, SACK_TABLE, f"load=80,tcp={tcp},queue={queue}", metric)
+
+
+def sack_helps_large(res: Results) -> tuple[bool, str]:
+    """Rule (§6.4, Fig. 18 at 80 %: for responses > 50 KB "SACK improves performance of these
+    long flows over that of Reno" with drop-tail, a difference the text calls dramatic; with
+    ARED+ECN "SACK improves performance ... a bit"): with DT-148q SACK's median response time of
+    the > 50 KB responses is finite and at least 10 % below Reno's; with ARED-ECN-5ms it is
+    finite and at most 2 % above Reno's."""
+    dt_r, dt_s = _large(res, "reno", "DT-148q"), _large(res, "sack", "DT-148q")
+    ecn_r, ecn_s = _large(res, "reno", "ARED-ECN-5ms"), _large(res, "sack", "ARED-ECN-5ms")
+    # A SACK median of +inf (over half unfinished) is no improvement, whatever Reno's.
+    ok = math.isfinite(dt_s) and dt_s <= 0.9 * dt_r and math.isfinite(ecn_s) and ecn_s <= 1.02 * ecn_r
+    return ok, (
+        f"80 %, responses > 50 KB, median ms: DT-148q reno {dt_r:.0f} sack {dt_s:.0f} "
+        f"({100 * (dt_s / dt_r - 1):+.1f} %, want ≤ −10 %); ARED-ECN-5ms reno {ecn_r:.0f} sack "
+        f"{ecn_s:.0f} ({100 * (ecn_s / ecn_r - 1):+.1f} %, want ≤ +2 %)"
+    )
+
+
+def ecn5_poor_for_large(res: Results) -> tuple[bool, str]:
+    """Rule (§6.4, Fig. 18 at 80 %: with ARED+ECN-5ms "the performance for larger flows is very
+    poor", with SACK "still far below that of drop-tail"): for Reno and for SACK, the median
+    response time of the > 50 KB responses with ARED-ECN-5ms is at least 1.5 × DT-148q's, and
+    DT-148q's is finite."""
+    ev, ok = [], True
+    for tcp in ("reno", "sack"):
+        dt, ecn = _large(res, tcp, "DT-148q"), _large(res, tcp, "ARED-ECN-5ms")
+        good = math.isfinite(dt) and ecn >= 1.5 * dt
+        ok &= good
+        ev.append(f"{tcp}: DT-148q {dt:.0f}, ARED-ECN-5ms {ecn:.0f} ({ecn / dt:.2f} ×){'' if good else ' ✗'}")
+    return ok, "80 %, responses > 50 KB, median ms: " + "; ".join(ev)
+
+
 VERDICTS: tuple[tuple[str, Callable[[Results], tuple[bool, str]]], ...] = (
     ("Reno and SACK perform the same for typical (short) HTTP responses, at every load and queue "
      "(§6.4, §7)", reno_equals_sack),
@@ -353,6 +492,12 @@ VERDICTS: tuple[tuple[str, Callable[[Results], tuple[bool, str]]], ...] = (
      droptail_util_and_loss),
     ("ARED+ECN-5ms keeps a small mean queue at the cost of lower utilization than ARED+ECN-60ms "
      "(§6.3)", ecn5_small_queue_low_util),
+    ("With ARED-5ms many flows experience drops: more than with DT-148q or ARED-60ms (§6.2, Fig. 6)",
+     ared5_many_flows_with_drops),
+    ("For responses > 50 KB SACK improves on Reno: clearly with drop-tail, a bit with ARED+ECN-5ms "
+     "(§6.4, Fig. 18)", sack_helps_large),
+    ("For responses > 50 KB ARED+ECN-5ms is far worse than drop-tail, with Reno and with SACK "
+     "(§6.4, Fig. 18)", ecn5_poor_for_large),
 )  # fmt: skip
 
 STUDY = Study(
@@ -367,8 +512,9 @@ STUDY = Study(
             id=LOAD_TABLE,
             title="Reno: drop-tail and ARED (± ECN) vs offered load",
             scenario="load.toml",
-            metrics=METRICS,
+            metrics=(*METRICS, "pct_flows_with_drops"),
             row_label=queue_row,
+            run_metrics=run_metrics,
             quick_overrides={"sweep.grid.var.load": [0.5, 0.7, 0.8, 0.9, 1.05]},
         ),
         Table(
@@ -382,8 +528,9 @@ STUDY = Study(
             id=SACK_TABLE,
             title="Reno vs SACK with DT-148q and ARED+ECN-5ms",
             scenario="reno_sack.toml",
-            metrics=METRICS,
+            metrics=(*METRICS, "large_n", "large_median_rt_ms", "large_p90_rt_ms"),
             row_label=sack_row,
+            run_metrics=run_metrics,
         ),
     ),
     verdicts=tuple(Verdict(claim, check) for claim, check in VERDICTS),

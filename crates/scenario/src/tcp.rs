@@ -5,7 +5,7 @@
 //! `initial_window` (segments), `min_rto`, `initial_rto`, `max_rto`, `clock_granularity`
 //! (durations), `delayed_ack` (false, or a duration such as "200ms"), `dupack_threshold`,
 //! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit`, `timestamps`
-//! (booleans).
+//! (booleans), `rto` ("rfc6298" | "bsd": `tcp::RtoRules`).
 //!
 //! Checks: mss ≥ 1, initial_window ≥ 1, receive_window ≥ mss, RTOs > 0 with
 //! min_rto ≤ max_rto and initial_rto ≤ max_rto, clock_granularity > 0, delayed ACK in
@@ -16,7 +16,7 @@
 
 use crate::error::Res;
 use crate::value::{positive, size_u32, Tbl};
-use tcp::{TcpConfig, Variant};
+use tcp::{RtoRules, TcpConfig, Variant};
 use toml::Value;
 use units::SimDuration;
 
@@ -36,6 +36,7 @@ const KEYS: &[&str] = &[
     "ecn",
     "limited_transmit",
     "timestamps",
+    "rto",
 ];
 
 /// Parse `[tcp]` of the root (absent table = all defaults).
@@ -109,6 +110,12 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     }
     if let Some(b) = t.bool("timestamps")? {
         c.timestamps = b;
+    }
+    if t.has("rto") {
+        c.rto_rules = match crate::value::kind(&t, "rto", &["rfc6298", "bsd"])? {
+            "bsd" => RtoRules::Bsd,
+            _ => RtoRules::Rfc6298,
+        };
     }
     // Cross-field checks, reported at the key the user most likely set.
     if c.receive_window < c.mss {

@@ -45,6 +45,20 @@ pub enum FullAck {
     FlightSize,
 }
 
+/// How RTT samples become an RTO.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoRules {
+    /// RFC 6298 (rtt.rs module doc): samples are tick boundaries crossed (≥ 1 tick), RTO =
+    /// SRTT + max(G, 4·RTTVAR), at least `min_rto`.
+    Rfc6298,
+    /// 4.4BSD/FreeBSD `tcp_xmit_timer` (FreeBSD 2.2.8, seed 000's hosts): a sample is 1 + the
+    /// ticks crossed (BSD's `t_rtt` starts at 1; with timestamps `tcp_now − tsecr + 1`); the
+    /// first sets SRTT = R, RTTVAR = R/2, later ones smooth R − 1 ("origin 0") with gains 1/8
+    /// and 1/4; RTO = SRTT + 4·RTTVAR truncated to whole ticks, at least max(`min_rto`,
+    /// R + 2 ticks) for the latest sample R. No RFC 6298 §5.7 floor after a SYN timeout.
+    Bsd,
+}
+
 /// Per-endpoint TCP settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -96,6 +110,8 @@ pub struct TcpConfig {
     /// on every ACK that advances SND.UNA, retransmissions included (timestamps.rs). Default
     /// false (ns-2 Full-TCP `timestamps_ false`, seed 001); seed 000's FreeBSD hosts had it on.
     pub timestamps: bool,
+    /// RTO computation. Default RFC 6298; seed 000's FreeBSD hosts: [`RtoRules::Bsd`].
+    pub rto_rules: RtoRules,
 }
 
 impl Default for TcpConfig {
@@ -117,6 +133,7 @@ impl Default for TcpConfig {
             ecn: false,                                      // ns-2 ecn_ 0
             limited_transmit: false,                         // ns-2 Full-TCP (none)
             timestamps: false,                               // ns-2 timestamps_ false
+            rto_rules: RtoRules::Rfc6298,                    // RFC 6298
         }
     }
 }

@@ -25,11 +25,19 @@
 //! tick and truncates RTO to whole ticks; we keep nanoseconds (same formulas, finer rounding).
 //! ns-2 also folds SRTT into RTTVAR after 8 backoffs; RFC 6298 leaves that optional and we don't.
 //!
+//! BSD rules (`RtoRules::Bsd`, FreeBSD 2.2.8 `tcp_xmit_timer`, for seed 000's hosts): a sample
+//! is one tick more than the boundaries crossed (BSD's `t_rtt` counts from 1), so with a 500 ms
+//! tick a sub-tick RTT samples as 1 or 2 ticks; the first sample sets SRTT = R, RTTVAR = R/2;
+//! later ones use R − 1: Δ = (R − 1) − SRTT, SRTT += Δ/8, RTTVAR += (|Δ| − RTTVAR)/4; RTO =
+//! ⌊SRTT + 4·RTTVAR⌋ ticks, at least max(`min_rto`, R + 2 ticks) for the latest R (so 1.5 s or
+//! 2 s on seed 000's lab, the "≈ 1.5 s" data timeouts of its §6.1.2). BSD's fixed-point SRTT and
+//! RTTVAR (5 and 4 fractional bits) are kept in nanoseconds here.
+//!
 //! Read RFC 6298 §2 and §5 before editing. Validation: unit tests below
 //! (`first_sample_sets_srtt_and_half_rttvar`, `second_sample_updates_by_hand`,
 //! `ticks_are_boundaries_crossed`, `backoff_doubles_and_caps`), and tests/rto.rs.
 
-use crate::config::TcpConfig;
+use crate::config::{RtoRules, TcpConfig};
 use units::{SimDuration, SimTime};
 
 /// RFC 6298 state: SRTT, RTTVAR and the backoff exponent.
@@ -45,6 +53,9 @@ pub struct RttEstimator {
     granularity: SimDuration,
     /// A SYN or SYN-ACK timed out: without a sample the RTO is at least 3 s (§5.7).
     syn_floor: bool,
+    rules: RtoRules,
+    /// BSD rules: the latest raw sample R (ticks · G), for the R + 2 ticks floor.
+    last_raw: SimDuration,
 }
 
 /// RFC 6298 §5.7: the RTO used once data transmission starts after a SYN timed out, at least.
@@ -61,6 +72,8 @@ impl RttEstimator {
             initial_rto: cfg.initial_rto,
             granularity: cfg.clock_granularity,
             syn_floor: false,
+            rules: cfg.rto_rules,
+            last_raw: SimDuration(0),
         }
     }
 
@@ -74,8 +87,13 @@ impl RttEstimator {
         SimDuration(ticks.saturating_mul(g.0))
     }
 
-    /// Feed one sample `r` (already in ticks) and end any backoff.
+    /// Feed one sample `r` (already in ticks; under BSD rules the raw `t_rtt`, one tick more
+    /// than the boundaries crossed) and end any backoff.
     pub fn on_sample(&mut self, r: SimDuration) {
+        if self.rules == RtoRules::Bsd {
+            self.on_bsd_sample(r);
+            return;
+        }
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -90,14 +108,55 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// BSD `tcp_xmit_timer` (module doc), all in nanoseconds.
+    fn on_bsd_sample(&mut self, r: SimDuration) {
+        let r_ns = r.0 as i128;
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = SimDuration(r.0 / 2);
+            }
+            Some(s) => {
+                let delta = (r_ns - self.granularity.0 as i128) - s.0 as i128;
+                // BSD keeps SRTT at least one fixed-point unit (1/32 tick) above zero.
+                let unit = (self.granularity.0 / 32).max(1) as i128;
+                let srtt = (s.0 as i128 + delta / 8).max(unit);
+                let var = self.rttvar.0 as i128;
+                let rttvar = (var + (delta.abs() - var) / 4).max(unit);
+                self.srtt = Some(SimDuration(srtt as u64));
+                self.rttvar = SimDuration(rttvar as u64);
+            }
+        }
+        self.last_raw = r;
+        self.backoff = 0;
+    }
+
     /// Sample a segment sent at `sent`, acknowledged at `now` (tick-quantised, see module doc).
     pub fn sample(&mut self, sent: SimTime, now: SimTime) {
-        self.on_sample(Self::tick_sample(self.granularity, sent, now));
+        let r = Self::tick_sample(self.granularity, sent, now);
+        let r = match self.rules {
+            RtoRules::Rfc6298 => r,
+            // BSD counts from 1: one tick more than the boundaries crossed.
+            RtoRules::Bsd => {
+                let g = self.granularity.0;
+                let crossed = if g == 0 { 0 } else { now.0 / g - sent.0 / g };
+                SimDuration(crossed.saturating_add(1).saturating_mul(g))
+            }
+        };
+        self.on_sample(r);
     }
 
     /// RTO before backoff: `initial_rto` without a sample, else
     /// clamp(SRTT + max(G, 4·RTTVAR), min_rto, max_rto).
     pub fn base_rto(&self) -> SimDuration {
+        if let (RtoRules::Bsd, Some(s)) = (self.rules, self.srtt) {
+            let g = self.granularity.0.max(1);
+            let value = s.0.saturating_add(self.rttvar.0.saturating_mul(4)) / g * g;
+            let floor = self
+                .min_rto
+                .max(SimDuration(self.last_raw.0.saturating_add(2 * g)));
+            return SimDuration(value).max(floor).min(self.max_rto);
+        }
         match self.srtt {
             None if self.syn_floor => self.initial_rto.max(SYN_TIMEOUT_RTO).min(self.max_rto),
             None => self.initial_rto.min(self.max_rto),
@@ -125,7 +184,7 @@ impl RttEstimator {
     /// first sample the RTO is at least 3 s. Call at the end of the handshake, not at the expiry
     /// (the SYN's own backoff starts from `initial_rto`).
     pub fn syn_timed_out(&mut self) {
-        self.syn_floor = true;
+        self.syn_floor = self.rules == RtoRules::Rfc6298;
     }
 
     /// Forget the backoff without a sample (RFC 6298 §5.7: after a retransmitted SYN, data
@@ -253,5 +312,75 @@ mod tests {
             e.back_off();
         }
         assert_eq!(e.rto(), SimDuration::from_secs(60));
+    }
+
+    fn bsd() -> RttEstimator {
+        // Seed 000's FreeBSD hosts: 500 ms tick, 1 s minimum RTO.
+        RttEstimator::new(&TcpConfig {
+            rto_rules: RtoRules::Bsd,
+            clock_granularity: ms(500),
+            min_rto: ms(1000),
+            ..TcpConfig::default()
+        })
+    }
+
+    #[test]
+    fn bsd_samples_count_from_one_tick() {
+        let t = SimTime::from_millis;
+        // An 80 ms RTT within one tick: R = 1 tick; across a boundary: R = 2 ticks.
+        let mut e = bsd();
+        e.sample(t(100), t(180));
+        assert_eq!(e.srtt(), Some(ms(500)));
+        let mut e = bsd();
+        e.sample(t(450), t(530));
+        assert_eq!(e.srtt(), Some(ms(1000)));
+    }
+
+    #[test]
+    fn bsd_rto_by_hand_has_the_r_plus_two_ticks_floor() {
+        // First R = 1 tick (500 ms): SRTT 500, RTTVAR 250, SRTT + 4·RTTVAR = 1500 ms; floor
+        // max(1 s, R + 2 ticks = 1.5 s): RTO 1.5 s.
+        let mut e = bsd();
+        e.on_sample(ms(500));
+        assert_eq!((e.srtt(), e.rttvar()), (Some(ms(500)), ms(250)));
+        assert_eq!(e.rto(), ms(1500));
+        // R = 1 tick again: Δ = (500 − 500) − 500 = −500 ms; SRTT = 500 − 62.5 = 437.5 ms;
+        // RTTVAR = 250 + (500 − 250)/4 = 312.5 ms; 437.5 + 1250 = 1687.5 → 3 whole ticks =
+        // 1500 ms; floor 1.5 s: RTO 1.5 s.
+        e.on_sample(ms(500));
+        assert_eq!(e.srtt(), Some(SimDuration::from_micros(437_500)));
+        assert_eq!(e.rttvar(), SimDuration::from_micros(312_500));
+        assert_eq!(e.rto(), ms(1500));
+        // Ten more R = 1 samples: SRTT → 0, RTTVAR → 0, but the floor keeps 1.5 s, where the
+        // RFC 6298 rules with the same tick and min_rto give 1 s.
+        for _ in 0..10 {
+            e.on_sample(ms(500));
+        }
+        assert_eq!(e.rto(), ms(1500));
+        // R = 2 ticks: floor 2 s.
+        e.on_sample(ms(1000));
+        assert_eq!(e.rto(), ms(2000));
+        let mut rfc = RttEstimator::new(&TcpConfig {
+            clock_granularity: ms(500),
+            min_rto: ms(1000),
+            ..TcpConfig::default()
+        });
+        for _ in 0..12 {
+            rfc.sample(SimTime::from_millis(100), SimTime::from_millis(180));
+        }
+        assert_eq!(rfc.rto(), ms(1000));
+    }
+
+    #[test]
+    fn bsd_has_no_syn_timeout_floor() {
+        let mut e = RttEstimator::new(&TcpConfig {
+            rto_rules: RtoRules::Bsd,
+            initial_rto: ms(1000),
+            ..TcpConfig::default()
+        });
+        e.back_off();
+        e.syn_timed_out();
+        e.reset_backoff();
+        assert_eq!(e.rto(), ms(1000));
     }
 }

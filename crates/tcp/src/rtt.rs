@@ -139,7 +139,8 @@ impl RttEstimator {
             // BSD counts from 1: one tick more than the boundaries crossed.
             RtoRules::Bsd => {
                 let g = self.granularity.0;
-                let crossed = if g == 0 { 0 } else { now.0 / g - sent.0 / g };
+                let crossed = (now.0.checked_div(g).unwrap_or(0))
+                    .saturating_sub(sent.0.checked_div(g).unwrap_or(0));
                 SimDuration(crossed.saturating_add(1).saturating_mul(g))
             }
         };

@@ -261,6 +261,8 @@ def test_presets_have_the_freebsd_tcp_profile():
         "reno", "16384B", "1s", "500ms",
     )  # fmt: skip
     assert "delayed_ack" not in t
+    # FreeBSD's tcp_xmit_timer: data timeouts of 1.5-2 s on the lab's sub-tick RTTs (§6.1.2).
+    assert t["rto"] == "bsd"
     assert con["workload"][0]["users"] == USERS_98 and unc["workload"][0]["users"] == 3353
     # The two presets differ only in the router link rate, the queues and the browser count.
     assert unc["topology"] == {**con["topology"], "bottleneck_rate": "100Mbps"}

@@ -227,3 +227,34 @@ fn rto_timeout_goes_back_n_from_the_first_unacknowledged_byte() {
     );
     assert!(s.next_deadline().unwrap() > SimTime::from_millis(1250));
 }
+
+#[test]
+fn rto_bsd_rules_time_out_data_at_1_5_s_on_a_sub_tick_path() {
+    // Seed 000's FreeBSD profile: 500 ms tick, min RTO 1 s. Every sample here is an 80 ms RTT
+    // that crosses no tick boundary. BSD rules: R = 1 tick each time, SRTT and RTTVAR shrink
+    // towards 0, and the RTO stays at its floor R + 2 ticks = 1.5 s. RFC 6298 rules: R = 1 tick
+    // = 500 ms each time, RTTVAR → 0, RTO → 500 + max(G, 4·RTTVAR) → 1 s. So a segment sent at
+    // 12.1 s and lost times out at 13.6 s (BSD) or 13.1 s (RFC 6298).
+    let bsd = TcpConfig {
+        rto_rules: tcp::RtoRules::Bsd,
+        clock_granularity: SimDuration::from_millis(500),
+        ..TcpConfig::default()
+    };
+    let rfc = TcpConfig {
+        rto_rules: tcp::RtoRules::Rfc6298,
+        ..bsd.clone()
+    };
+    for (cfg, expiry) in [(bsd, 13_600), (rfc, 13_100)] {
+        let mut s = server_established(cfg);
+        // The handshake's first sample: both give 1.5 s.
+        assert_eq!(s.rto(), dms(1500));
+        for k in 1..=11u64 {
+            s.send(MSS);
+            drain(&mut s, ms(1000 * k + 100));
+            s.on_segment(ms(1000 * k + 180), &seg(1, 1 + k * MSS, 0, ACK));
+        }
+        s.send(MSS);
+        drain(&mut s, ms(12_100));
+        assert_eq!(s.next_deadline(), Some(ms(expiry)));
+    }
+}

@@ -1,6 +1,6 @@
 //! The seed 002 parking-lot preset and the seed 003 standard dumbbell preset: they load with
 //! the seeds' numbers, and a scaled-down run of each conserves packets and loads the links the
-//! way the seeds describe.
+//! way the seeds describe; the parking lot's unconstrained loads and DelayBox RTTs are seed 002's.
 
 use aqm::{DisciplineParams, QueueDisc};
 use sim::{HostPlacement, Topology};
@@ -89,4 +89,51 @@ fn parking_lot_preset_has_seed_002_layout_and_runs() {
     assert!(bytes("r1_r2") > bytes("r2_r3"));
     assert!(bytes("r3_r4") > bytes("r2_r3"));
     assert!(bytes("r5_r6") > 0);
+}
+
+#[test]
+fn parking_lot_unconstrained_loads_and_delaybox_rtts_are_seed_002s() {
+    // studies/weigle-multi/calibration.toml: the 3CL network with 100 Mbps router links, no
+    // long-lived flows, 8 PackMime HTTP/1.1 workloads at 50 conn/s. Seed 002 §III-C: each offers
+    // 35 % of 10 Mbps (3.5 Mbit/s of responses); §III-B: end-to-end base RTTs from 19 ms, median
+    // 83 ms, mean 124 ms. Scaled to 60 s + 400 s (the full 820 s run gives a 3.50 Mbit/s mean,
+    // README of the study).
+    let exps = load("studies/weigle-multi/calibration.toml");
+    let mut exp = exps[0].experiment.clone();
+    exp.duration = SimDuration::from_secs(400);
+    let out = sim::run(&exp, &mut |_, _| {}).expect("run");
+    conserve(&out);
+    assert_eq!(out.engine.packets_dropped, 0);
+    let warm = exp.warmup.as_nanos();
+    let measured: Vec<_> = out.requests.iter().filter(|r| r.start_ns >= warm).collect();
+    // Offered load of a workload: response wire bytes (payload + 40 B per 1460 B segment).
+    let mbps = |w: u32| {
+        let bytes: u64 = measured
+            .iter()
+            .filter(|r| r.workload == w)
+            .map(|r| r.response_bytes + 40 * r.response_bytes.div_ceil(1460))
+            .sum();
+        bytes as f64 * 8.0 / 400.0 / 1e6
+    };
+    let loads: Vec<f64> = (0..8).map(mbps).collect();
+    let mean = loads.iter().sum::<f64>() / 8.0;
+    // The heavy-tailed sizes make one workload's 400 s load vary by ±25 %; the mean of eight
+    // by about ±10 %.
+    assert!((mean - 3.5).abs() < 0.35, "mean {mean} of {loads:?}");
+    assert!(
+        loads.iter().all(|&l| (l - 3.5).abs() < 0.3 * 3.5),
+        "{loads:?}"
+    );
+    // Base RTTs of the end-to-end forward workload (18 ms of propagation + both DelayBoxes).
+    let mut rtt: Vec<f64> = measured
+        .iter()
+        .filter(|r| r.workload == 0)
+        .map(|r| r.base_rtt_ns as f64 / 1e6)
+        .collect();
+    rtt.sort_by(f64::total_cmp);
+    let (min, median) = (rtt[0], rtt[rtt.len() / 2]);
+    let rtt_mean = rtt.iter().sum::<f64>() / rtt.len() as f64;
+    assert!((19.0..19.2).contains(&min), "min {min}");
+    assert!((75.0..95.0).contains(&median), "median {median}");
+    assert!((105.0..140.0).contains(&rtt_mean), "mean {rtt_mean}");
 }

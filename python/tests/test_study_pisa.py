@@ -270,23 +270,10 @@ def test_class_metrics_by_hand():
     assert m["util_ftp"] == pytest.approx(0.8 - util_http, rel=1e-12)
 
 
-def _write_run(d: Path, requests: pd.DataFrame, summary: dict) -> None:
-    """A run directory holding `requests` (other columns 0) and `summary` (conftest's run
-    otherwise)."""
-    from dataclasses import replace
+def _write_run(d: Path, requests: pd.DataFrame, summary: dict, warmup_ns: int = 0) -> None:
+    from conftest import write_requests_run
 
-    from conftest import summary_json, synthetic_result
-
-    from aqmlab.io import write_run
-    from aqmlab.tables import TYPES
-
-    req = requests.copy()
-    for c in TYPES["requests"]:
-        if c not in req.columns:
-            req[c] = 0
-    res = replace(synthetic_result(), requests=req[list(TYPES["requests"])], summary=summary,
-                  summary_json=summary_json(summary), warmup_ns=0)  # fmt: skip
-    write_run(res, d)
+    write_requests_run(d, requests, summary, warmup_ns)
 
 
 def test_run_metrics_reads_each_ok_run(tmp_path):

@@ -341,23 +341,10 @@ def test_large_response_times_by_hand():
     assert m == {"large_n": 3.0, "large_median_rt_ms": 3000.0, "large_p90_rt_ms": math.inf}
 
 
-def _write_run(d: Path, requests: pd.DataFrame, summary: dict, warmup_ns: int) -> None:
-    """A run directory holding `requests` (other columns 0) and `summary` (conftest's run
-    otherwise)."""
-    from dataclasses import replace
+def _write_run(d: Path, requests: pd.DataFrame, summary: dict, warmup_ns: int = 0) -> None:
+    from conftest import write_requests_run
 
-    from conftest import summary_json, synthetic_result
-
-    from aqmlab.io import write_run
-    from aqmlab.tables import TYPES
-
-    req = requests.copy()
-    for c in TYPES["requests"]:
-        if c not in req.columns:
-            req[c] = 0
-    res = replace(synthetic_result(), requests=req[list(TYPES["requests"])], summary=summary,
-                  summary_json=summary_json(summary), warmup_ns=warmup_ns)  # fmt: skip
-    write_run(res, d)
+    write_requests_run(d, requests, summary, warmup_ns)
 
 
 def test_run_metrics_takes_the_end_of_run_from_warmup_and_measured_time(tmp_path):

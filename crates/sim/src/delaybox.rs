@@ -73,7 +73,8 @@ impl DelayBoxes {
     }
 
     /// Whether any workload has a box.
-    pub fn any(&self) -> bool {
+    #[cfg(test)]
+    fn any(&self) -> bool {
         self.boxes.iter().any(|b| b.iter().any(Option::is_some))
     }
 

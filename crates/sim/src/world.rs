@@ -51,8 +51,9 @@ pub struct World<O: Observer> {
     delaybox_rng: Rng,
     /// Per-workload client and server boxes.
     wl_boxes: DelayBoxes,
-    /// Whether any packet can meet a box (skips the connection lookup on transmit otherwise).
-    any_box: bool,
+    /// Per node: some connection has a box with a non-zero delay there (packets arriving
+    /// elsewhere skip the connection lookup on transmit).
+    box_nodes: Vec<bool>,
     tcp: TcpConfig,
     pub monitors: Vec<Monitors>,
     pub obs: O,
@@ -93,7 +94,7 @@ impl<O: Observer> World<O> {
     pub fn new(p: WorldParts<O>) -> Self {
         let n = p.workloads.len();
         let wl_boxes = DelayBoxes::new(&p.workload_boxes, n, p.seed);
-        let any_box = p.delaybox.is_some() || wl_boxes.any();
+        let box_nodes = vec![false; p.net.nodes as usize];
         World {
             q: EventQueue::new(),
             net: p.net,
@@ -118,7 +119,7 @@ impl<O: Observer> World<O> {
             delaybox: p.delaybox,
             delaybox_rng: units::stream(p.seed, "delaybox"),
             wl_boxes,
-            any_box,
+            box_nodes,
             tcp: p.tcp,
             monitors: Vec::new(),
             obs: p.obs,
@@ -262,7 +263,7 @@ impl<O: Observer> World<O> {
         let to = link.to;
         let mut arrival = now + ser + link.delay;
         self.q.schedule(now + ser, Event::TxDone { link: l });
-        if self.any_box && self.pkts.get(m.id).conn != DATAGRAM {
+        if self.box_nodes[to as usize] && self.pkts.get(m.id).conn != DATAGRAM {
             let p = self.pkts.get(m.id);
             if let Some(c) = self.conn(p.conn, p.gen) {
                 for &(node, d) in &c.boxes {
@@ -610,6 +611,11 @@ impl<O: Observer> World<O> {
             (self.first_hop(client_node, server_node), client_box),
             (self.first_hop(server_node, client_node), server_box),
         ];
+        for &(node, d) in &boxes {
+            if d > SimDuration::ZERO && (node as usize) < self.box_nodes.len() {
+                self.box_nodes[node as usize] = true;
+            }
+        }
         let held: u64 = boxes.iter().map(|b| b.1.as_nanos()).sum();
         let base_rtt = SimDuration::from_nanos(
             self.propagation(client_node, server_node)

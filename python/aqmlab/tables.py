@@ -39,6 +39,9 @@ TYPES: dict[str, dict[str, pa.DataType]] = {
         "ecn_reductions": _I,
         "loss_events": _I,
         "loss_cwnd_bytes": _I,
+        "server_syn_retx": _I,
+        "server_fin_retx": _I,
+        "server_data_retx": _I,
     },
     "queue": {
         "link": pa.string(),

@@ -181,8 +181,9 @@ def test_missing_table_rows_raise():
 
 def _requests(rows: list[dict]) -> pd.DataFrame:
     base = dict(
-        kind="http", start_ns=2 * 10**9, end_ns=3 * 10**9, completed=True, syn_retx=0, fin_retx=0, data_retx=0
-    )
+        kind="http", start_ns=2 * 10**9, end_ns=3 * 10**9, completed=True,
+        server_syn_retx=0, server_fin_retx=0, server_data_retx=0,
+    )  # fmt: skip
     return pd.DataFrame([{**base, **r} for r in rows])
 
 
@@ -191,15 +192,15 @@ def test_retx_classes_by_hand():
         [
             {},  # NR
             {},  # NR
-            {"syn_retx": 2},  # S+
-            {"fin_retx": 1, "data_retx": 1},  # the last data segment with its FIN: F+
-            {"data_retx": 3},  # D+
-            {"data_retx": 2, "fin_retx": 1},  # one data-only and one FIN-carrying: SFD+
-            {"syn_retx": 1, "data_retx": 1},  # SFD+
-            {"fin_retx": 1},  # a lone FIN: the client's, not on the server's path: NR
-            {"fin_retx": 2, "data_retx": 1},  # the server's FIN segment and the client's FIN: F+
-            {"data_retx": 5, "start_ns": 0},  # before the warm-up (1 s): left out
-            {"syn_retx": 1, "completed": False},  # never completed: left out
+            {"server_syn_retx": 2},  # S+
+            {"server_fin_retx": 1, "server_data_retx": 1},  # the last data segment with its FIN: F+
+            {"server_data_retx": 3},  # D+
+            {"server_data_retx": 2, "server_fin_retx": 1},  # one data-only, one FIN-carrying: SFD+
+            {"server_syn_retx": 1, "server_data_retx": 1},  # SFD+
+            {"syn_retx": 3, "fin_retx": 1, "data_retx": 2},  # the client's only: NR
+            {"server_fin_retx": 2, "server_data_retx": 2},  # the FIN segment twice: F+
+            {"server_data_retx": 5, "start_ns": 0},  # before the warm-up (1 s): left out
+            {"server_syn_retx": 1, "completed": False},  # never completed: left out
         ]
     )
     m = c.retx_classes(req, warmup_ns=10**9)
@@ -217,7 +218,7 @@ def test_run_metrics_reads_each_ok_run(tmp_path):
     from aqmlab.tables import TYPES
 
     s = 10**9
-    req = _requests([{"start_ns": 20 * s}, {"start_ns": 30 * s, "data_retx": 1}, {"start_ns": 5 * s}])
+    req = _requests([{"start_ns": 20 * s}, {"start_ns": 30 * s, "server_data_retx": 1}, {"start_ns": 5 * s}])
     for col in TYPES["requests"]:
         if col not in req.columns:
             req[col] = 0

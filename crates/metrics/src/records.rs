@@ -74,6 +74,13 @@ pub struct RequestRecord {
     /// Sum over those loss events of the sender's cwnd just before the reduction, bytes; the mean
     /// cwnd at a loss in segments is `loss_cwnd_bytes / loss_events / mss`.
     pub loss_cwnd_bytes: u64,
+    /// Retransmitted SYN-ACKs of the server end only (seed 000 §6.1 counts what the servers
+    /// sent).
+    pub server_syn_retx: u32,
+    /// Retransmitted FINs of the server end only.
+    pub server_fin_retx: u32,
+    /// Retransmitted data segments of the server end only (response data).
+    pub server_data_retx: u32,
 }
 
 /// One queue-monitor interval (seed 000 §4.1.3: every 100 ms).

@@ -205,6 +205,9 @@ mod tests {
             ecn_reductions: 0,
             loss_events: 0,
             loss_cwnd_bytes: 0,
+            server_syn_retx: 0,
+            server_fin_retx: 0,
+            server_data_retx: 0,
         }
     }
 

@@ -102,6 +102,13 @@ fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<
     col(&t, "ecn_reductions", rs.iter().map(|r| r.ecn_reductions))?;
     col(&t, "loss_events", rs.iter().map(|r| r.loss_events))?;
     col(&t, "loss_cwnd_bytes", rs.iter().map(|r| r.loss_cwnd_bytes))?;
+    col(&t, "server_syn_retx", rs.iter().map(|r| r.server_syn_retx))?;
+    col(&t, "server_fin_retx", rs.iter().map(|r| r.server_fin_retx))?;
+    col(
+        &t,
+        "server_data_retx",
+        rs.iter().map(|r| r.server_data_retx),
+    )?;
     Ok(t)
 }
 

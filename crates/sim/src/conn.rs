@@ -76,7 +76,7 @@ pub struct AppState {
     /// `Conn::record` belongs to an exchange in progress (false during a gap).
     record_open: bool,
     /// Connection counters already attributed to earlier records.
-    counted: [u64; 8],
+    counted: [u64; 11],
 }
 
 impl AppState {
@@ -100,7 +100,7 @@ impl AppState {
             unscheduled: [false, false],
             done: Vec::new(),
             record_open: true,
-            counted: [0; 8],
+            counted: [0; 11],
         }
     }
 
@@ -290,8 +290,8 @@ impl Conn {
 
     /// Both endpoints' counters (SYN, FIN, data retransmissions, timeouts, fast retransmits,
     /// ECN reductions, loss events, sum of cwnd bytes at the loss events), summed over the two
-    /// ends.
-    fn counters(&self) -> [u64; 8] {
+    /// ends, then the server end's SYN, FIN and data retransmissions alone.
+    fn counters(&self) -> [u64; 11] {
         let (a, b) = (self.eps[CLIENT].stats(), self.eps[SERVER].stats());
         [
             (a.syn_retransmits + b.syn_retransmits) as u64,
@@ -302,18 +302,22 @@ impl Conn {
             (a.ecn_reductions + b.ecn_reductions) as u64,
             (a.loss_events + b.loss_events) as u64,
             a.loss_cwnd_sum + b.loss_cwnd_sum,
+            b.syn_retransmits as u64,
+            b.fin_retransmits as u64,
+            b.data_retransmits as u64,
         ]
     }
 
     /// Put the counters accumulated since the previous record into `r`.
     fn take_counters(&mut self, r: &mut RequestRecord) {
         let now = self.counters();
-        let d: [u64; 8] = std::array::from_fn(|i| now[i] - self.app.counted[i]);
+        let d: [u64; 11] = std::array::from_fn(|i| now[i] - self.app.counted[i]);
         self.app.counted = now;
         let c = |x: u64| x as u32;
         (r.syn_retx, r.fin_retx, r.data_retx) = (c(d[0]), c(d[1]), c(d[2]));
         (r.timeouts, r.fast_retx, r.ecn_reductions) = (c(d[3]), c(d[4]), c(d[5]));
         (r.loss_events, r.loss_cwnd_bytes) = (c(d[6]), d[7]);
+        (r.server_syn_retx, r.server_fin_retx, r.server_data_retx) = (c(d[8]), c(d[9]), c(d[10]));
     }
 
     /// The record of the current exchange with its counters, or `None` if no exchange is in

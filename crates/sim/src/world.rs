@@ -671,6 +671,9 @@ impl<O: Observer> World<O> {
                 ecn_reductions: 0,
                 loss_events: 0,
                 loss_cwnd_bytes: 0,
+                server_syn_retx: 0,
+                server_fin_retx: 0,
+                server_data_retx: 0,
             },
         };
         let ci = match self.free_slots.pop() {

@@ -9,16 +9,13 @@ own calibration, §3.5). Table ids are the thesis's; "B.14" is split by load, an
 Tables 6.2 and 6.3 are not run summaries: `run_metrics` adds per run, from its requests table
 (requests started after the warm-up whose response completed), the retransmission classes of
 Table 6.1 as shares of those requests, in % (`retx_classes`):
-- a request has SYN retransmissions if `syn_retx` > 0, FIN retransmissions if `fin_retx` > 0
-  and `data_retx` > 0, and data retransmissions if `data_retx` > `fin_retx`. The thesis classed
-  the retransmitted packets from server to client by their flags, a FIN-carrying data segment as
-  a FIN retransmission (§6.1.2: FINs "are often piggy-bagged on the final data packet"). aqmlab's
-  counters add both ends of the connection: the server sends its FIN on the last data segment,
-  so each retransmission of it counts in `fin_retx` and in `data_retx`; the client's FIN is sent
-  alone after the response (its request data is long acknowledged), so a request with FIN but
-  no data retransmissions retransmitted only the client's FIN, on the path the thesis did not
-  count. Data retransmissions without a FIN are data_retx − fin_retx (fewer when client FIN
-  and server data retransmissions meet in one request: per-direction counters would settle it).
+- a request has SYN retransmissions if `server_syn_retx` > 0, FIN retransmissions if
+  `server_fin_retx` > 0, and data retransmissions if `server_data_retx` > `server_fin_retx`:
+  the server end's counters only, as the thesis classed the retransmitted packets from server to
+  client by their flags, a FIN-carrying data segment as a FIN retransmission (§6.1.2: FINs "are
+  often piggy-bagged on the final data packet"). aqmlab's server sends its FIN on the last data
+  segment, so each retransmission of that segment counts in both `server_fin_retx` and
+  `server_data_retx`; data retransmissions without a FIN are their difference.
 - `nr_pct`: none of the three; `s_pct`, `f_pct`, `d_pct`: exactly one kind (S+, F+, D+);
   `sfd_pct`: two or more kinds (SFD+); `retx_pct` = 100 − nr_pct.
 - `connections_70min`: requests started after the warm-up, scaled to the thesis's 70 measured
@@ -139,9 +136,9 @@ def retx_classes(requests: pd.DataFrame, warmup_ns: int) -> dict[str, float]:
     q = requests[(requests["start_ns"] >= warmup_ns) & requests["completed"].astype(bool)]
     if q.empty:
         return {m: math.nan for m in RETX_METRICS}
-    s = q["syn_retx"] > 0
-    f = (q["fin_retx"] > 0) & (q["data_retx"] > 0)  # the server's FIN rides on data (module doc)
-    d = q["data_retx"] > q["fin_retx"]
+    s = q["server_syn_retx"] > 0
+    f = q["server_fin_retx"] > 0
+    d = q["server_data_retx"] > q["server_fin_retx"]  # the FIN rides on data (module doc)
     kinds = s.astype(int) + f.astype(int) + d.astype(int)
     one = kinds == 1
 

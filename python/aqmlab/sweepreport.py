@@ -5,14 +5,18 @@ A configuration is one variant at one point of the sweep (all axes fixed); its r
 pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
 - the summary table in seed 000's format (aqmlab.report.COLUMNS), "mean ± half width" per cell;
 - response-time CDFs (mean of the replications' empirical CDFs with the pointwise band) and
-  CCDFs (log-log), per configuration;
+  CCDFs (log-log), per configuration; with more than `MAX_FIG_GROUPS` configurations and a load
+  axis, these and the two figures below are drawn once per load value;
 - the crossover points between the pooled CDFs of each pair of configurations (up to 8);
 - queue length over time at the forward bottleneck (100 ms means, the first replication);
 - median response time by response size (pooled replications);
 - with a load axis (`[sweep] load_axis`, or a swept workload rate/users/flows): utilization and
   drop rate against load, one line per configuration of the other axes, with CI error bars.
 
-Only runs with status "ok" count; failed runs are listed with their error.
+Only runs with status "ok" count; failed runs are listed with their error. Labels name the
+variant and the axes that are not determined by the axes before them (the load axis first), so a
+derived value (`[sweep.derive]`, e.g. a rate computed from the load) does not clutter them, and
+the lines against load join the points of one variant across loads.
 
 Validation: python/tests/test_sweep_report.py.
 """
@@ -38,6 +42,8 @@ from aqmlab.sweep import RUNS, load_sweep
 
 FWD_LINK = "bottleneck_fwd"
 MAX_PAIRS_GROUPS = 8
+#: Above this many configurations, per-configuration figures are split by load value.
+MAX_FIG_GROUPS = 8
 
 
 @dataclass
@@ -59,21 +65,39 @@ def config_columns(df: pd.DataFrame) -> list[str]:
     return ["variant", *axes]
 
 
-def _label(cols: list[str], key: tuple, multi_variant: bool) -> str:
+def label_axes(df: pd.DataFrame) -> list[str]:
+    """The axes that labels name, in axis order: each axis (the load axis considered first)
+    unless its value is fixed by the variant and the axes kept before it (a derived value)."""
+    axes = df.attrs.get("sweep", {}).get("axes", [])
+    load = df.attrs.get("sweep", {}).get("load_axis")
+    order = ([load] if load in axes else []) + [a for a in axes if a != load]
+    kept = ["variant"]
+    for a in order:
+        if a not in df.columns or df.groupby(kept, dropna=False)[a].nunique(dropna=False).max() > 1:
+            kept.append(a)
+    return [a for a in axes if a in kept]
+
+
+def _label(cols: list[str], key: tuple, multi_variant: bool, named: list[str] | None = None) -> str:
     parts = [str(key[0])] if multi_variant or len(cols) == 1 else []
-    parts += [f"{c}={_fmt_axis(v)}" for c, v in zip(cols[1:], key[1:], strict=True)]
+    parts += [
+        f"{c}={_fmt_axis(v)}" for c, v in zip(cols[1:], key[1:], strict=True) if named is None or c in named
+    ]
     return ", ".join(parts) or str(key[0])
 
 
-def groups(df: pd.DataFrame, sweep_dir: Path) -> list[Group]:
+def groups(df: pd.DataFrame, sweep_dir: Path, drop: str | None = None) -> list[Group]:
+    """One Group per configuration of the finished runs; labels leave out derived axes and
+    `drop` (an axis a figure's title already gives)."""
     ok = df[df["status"] == "ok"]
     cols = config_columns(df)
     multi = df["variant"].nunique() > 1
+    named = [a for a in label_axes(df) if a != drop]
     out = []
     for key, g in ok.groupby(cols, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         dirs = [sweep_dir / RUNS / rid for rid in g.sort_values("replication")["run"]]
-        out.append(Group(_label(cols, key, multi), key, dirs))
+        out.append(Group(_label(cols, key, multi, named), key, dirs))
     return out
 
 
@@ -93,9 +117,10 @@ def ci_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     t = summary_ci(ok, cols, keys)
     multi = df["variant"].nunique() > 1
     header = ["configuration", "n", *[h for h, _ in COLUMNS]]
+    named = label_axes(df)
     rows = []
     for _, r in t.iterrows():
-        label = _label(cols, tuple(r[c] for c in cols), multi)
+        label = _label(cols, tuple(r[c] for c in cols), multi, named)
         cells = [label, str(int(r["n"]))]
         for k in keys:
             m, h = r[k], r[f"{k}_ci"]
@@ -195,7 +220,9 @@ def fig_rt_by_size(gs: list[Group]) -> bytes:
 
 def fig_vs_load(df: pd.DataFrame, load_axis: str, column: str, ylabel: str) -> bytes:
     ok = df[df["status"] == "ok"]
-    cols = [c for c in config_columns(df) if c != load_axis]
+    # One line per variant and non-derived axis other than the load (derived values such as a
+    # rate computed from the load change along the line).
+    cols = ["variant", *[a for a in label_axes(df) if a != load_axis]]
     t = summary_ci(ok, [*cols, load_axis], [column])
     plt, fig, ax = _fig()
     multi = df["variant"].nunique() > 1
@@ -270,14 +297,35 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
             [r["run"], str(r["variant"]), r["status"], str(r["error"] or "")] for _, r in failed.iterrows()
         ]
         sections.append(("table", "Runs not finished", ["run", "variant", "status", "error"], frows))
-    sections.append(("figure", "Response-time CDF", fig_cdf(gs, xmax)))
-    sections.append(("figure", "Response-time CCDF", fig_ccdf(gs)))
-    cross = crossover_rows(gs)
-    if cross:
-        sections.append(("table", "CDF crossover points (s)", ["A", "B", "F_A − F_B changes sign at"], cross))
-    sections.append(("figure", "Queue length over time", fig_queue(gs)))
-    sections.append(("figure", "Response time by response size", fig_rt_by_size(gs)))
     load_axis = info.get("load_axis")
+    cols = config_columns(df)
+    split = (
+        len(gs) > MAX_FIG_GROUPS
+        and load_axis in cols
+        and df.loc[df["status"] == "ok", load_axis].nunique() > 1
+    )
+    if not split:
+        sets = [("", gs)]
+    else:
+        # One set of figures per load value, labels without the load.
+        li = cols.index(load_axis)
+        by_key = {g.key: g for g in gs}
+        sets = []
+        for v in sorted({g.key[li] for g in gs}):
+            sub = [g for g in groups(df, d, drop=load_axis) if g.key[li] == v]
+            for g in sub:
+                g.samples = by_key[g.key].samples
+            sets.append((f" at {load_axis} = {_fmt_axis(v)}", sub))
+    for suffix, gset in sets:
+        sections.append(("figure", f"Response-time CDF{suffix}", fig_cdf(gset, xmax)))
+        sections.append(("figure", f"Response-time CCDF{suffix}", fig_ccdf(gset)))
+        cross = crossover_rows(gset)
+        if cross:
+            sections.append(
+                ("table", f"CDF crossover points (s){suffix}", ["A", "B", "F_A − F_B changes sign at"], cross)
+            )
+        sections.append(("figure", f"Queue length over time{suffix}", fig_queue(gset)))
+        sections.append(("figure", f"Response time by response size{suffix}", fig_rt_by_size(gset)))
     if load_axis and load_axis in df.columns and pd.api.types.is_numeric_dtype(df[load_axis]):
         sections.append(
             ("figure", "Utilization vs load", fig_vs_load(df, load_axis, "utilization", "utilization"))

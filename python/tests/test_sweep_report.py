@@ -71,3 +71,40 @@ def test_report_lists_failed_runs(tmp_path, monkeypatch):
     assert "<h2>Runs not finished</h2>" in page
     assert page.count("SimError: queue.limit: fake failure for limit 10") == 6
     assert "queue.limit=10" not in page.split("<h2>Runs not finished</h2>")[0]
+
+
+SPLIT_SWEEP = SWEEP.replace("replications = 2", 'replications = 1\nload_axis = "var.load"').replace(
+    '"queue.limit" = [10, 30, 60]',
+    '"queue.limit" = [10, 60]\n"var.load" = [0.5, 0.6, 0.7, 0.8, 0.9]\n\n'
+    '[sweep.derive]\n"workload[0].rate" = "100 * var.load"',
+)
+
+
+def test_many_configurations_split_figures_by_load_and_drop_derived_axes(tmp_path, monkeypatch):
+    # 2 limits × 5 loads = 10 configurations > MAX_FIG_GROUPS (8): the per-configuration figures
+    # come once per load, each with the 2 limits; the derived rate appears in no label, and the
+    # lines against load are one per limit (not one per (limit, rate) point).
+    from aqmlab.sweep import load_sweep
+    from aqmlab.sweepreport import groups, label_axes
+
+    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(fail_limit=None))
+    p = tmp_path / "split.toml"
+    p.write_text(SPLIT_SWEEP)
+    out = tmp_path / "out"
+    run_sweep(p, out, jobs=1, progress=False)
+    df = load_sweep(out)
+    assert label_axes(df) == ["queue.limit", "var.load"]
+    labels = [g.label for g in groups(df, out)]
+    assert labels[:2] == ["queue.limit=10, var.load=0.50", "queue.limit=10, var.load=0.60"]
+    assert cli.main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "workload[0].rate=" not in page
+    imgs = re.findall(r'<img alt="([^"]+)" src=', page)
+    per_load = ["Response-time CDF", "Response-time CCDF", "Queue length over time"]
+    per_load.append("Response time by response size")
+    loads = ("0.50", "0.60", "0.70", "0.80", "0.90")
+    want = [f"{f} at var.load = {v}" for v in loads for f in per_load]
+    assert imgs == [*want, "Utilization vs load", "Loss vs load"]
+    # Each load's crossover table pairs the two limits only.
+    assert page.count("<h2>CDF crossover points (s) at var.load") == 5
+    assert page.count("<td>queue.limit=10</td><td>queue.limit=60</td>") == 5

@@ -6,7 +6,7 @@ pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
 - the summary table in seed 000's format (aqmlab.report.COLUMNS), "mean ± half width" per cell;
 - response-time CDFs (mean of the replications' empirical CDFs with the pointwise band) and
   CCDFs (log-log), per configuration; with more than `MAX_FIG_GROUPS` configurations and a load
-  axis, these and the two figures below are drawn once per load value;
+  axis, these are drawn once per load value and the two figures below at the highest load only;
 - the crossover points between the pooled CDFs of each pair of configurations (up to 8);
 - queue length over time at the forward bottleneck (100 ms means, the first replication);
 - median response time by response size (pooled replications);
@@ -316,7 +316,7 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
             for g in sub:
                 g.samples = by_key[g.key].samples
             sets.append((f" at {load_axis} = {_fmt_axis(v)}", sub))
-    for suffix, gset in sets:
+    for i, (suffix, gset) in enumerate(sets):
         sections.append(("figure", f"Response-time CDF{suffix}", fig_cdf(gset, xmax)))
         sections.append(("figure", f"Response-time CCDF{suffix}", fig_ccdf(gset)))
         cross = crossover_rows(gset)
@@ -324,8 +324,11 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
             sections.append(
                 ("table", f"CDF crossover points (s){suffix}", ["A", "B", "F_A − F_B changes sign at"], cross)
             )
-        sections.append(("figure", f"Queue length over time{suffix}", fig_queue(gset)))
-        sections.append(("figure", f"Response time by response size{suffix}", fig_rt_by_size(gset)))
+        # Split by load: the queue and size figures at the highest load only (they vary least
+        # in kind between loads, and the report stays readable).
+        if i == len(sets) - 1:
+            sections.append(("figure", f"Queue length over time{suffix}", fig_queue(gset)))
+            sections.append(("figure", f"Response time by response size{suffix}", fig_rt_by_size(gset)))
     if load_axis and load_axis in df.columns and pd.api.types.is_numeric_dtype(df[load_axis]):
         sections.append(
             ("figure", "Utilization vs load", fig_vs_load(df, load_axis, "utilization", "utilization"))

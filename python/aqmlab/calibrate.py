@@ -30,9 +30,11 @@ not scale with x, and the intercept carries it; for a lone workload the intercep
 0 and its size is one more sign of (non)linearity. Linearity is reported as R² and the largest
 |y − ŷ| / y over the points.
 
-Points: given (`--points`, or `[calibration] points`), or placed automatically: one pilot run at
-a small x₀ (`PILOT_X`) gives the load per unit u₀ = y₀ / x₀, and the points are x =
-f·C/u₀ for f in `AUTO_FRACTIONS` (25 %…125 % of the scenario's real bottleneck rate C), so the
+Points: given (`--points`, or `[calibration] points`), or placed automatically: two pilot runs
+at a small x₀ (`PILOT_X`) and 2·x₀ give a first line, u = (y₁ − y₀)/x₀ per unit and b = y₀ −
+u·x₀ from the traffic that does not scale with x (cross traffic, other workloads; 0 for a lone
+workload), and the points are x = (f·C − b)/u for f in `AUTO_FRACTIONS` (25 %…125 % of the
+scenario's real bottleneck rate C) where that is positive, so the
 fit brackets every load a scenario is likely to ask for. Runs are short (`--duration 120s` by
 default, after the scenario's own warm-up: a short warm-up overstates Mah's browsers, who all
 start with a page, about 3× at 30 s on the seed 000 lab) and run in parallel, one process per
@@ -646,15 +648,28 @@ def _calibrate(
     pilot = None
     if s.points is None:
         x0 = PILOT_X[sc.parameter]
-        say(f"calibration: pilot run at {sc.parameter} = {x0} on {_where(sc, s)}")
-        (f0, r0) = _run_points(sc, s, [x0], 1)[0]
-        y0 = _load_of(f0, r0, s.direction)
-        if not y0 > 0:
+        x1 = _rounded(sc.parameter, 2 * x0)
+        say(f"calibration: pilot runs at {sc.parameter} = {x0}, {x1:g} on {_where(sc, s)}")
+        (f0, r0), (f1, r1) = _run_points(sc, s, [x0, x1], jobs)
+        y0, y1 = _load_of(f0, r0, s.direction), _load_of(f1, r1, s.direction)
+        if not y1 > 0:
             raise _err(
-                sc.path, f"workload[{sc.workload}]", f"the pilot run at {sc.parameter} = {x0} offered no load"
+                sc.path,
+                f"workload[{sc.workload}]",
+                f"the pilot run at {sc.parameter} = {x1:g} offered no load",
             )
-        pilot = {"x": x0, "forward_bps": f0, "reverse_bps": r0, "load_bps": y0}
-        xs = sorted({_rounded(sc.parameter, f * sc.bottleneck_bps * x0 / y0) for f in AUTO_FRACTIONS})
+        u = (y1 - y0) / (x1 - x0)
+        if not u > 0:  # noise swamped the difference: fall back to the load per unit of x₁
+            u = y1 / x1
+        b = y0 - u * x0
+        pilot = {"points": [[x0, y0], [x1, y1]], "slope": u, "intercept": b}
+        xs = sorted(
+            {
+                _rounded(sc.parameter, (f * sc.bottleneck_bps - b) / u)
+                for f in AUTO_FRACTIONS
+                if f * sc.bottleneck_bps > b
+            }
+        )
         if len(xs) < 2:
             xs = sorted({_rounded(sc.parameter, x) for x in (x0, 2 * x0, 4 * x0)})
     else:

@@ -347,3 +347,23 @@ def test_parking_lot_link_mistakes_are_named(tmp_path, capsys):
     dumb = write_small(tmp_path)
     assert main(["calibrate", str(dumb), "--link", "r1_r2", "--cache", str(tmp_path / "c")]) == 2
     assert "calibration.link: only a parking lot" in capsys.readouterr().err
+
+
+@pytest.mark.engine
+def test_automatic_points_allow_for_the_traffic_that_does_not_scale(tmp_path):
+    # PARKING without points: the pilots (10 and 20 conn/s) see 1 Mbit/s of CBR plus 20,880 bit
+    # per connection, so the points land where the loads are 25 … 125 % of the 10 Mbit/s links:
+    # x = (f · 10 Mbit/s − 1 Mbit/s) / 20,880 ≈ 72, 192, 311, 431, 551 conn/s. A pilot that
+    # took y₀/x₀ as the load per unit would have put them at about a third of that.
+    scen = tmp_path / "auto.toml"
+    scen.write_text(PARKING.replace("points = [100, 200, 300, 400]\n", ""))
+    c = calibrate(scen, cache=tmp_path / "cache", jobs=1)
+    assert [p[0] for p in c.pilot["points"]] == [10.0, 20.0]
+    want = [(f * 10e6 - 1e6) / SLOPE_BY_HAND for f in (0.25, 0.5, 0.75, 1.0, 1.25)]
+    # The pilots' Poisson noise places the points within 5 % (seed 3: 2.52, 5.04, 7.54, 10.01,
+    # 12.51 Mbit/s); the fit itself is as precise
+    # as with given points.
+    assert [p["x"] for p in c.points] == pytest.approx(want, rel=0.05)
+    for p, f in zip(c.points, (0.25, 0.5, 0.75, 1.0, 1.25), strict=True):
+        assert p["load_bps"] == pytest.approx(f * 10e6, rel=0.05)
+    assert c.slope == pytest.approx(SLOPE_BY_HAND, rel=0.03)

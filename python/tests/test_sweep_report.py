@@ -17,14 +17,19 @@ LOAD_SWEEP = SWEEP.replace("replications = 2", 'replications = 3\nload_axis = "w
 )
 
 
-@pytest.fixture
-def sweep_dir(tmp_path, monkeypatch):
-    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(fail_limit=None))
-    p = tmp_path / "load.toml"
-    p.write_text(LOAD_SWEEP)
+def _fake_sweep(tmp_path, monkeypatch, text: str, fail_limit=None):
+    """Run sweep `text` with the fake engine into tmp_path/out; the output directory."""
+    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(fail_limit=fail_limit))
+    p = tmp_path / "sweep.toml"
+    p.write_text(text)
     out = tmp_path / "out"
     run_sweep(p, out, jobs=1, progress=False)
     return out
+
+
+@pytest.fixture
+def sweep_dir(tmp_path, monkeypatch):
+    return _fake_sweep(tmp_path, monkeypatch, LOAD_SWEEP)
 
 
 def test_html_and_markdown_reports(sweep_dir, capsys):
@@ -61,11 +66,7 @@ def test_html_and_markdown_reports(sweep_dir, capsys):
 
 
 def test_report_lists_failed_runs(tmp_path, monkeypatch):
-    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(fail_limit=10))
-    p = tmp_path / "load.toml"
-    p.write_text(LOAD_SWEEP)
-    out = tmp_path / "out"
-    run_sweep(p, out, jobs=1, progress=False)
+    out = _fake_sweep(tmp_path, monkeypatch, LOAD_SWEEP, fail_limit=10)
     assert cli.main(["report", str(out)]) == 0
     page = (out / "report.html").read_text()
     assert "<h2>Runs not finished</h2>" in page
@@ -87,11 +88,7 @@ def test_many_configurations_split_figures_by_load_and_drop_derived_axes(tmp_pat
     from aqmlab.sweep import load_sweep
     from aqmlab.sweepreport import groups, label_axes
 
-    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(fail_limit=None))
-    p = tmp_path / "split.toml"
-    p.write_text(SPLIT_SWEEP)
-    out = tmp_path / "out"
-    run_sweep(p, out, jobs=1, progress=False)
+    out = _fake_sweep(tmp_path, monkeypatch, SPLIT_SWEEP)
     df = load_sweep(out)
     assert label_axes(df) == ["queue.limit", "var.load"]
     labels = [g.label for g in groups(df, out)]

@@ -24,11 +24,16 @@
 //! Everything per packet is [`Red`] with `gentle` on, so RED's options (count rule, byte mode,
 //! byte queue, ECN) are available here too.
 //!
-//! Differences from ns-2.35 (reference/aqm-defaults.md §2.5–2.6), as options or notes:
-//! ns-2 evaluates the adaptation on the first *arrival* after `interval` since the last change
-//! (not a timer); its `bottom` is `min(0.01, 80000/bandwidth)` (set `bottom` to match; seed 001
-//! Table 3 uses 0.01); its gentle slope keeps the initial max_p (`gentle_uses_initial_max_p`);
-//! its count rule is `wait_` (`count_rule = Ns2Wait`) and its default unit is bytes.
+//! Differences from ns-2.35 (`queue/red.cc`; validation/ns2/README.md), each an option:
+//! - `adapt_on` ([`AdaptOn`]): `Timer` (above, the paper's "every interval"); `Arrival` =
+//!   ns-2's rule: the test runs inside the average update of every *arrival* with `now >
+//!   last_change + interval`, on the average just computed, and `last_change` moves only when
+//!   max_p changes (so after a quiet spell the first arrival adapts at once);
+//! - `auto_bottom`: ns-2.35's `bottom_ 0` rule, bottom = `min(0.01, 80000/bandwidth_bps)`
+//!   (0.008 at 10 Mbps; seed 001 Table 3 states 0.01, the default);
+//! - `clamp_max_p = false`, `gentle_uses_initial_max_p = true`, and RED's rules
+//!   (`count_rule = Ns2Wait`, `backlog_gate`, `forced_drop_on_avg = false`, `idle_decay`);
+//!   ns-2.35's default unit is bytes (`byte_mode`, `queue_in_bytes`, `mean_pktsize` 500 B).
 //!
 //! Read seed 001 §2.3 and §5.2.2 and reference/aqm-defaults.md §2.5 before editing.
 //!
@@ -39,7 +44,7 @@
 
 use crate::discipline::{LinkInfo, ParamError, QueueDisc};
 use crate::packet::{DropReason, PacketMeta, Verdict};
-use crate::red::{CountRule, EcnRule, Red, RedParams};
+use crate::red::{CountRule, EcnRule, IdleDecay, Red, RedParams};
 use crate::stats::QueueStats;
 use units::{Rng, SimDuration, SimTime};
 
@@ -88,6 +93,28 @@ pub struct AredParams {
     /// ns-2 quirk: the gentle segment keeps starting from `initial_max_p` when max_p adapts.
     /// Default false (FGS 2001: the gentle segment starts from the current max_p).
     pub gentle_uses_initial_max_p: bool,
+    /// When max_p adapts. Default `Timer` (FGS 2001: every `interval`); `Arrival` = ns-2.35.
+    pub adapt_on: AdaptOn,
+    /// ns-2.35 `bottom_ 0`: use `min(0.01, 80000/bandwidth_bps)` instead of `bottom`.
+    /// Default false (FGS 2001; seed 001 Table 3: 0.01).
+    pub auto_bottom: bool,
+    /// RED's `backlog_gate` (ns-2.35 `enque()`). Default false.
+    pub backlog_gate: bool,
+    /// RED's `forced_drop_on_avg`; false = ns-2.35 `use_mark_p_`. Default true.
+    pub forced_drop_on_avg: bool,
+    /// RED's idle decay. Default `Paper`.
+    pub idle_decay: IdleDecay,
+}
+
+/// When Adaptive RED tests the average against its target band.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AdaptOn {
+    /// Every `interval`, by a timer, whether or not packets arrive (FGS 2001 Figure 2).
+    #[default]
+    Timer,
+    /// On each arrival once `interval` has passed since max_p last changed (ns-2.35
+    /// `REDQueue::estimator`).
+    Arrival,
 }
 
 impl Default for AredParams {
@@ -110,11 +137,25 @@ impl Default for AredParams {
             queue_in_bytes: false,                     // seed 001 Table 3 packet mode
             clamp_max_p: true,                         // FGS 2001 range [0.01, 0.5]
             gentle_uses_initial_max_p: false,          // FGS 2001
+            adapt_on: AdaptOn::Timer,                  // FGS 2001
+            auto_bottom: false,                        // FGS 2001; seed 001 Table 3
+            backlog_gate: false,                       // FJ93
+            forced_drop_on_avg: true,                  // FJ93; Floyd 2000
+            idle_decay: IdleDecay::Paper,              // FJ93
         }
     }
 }
 
 impl AredParams {
+    /// The lower bound of max_p on `link`: `bottom`, or ns-2.35's rule with `auto_bottom`.
+    pub fn bottom_on(&self, link: LinkInfo) -> f64 {
+        if self.auto_bottom {
+            (80_000.0 / link.rate.bps as f64).min(0.01)
+        } else {
+            self.bottom
+        }
+    }
+
     /// Link capacity C in mean-size packets per second.
     pub fn capacity_pps(&self, link: LinkInfo) -> f64 {
         link.rate.bps as f64 / (8.0 * self.mean_pktsize as f64)
@@ -137,6 +178,9 @@ impl AredParams {
             byte_mode: self.byte_mode,
             queue_in_bytes: self.queue_in_bytes,
             ecn_rule: self.ecn_rule,
+            backlog_gate: self.backlog_gate,
+            forced_drop_on_avg: self.forced_drop_on_avg,
+            idle_decay: self.idle_decay,
         }
     }
 
@@ -191,6 +235,9 @@ impl AredParams {
 pub struct Ared {
     params: AredParams,
     red: Red,
+    /// Lower bound of max_p on this link (`AredParams::bottom_on`).
+    bottom: f64,
+    /// `Timer`: when the next test is due; `Arrival`: when max_p last changed.
     next_update: SimTime,
     increases: u64,
     decreases: u64,
@@ -202,8 +249,13 @@ impl Ared {
     pub fn new(params: AredParams, link: LinkInfo) -> Result<Self, ParamError> {
         params.validate()?;
         let red = Red::new(params.derive(link), link)?;
+        let bottom = params.bottom_on(link);
         Ok(Ared {
-            next_update: SimTime::ZERO + params.interval,
+            bottom,
+            next_update: match params.adapt_on {
+                AdaptOn::Timer => SimTime::ZERO + params.interval,
+                AdaptOn::Arrival => SimTime::ZERO,
+            },
             params,
             red,
             increases: 0,
@@ -239,7 +291,8 @@ impl Ared {
         (p.min_th + delta, p.max_th - delta)
     }
 
-    fn adapt(&mut self, now: SimTime) {
+    /// The max_p test at `now`; true if max_p changed.
+    fn adapt(&mut self, now: SimTime) -> bool {
         let p = &self.params;
         let avg = self.red.avg_at(now);
         let (low, high) = self.target_band();
@@ -247,22 +300,30 @@ impl Ared {
         if avg > high && max_p < p.top {
             max_p += p.alpha.min(max_p / 4.0);
             self.increases += 1;
-        } else if avg < low && max_p > p.bottom {
+        } else if avg < low && max_p > self.bottom {
             max_p *= p.beta;
             self.decreases += 1;
         } else {
-            return;
+            return false;
         }
         if p.clamp_max_p {
-            max_p = max_p.clamp(p.bottom, p.top);
+            max_p = max_p.clamp(self.bottom, p.top);
         }
         self.red.set_max_p(max_p, p.gentle_uses_initial_max_p);
+        true
     }
 }
 
 impl QueueDisc for Ared {
     fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
-        self.red.enqueue(now, pkt, rng)
+        self.red.arrive(now);
+        if self.params.adapt_on == AdaptOn::Arrival
+            && now > self.next_update + self.params.interval
+            && self.adapt(now)
+        {
+            self.next_update = now;
+        }
+        self.red.admit(now, pkt, rng)
     }
     fn dequeue(
         &mut self,
@@ -281,9 +342,15 @@ impl QueueDisc for Ared {
         self.red.stats()
     }
     fn next_deadline(&self) -> Option<SimTime> {
-        Some(self.next_update)
+        match self.params.adapt_on {
+            AdaptOn::Timer => Some(self.next_update),
+            AdaptOn::Arrival => None,
+        }
     }
     fn on_timeout(&mut self, now: SimTime) {
+        if self.params.adapt_on == AdaptOn::Arrival {
+            return;
+        }
         while self.next_update <= now {
             self.adapt(self.next_update);
             self.next_update += self.params.interval;

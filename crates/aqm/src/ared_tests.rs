@@ -268,3 +268,64 @@ fn bad_parameters_name_their_key() {
     );
     assert_eq!(bad(AredParams { limit: 0, ..d() }), "limit");
 }
+
+/// `adapt_on = Arrival` (ns-2.35 `estimator()`): no timer; an arrival adapts only when `now >
+/// last_change + interval` (strictly), on the average it has just computed. Held at 20 waiting
+/// (w_q 1: each held arrival sees avg ≥ 20 > band top 11), arrivals at 400 and 500 ms change
+/// nothing (500 > 0 + 500 is false); at 501 ms max_p = 0.1 + min(0.01, 0.1/4) = 0.11 and the
+/// change time moves to 501 ms, so 1001 ms changes nothing and 1002 ms gives 0.12.
+#[test]
+fn ns2_adapts_on_arrivals_after_interval_since_last_change() {
+    let mut q = held(
+        20,
+        AredParams {
+            adapt_on: AdaptOn::Arrival,
+            ..Default::default()
+        },
+    );
+    assert_eq!(q.next_deadline(), None);
+    let mut rng = units::stream(2, "ared-arrival");
+    let mut at = |q: &mut Ared, ms: u64, id: u32| {
+        q.enqueue(secs_ms(ms), pkt(id), &mut rng);
+        q.max_p()
+    };
+    assert_eq!(at(&mut q, 400, 100), 0.1);
+    assert_eq!(at(&mut q, 500, 101), 0.1);
+    assert!((at(&mut q, 501, 102) - 0.11).abs() < 1e-15);
+    assert!((at(&mut q, 1001, 103) - 0.11).abs() < 1e-15);
+    assert!((at(&mut q, 1002, 104) - 0.12).abs() < 1e-15);
+    assert_eq!(q.adaptations(), (2, 0));
+}
+
+/// `auto_bottom` (ns-2.35 `bottom_ 0`): bottom = min(0.01, 80000/bps): 0.008 at 10 Mbps,
+/// 0.0008 at 100 Mbps, 0.01 at 1.5 Mbps. Below the band with no clamp, max_p = 0.1·0.9^k falls
+/// while above bottom: 0.1·0.9^22 = 0.00985 is the first value under 0.01 (fixed bottom, 22
+/// steps), 0.1·0.9^24 = 0.00798 the first under 0.008 (auto, 24 steps).
+#[test]
+fn ns2_automatic_bottom() {
+    let auto = AredParams {
+        auto_bottom: true,
+        ..Default::default()
+    };
+    assert!((auto.bottom_on(link(10)) - 0.008).abs() < 1e-15);
+    assert!((auto.bottom_on(link(100)) - 0.0008).abs() < 1e-15);
+    let slow = LinkInfo {
+        rate: Rate::from_bps(1_500_000),
+        delay: SimDuration::from_millis(10),
+    };
+    assert_eq!(auto.bottom_on(slow), 0.01);
+    for (auto_bottom, steps) in [(false, 22), (true, 24)] {
+        let mut q = held(
+            1,
+            AredParams {
+                auto_bottom,
+                clamp_max_p: false,
+                ..Default::default()
+            },
+        );
+        let t = trace(&mut q, 30_000);
+        assert_eq!(q.adaptations(), (0, steps));
+        let want = 0.1 * 0.9f64.powi(steps as i32);
+        assert!((t.last().unwrap() - want).abs() < 1e-12, "{:?}", t.last());
+    }
+}

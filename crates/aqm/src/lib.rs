@@ -25,7 +25,7 @@ pub mod red;
 pub mod rem;
 pub mod stats;
 
-pub use ared::{Ared, AredParams};
+pub use ared::{AdaptOn, Ared, AredParams};
 pub use avq::{Avq, AvqParams};
 pub use blue::{Blue, BlueParams};
 pub use codel::{Codel, CodelParams};
@@ -37,6 +37,6 @@ pub use pi::{Pi, PiCore, PiParams};
 pub use pie::{Pie, PieParams};
 pub use pimc::{Pimc, PimcParams};
 pub use pisa::{HintlessPolicy, Pisa, PisaParams};
-pub use red::{CountRule, EcnRule, Red, RedParams};
+pub use red::{CountRule, EcnRule, IdleDecay, Red, RedParams};
 pub use rem::{Rem, RemEcn, RemParams};
 pub use stats::QueueStats;

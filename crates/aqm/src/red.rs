@@ -50,9 +50,25 @@
 //!   literally); `MarkP(m)` is ns-2's `use_mark_p_` marking test: mark iff `p_b < m` (ns-2's
 //!   `use_mark_p_` also turns forced drops into `p_b = 1`; that part is not modelled).
 //!
-//! Not modelled (ns-2 differences, see validation/ns2/README.md): ns-2 never drops early with
-//! ≤ 1 packet waiting, never drops the first packet after `avg` crosses `min_th`, and rounds
-//! the idle `m` down.
+//! - `backlog_gate` (ns-2.35 `queue/red.cc`, `enque()`): RED acts (early or gentle drops, and
+//!   forced drops on the average) only while the instantaneous backlog `q` exceeds 1 in the
+//!   queue's unit (≥ 2 packets waiting; with `queue_in_bytes`, any byte waiting), i.e. a packet
+//!   arriving at an empty or one-packet queue is never dropped early. Outside that region
+//!   count is reset; the first arrival of each active period (the average has just crossed
+//!   `min_th`, or the backlog has just grown past 1) only restarts count at 1 (count_bytes at
+//!   its size) and is never dropped; the next arrival is the first tested, with count 2.
+//! - `forced_drop_on_avg` (default true = the paper): a forced drop when `avg ≥ max_th`
+//!   (`2·max_th` gentle). false = ns-2's `use_mark_p_ true` (its default since 2005): no forced
+//!   drop from the average; above the last segment `p_b = 1` goes through the count rule (so in
+//!   byte mode with `Ns2Wait`, packets smaller than `mean_pktsize` right after a drop pass).
+//! - `idle_decay` ([`IdleDecay`]): `Paper` (above, real `m`); `Ns2` = ns-2's estimator: `m =
+//!   ⌊idle/s⌋` and `avg ← avg·(1 − w_q)^(m+1) + w_q·q` (the idle packets plus this arrival).
+//!
+//! With `count_rule = Ns2Wait`, `gentle`, `backlog_gate`, `forced_drop_on_avg = false`,
+//! `idle_decay = Ns2` and `ecn_rule = MarkP(0.1)` the per-packet rules are ns-2.35's `REDQueue`
+//! (reference: validation/ns2/README.md; the scenario's `profile = "ns2"` sets them). ns-2's
+//! remaining differences: it classifies an early drop that also finds the buffer full as
+//! forced (aqmlab: early), and draws `U ≤ p_a` (aqmlab `U < p_a`).
 //!
 //! Read seed 000 §2.1.2 and Appendix C and reference/aqm-defaults.md §2 before editing.
 //!
@@ -156,6 +172,26 @@ pub struct RedParams {
     pub queue_in_bytes: bool,
     /// Which early drops of ECT packets become marks when `ecn` is on. Default `GentleDrop`.
     pub ecn_rule: EcnRule,
+    /// ns-2.35 `enque()`: act only while the instantaneous backlog exceeds 1 (packets, or bytes
+    /// with `queue_in_bytes`) and restart count at 1, without a test, on entering. Default
+    /// false (FJ93 Figure 2.2 has no such gate).
+    pub backlog_gate: bool,
+    /// Forced drop when `avg ≥ max_th` (`2·max_th` gentle). Default true (FJ93; Floyd 2000);
+    /// false = ns-2.35's `use_mark_p_ true`: `p_b = 1` through the count rule instead.
+    pub forced_drop_on_avg: bool,
+    /// Idle-time decay of the average. Default `Paper` (FJ93, real `m`); `Ns2` rounds down.
+    pub idle_decay: IdleDecay,
+}
+
+/// How the average decays over an idle period of `m` typical-packet times.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IdleDecay {
+    /// `avg ← (1 − w_q)^m·avg` with real `m = idle/s` (FJ93 Figure 2.2).
+    #[default]
+    Paper,
+    /// ns-2.35 `estimator()`: `avg ← (1 − w_q)^(⌊m⌋+1)·avg + w_q·q` (the idle packets and this
+    /// arrival's ordinary update).
+    Ns2,
 }
 
 impl Default for RedParams {
@@ -173,6 +209,9 @@ impl Default for RedParams {
             byte_mode: false,              // FJ93 packet mode
             queue_in_bytes: false,         // FJ93 packet mode
             ecn_rule: EcnRule::GentleDrop, // Floyd 2000 / seed 001 §2.3
+            backlog_gate: false,           // FJ93 Figure 2.2
+            forced_drop_on_avg: true,      // FJ93; Floyd 2000 (gentle)
+            idle_decay: IdleDecay::Paper,  // FJ93 Figure 2.2
         }
     }
 }
@@ -272,6 +311,8 @@ pub struct Red {
     count: i64,
     /// Bytes of the arrivals counted in `count` (byte mode).
     count_bytes: u64,
+    /// `backlog_gate`: inside an active period (ns-2's `old` flag).
+    active: bool,
     /// Start of the current idle period, if the link is idle.
     idle_since: Option<SimTime>,
     buf: Fifo,
@@ -294,6 +335,7 @@ impl Red {
             avg: 0.0,
             count: -1,
             count_bytes: 0,
+            active: false,
             idle_since: Some(SimTime::ZERO),
             buf: Fifo::default(),
             stats: QueueStats::default(),
@@ -360,51 +402,79 @@ impl Red {
         match self.idle_since.take() {
             Some(since) => {
                 let m = now.saturating_since(since).as_secs_f64() / self.s;
-                self.avg *= units::math::powf(1.0 - w, m);
+                match self.params.idle_decay {
+                    IdleDecay::Paper => self.avg *= units::math::powf(1.0 - w, m),
+                    IdleDecay::Ns2 => {
+                        let steps = m.floor() + 1.0;
+                        self.avg =
+                            self.avg * units::math::powf(1.0 - w, steps) + w * self.q_sample();
+                    }
+                }
             }
             None => self.avg = (1.0 - w) * self.avg + w * self.q_sample(),
         }
+    }
+
+    /// `backlog_gate`: the instantaneous backlog exceeds 1 in the queue's unit.
+    fn backlog_above_one(&self) -> bool {
+        if self.params.queue_in_bytes {
+            self.buf.bytes() > 1
+        } else {
+            self.buf.len() > 1
+        }
+    }
+
+    /// Leave the active region: nothing is dropped, count restarts.
+    fn inactive(&mut self) -> Decision {
+        self.count = -1;
+        self.count_bytes = 0;
+        self.active = false;
+        Decision::Accept
     }
 
     /// RED's decision on an arrival of `size` bytes (Figure 2.2 with the options).
     fn decide(&mut self, size: u32, rng: &mut Rng) -> Decision {
         let p = &self.params;
         let upper = if p.gentle { 2.0 * p.max_th } else { p.max_th };
-        if self.avg >= p.min_th && self.avg < upper {
-            if self.count >= 0 {
-                self.count_bytes += size as u64;
-            }
-            self.count += 1;
-            let p_b = self.p_b(self.avg);
-            let p = &self.params;
-            let mean = p.mean_pktsize as f64;
-            let n = if p.byte_mode {
-                (self.count_bytes / p.mean_pktsize as u64) as i64
-            } else {
-                self.count
-            };
-            let mut p_a = p.count_rule.p_a(p_b, n);
-            if p.byte_mode && p_a < 1.0 {
-                p_a = (p_a * size as f64 / mean).min(1.0);
-            }
-            if rng.gen::<f64>() < p_a {
-                self.count = 0;
-                self.count_bytes = 0;
-                return Decision::Early {
-                    p_b,
-                    gentle_region: self.avg >= p.max_th,
-                };
-            }
-            Decision::Accept
-        } else if self.avg >= upper {
+        if self.avg < p.min_th || (p.backlog_gate && !self.backlog_above_one()) {
+            return self.inactive();
+        }
+        if self.avg >= upper && p.forced_drop_on_avg {
             self.count = 0;
             self.count_bytes = 0;
-            Decision::Forced
-        } else {
-            self.count = -1;
-            self.count_bytes = 0;
-            Decision::Accept
+            return Decision::Forced;
         }
+        if p.backlog_gate && !self.active {
+            self.active = true;
+            self.count = 1;
+            self.count_bytes = size as u64;
+            return Decision::Accept;
+        }
+        if self.count >= 0 {
+            self.count_bytes += size as u64;
+        }
+        self.count += 1;
+        let p_b = self.p_b(self.avg);
+        let p = &self.params;
+        let mean = p.mean_pktsize as f64;
+        let n = if p.byte_mode {
+            (self.count_bytes / p.mean_pktsize as u64) as i64
+        } else {
+            self.count
+        };
+        let mut p_a = p.count_rule.p_a(p_b, n);
+        if p.byte_mode && p_a < 1.0 {
+            p_a = (p_a * size as f64 / mean).min(1.0);
+        }
+        if rng.gen::<f64>() < p_a {
+            self.count = 0;
+            self.count_bytes = 0;
+            return Decision::Early {
+                p_b,
+                gentle_region: self.avg >= p.max_th,
+            };
+        }
+        Decision::Accept
     }
 
     fn full(&self) -> bool {
@@ -417,10 +487,16 @@ impl Red {
     }
 }
 
-impl QueueDisc for Red {
-    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+impl Red {
+    /// First half of an arrival: count it and update the average (Adaptive RED may adapt
+    /// max_p between this and [`Red::admit`], as ns-2 does inside its estimator).
+    pub(crate) fn arrive(&mut self, now: SimTime) {
         self.stats.arrivals += 1;
         self.update_avg(now);
+    }
+
+    /// Second half of an arrival: RED's test, the ECN decision and the buffer.
+    pub(crate) fn admit(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
         let mut marked = false;
         match self.decide(pkt.size_bytes, rng) {
             Decision::Accept => {}
@@ -451,6 +527,13 @@ impl QueueDisc for Red {
             return Verdict::Dropped(DropReason::Overflow);
         }
         self.buf.store(now, pkt, marked, &mut self.stats)
+    }
+}
+
+impl QueueDisc for Red {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+        self.arrive(now);
+        self.admit(now, pkt, rng)
     }
 
     fn dequeue(

@@ -431,3 +431,169 @@ fn bad_ecn_mark_p_names_its_key() {
     .unwrap_err();
     assert_eq!(e.key, "ecn_mark_p");
 }
+
+/// `backlog_gate` (ns-2.35 `enque()`): `min_th` 0.5, `max_th` 100.5, `max_p` 1, `w_q` 1, so
+/// with one packet waiting avg = 1 and p_b = 0.5/100 = 0.005 (Paper rule: p_a ≥ 0.005 on every
+/// arrival). Held at one packet for 20 000 arrivals, RED without the gate drops about 20 000 /
+/// (mean gap (1 + 199)/2 = 100; gaps uniform on 1..=1/p_b − 1) = 200 packets early; with the
+/// gate the backlog never exceeds 1 and nothing is dropped.
+#[test]
+fn backlog_gate_spares_a_one_packet_queue() {
+    for (gate, dropped) in [(false, true), (true, false)] {
+        let mut q = Red::new(
+            RedParams {
+                min_th: 0.5,
+                max_th: 100.5,
+                max_p: 1.0,
+                w_q: 1.0,
+                limit: 1000,
+                backlog_gate: gate,
+                ..Default::default()
+            },
+            link(),
+        )
+        .unwrap();
+        let mut rng = units::stream(3, "red-gate");
+        let mut d = Vec::new();
+        q.enqueue(ms(0), pkt(0, 1000, false), &mut rng);
+        for id in 1..20_001 {
+            if let Verdict::Enqueued = q.enqueue(ms(1), pkt(id, 1000, false), &mut rng) {
+                q.dequeue(ms(1), &mut d).unwrap();
+            }
+            assert_eq!(q.len_packets(), 1);
+        }
+        let early = q.stats().early_drops;
+        assert_eq!(early > 150, dropped, "gate {gate}: {early} early drops");
+        if gate {
+            assert_eq!(early, 0);
+        }
+    }
+}
+
+/// `backlog_gate`, count restart: `min_th` 2, `max_th` 6, `max_p` 1, `w_q` 1, Paper rule, so
+/// at 3 packets waiting p_b = (3 − 2)/4 = ¼. Filling the queue, the arrival that finds 2 waiting
+/// (avg 2 ≥ min_th, backlog 2 > 1) opens the active period: count = 1, no test. Held at 3, the
+/// next arrival has count 2: p_a = ¼/(1 − 2·¼) = ½; if it passes, count 3: p_a = ¼/(1 − ¾) = 1.
+/// So the first drop is the first or the second held arrival, each with probability ½ (without
+/// the gate the first tested arrival has count 0 and p_a = ¼, the next ⅓, ½, then 1). Draining to
+/// one packet closes the period; refilling restarts count at 1 the same way.
+#[test]
+fn backlog_gate_restarts_count_at_one() {
+    let p = RedParams {
+        min_th: 2.0,
+        max_th: 6.0,
+        max_p: 1.0,
+        w_q: 1.0,
+        limit: 1000,
+        backlog_gate: true,
+        ..Default::default()
+    };
+    let mut first = 0;
+    let seeds = 2000;
+    for seed in 0..seeds {
+        let mut q = Red::new(p.clone(), link()).unwrap();
+        let mut rng = units::stream(seed, "red-gate-count");
+        let mut d = Vec::new();
+        for id in 0..3 {
+            assert_eq!(
+                q.enqueue(ms(0), pkt(id, 1000, false), &mut rng),
+                Verdict::Enqueued
+            );
+        }
+        assert_eq!(q.count(), 1);
+        // Close the period (one packet left), then reopen it.
+        q.dequeue(ms(1), &mut d).unwrap();
+        q.dequeue(ms(1), &mut d).unwrap();
+        q.enqueue(ms(2), pkt(3, 1000, false), &mut rng); // finds 1 waiting: avg 1 < min_th
+        assert_eq!(q.count(), -1);
+        q.enqueue(ms(2), pkt(4, 1000, false), &mut rng); // finds 2: entry, count 1
+        assert_eq!((q.count(), q.len_packets()), (1, 3));
+        let v1 = q.enqueue(ms(3), pkt(5, 1000, false), &mut rng);
+        if v1 == Verdict::Dropped(DropReason::Early) {
+            first += 1;
+        } else {
+            q.dequeue(ms(3), &mut d).unwrap();
+            let v2 = q.enqueue(ms(3), pkt(6, 1000, false), &mut rng);
+            assert_eq!(v2, Verdict::Dropped(DropReason::Early));
+        }
+        assert_eq!(q.count(), 0);
+    }
+    // Binomial(2000, ½): sd ≈ 22; 5 sd.
+    assert!((first as i64 - 1000).abs() < 112, "{first} of {seeds}");
+}
+
+/// `forced_drop_on_avg = false` (ns-2's `use_mark_p_`), byte mode, `Ns2Wait`, `mean_pktsize`
+/// 500: held at 10 packets (avg 10 ≥ max_th 8, not gentle) p_b = 1, and after a drop
+/// `n = ⌊40·k/500⌋` for the k-th 40-byte arrival: p_a = 0 while n = 0 (k ≤ 12), then at k = 13
+/// n = 1, n·p_b = 1 → p_a = 1/(2 − 1) = 1 (not scaled: only p_a < 1 is). Every gap is exactly
+/// 13, and every drop is early. With the paper's forced drop every arrival is a forced drop.
+#[test]
+fn no_forced_drop_on_average_passes_small_packets() {
+    let p = pinned(RedParams {
+        byte_mode: true,
+        count_rule: CountRule::Ns2Wait,
+        mean_pktsize: 500,
+        forced_drop_on_avg: false,
+        ..Default::default()
+    });
+    let g = gaps(p.clone(), 10, 40, 2000, 1);
+    assert!(g.len() > 100 && g.iter().all(|&x| x == 13), "{g:?}");
+    let mut q = Red::new(
+        RedParams {
+            forced_drop_on_avg: true,
+            ..p
+        },
+        link(),
+    )
+    .unwrap();
+    let mut rng = units::stream(1, "red-forced");
+    for id in 0..10 {
+        q.enqueue(ms(0), pkt(id, 40, false), &mut rng);
+    }
+    for id in 10..20 {
+        assert_eq!(
+            q.enqueue(ms(0), pkt(id, 40, false), &mut rng),
+            Verdict::Dropped(DropReason::Forced)
+        );
+    }
+}
+
+/// `idle_decay = Ns2`: 10 Mbps and 1250-byte typical packets give s = 1 ms. After q = 1, 2, 3
+/// with w 0.1 (avg a), the queue drains and goes idle at 5 ms; an arrival at 8.7 ms has m =
+/// 3.7: the paper decays by 0.9^3.7; ns-2 by 0.9^(⌊3.7⌋ + 1) = 0.9^4, plus 0.1·q with q = 0.
+#[test]
+fn ns2_idle_decay_rounds_down_and_adds_one_step() {
+    for (rule, power) in [(IdleDecay::Paper, 3.7), (IdleDecay::Ns2, 4.0)] {
+        let mut q = Red::new(
+            RedParams {
+                w_q: 0.1,
+                min_th: 100.0,
+                max_th: 200.0,
+                mean_pktsize: 1250,
+                limit: 1000,
+                idle_decay: rule,
+                ..Default::default()
+            },
+            link(),
+        )
+        .unwrap();
+        let mut rng = units::stream(1, "red-idle");
+        for id in 0..4 {
+            q.enqueue(ms(0), pkt(id, 1000, false), &mut rng);
+        }
+        let a = ((0.1 * 0.9 + 0.2) * 0.9) + 0.3;
+        assert!((q.avg() - a).abs() < 1e-12);
+        let mut d = Vec::new();
+        for _ in 0..4 {
+            q.dequeue(ms(4), &mut d).unwrap();
+        }
+        assert!(q.dequeue(ms(5), &mut d).is_none());
+        q.enqueue(SimTime::from_micros(8_700), pkt(9, 1000, false), &mut rng);
+        let want = a * units::math::powf(0.9, power);
+        assert!(
+            (q.avg() - want).abs() < 1e-12,
+            "{rule:?}: {} vs {want}",
+            q.avg()
+        );
+    }
+}

@@ -4,14 +4,21 @@
 //! string; default automatic 1 − exp(−1/C)), `limit` (integer packets, 50), `mean_pktsize`
 //! (size string, "1250B"), `clamp_max_p` (bool, true), `gentle_uses_initial_max_p` (bool,
 //! false), and RED's options `count_rule`, `byte_mode`, `queue_in_bytes`, `ecn`, `ecn_rule`,
-//! `ecn_mark_p` (see `red.rs`). Defaults: `aqm::AredParams::default()`. Ranges are checked by
-//! `Ared::new` (through `check`), under the same key names.
+//! `ecn_mark_p`, `backlog_gate`, `forced_drop_on_avg`, `idle_decay` (see `red.rs`);
+//! `adapt_on` = "timer" (default) | "arrival" (ns-2.35); `auto_bottom` (bool: ns-2.35's
+//! `min(0.01, 80000/bandwidth)`). Defaults: `aqm::AredParams::default()`. Ranges are checked
+//! by `Ared::new` (through `check`), under the same key names.
+//!
+//! `profile = "ns2"`: RED's ns-2 rules (`red.rs`) plus `adapt_on = "arrival"`, `clamp_max_p =
+//! false`, `gentle_uses_initial_max_p = true` and, unless `bottom` is given, `auto_bottom =
+//! true` — ns-2.35's `adaptive_ 1` queue with automatic thresholds, in the units the table
+//! states.
 
 use super::parse_fraction;
 use super::red::options;
 use crate::error::Res;
-use crate::value::{positive, size_u32, Tbl};
-use aqm::{AredParams, DisciplineParams};
+use crate::value::{kind, positive, size_u32, Tbl};
+use aqm::{AdaptOn, AredParams, DisciplineParams};
 use toml::Value;
 
 /// Keys an `ared` queue table may have.
@@ -35,6 +42,12 @@ const ARED_KEYS: &[&str] = &[
     "ecn",
     "ecn_rule",
     "ecn_mark_p",
+    "backlog_gate",
+    "forced_drop_on_avg",
+    "idle_decay",
+    "adapt_on",
+    "auto_bottom",
+    "profile",
 ];
 
 /// Parse an `ared` table.
@@ -76,18 +89,32 @@ pub(super) fn parse(t: &Tbl) -> Res<DisciplineParams> {
     if let Some(b) = t.size("mean_pktsize")? {
         p.mean_pktsize = size_u32(b, &t.key("mean_pktsize"), 1)?;
     }
-    if let Some(b) = t.bool("clamp_max_p")? {
-        p.clamp_max_p = b;
-    }
-    if let Some(b) = t.bool("gentle_uses_initial_max_p")? {
-        p.gentle_uses_initial_max_p = b;
-    }
     let o = options(t)?;
+    p.clamp_max_p = t.bool("clamp_max_p")?.unwrap_or(!o.ns2);
+    p.gentle_uses_initial_max_p = t.bool("gentle_uses_initial_max_p")?.unwrap_or(o.ns2);
+    p.auto_bottom = t.bool("auto_bottom")?.unwrap_or(o.ns2 && !t.has("bottom"));
+    if p.auto_bottom && t.has("bottom") {
+        return Err(t.err(
+            "auto_bottom",
+            "conflicts with bottom: auto_bottom computes bottom from the link rate; give one of them",
+        ));
+    }
+    p.adapt_on = match t.has("adapt_on") {
+        false if o.ns2 => AdaptOn::Arrival,
+        false => AdaptOn::Timer,
+        true => match kind(t, "adapt_on", &["timer", "arrival"])? {
+            "arrival" => AdaptOn::Arrival,
+            _ => AdaptOn::Timer,
+        },
+    };
     p.count_rule = o.count_rule;
     p.byte_mode = o.byte_mode;
     p.queue_in_bytes = o.queue_in_bytes;
     p.ecn = o.ecn;
     p.ecn_rule = o.ecn_rule;
+    p.backlog_gate = o.backlog_gate;
+    p.forced_drop_on_avg = o.forced_drop_on_avg;
+    p.idle_decay = o.idle_decay;
     Ok(DisciplineParams::Ared(p))
 }
 
@@ -151,6 +178,55 @@ mod tests {
             panic!()
         };
         assert_eq!(p.ecn_rule, EcnRule::Always);
+    }
+
+    /// `profile = "ns2"` sets ns-2.35's rules (reference: ns-2.35 `ns-default.tcl`, `red.cc`)
+    /// and leaves the units alone; a key in the table overrides the profile.
+    #[test]
+    fn ns2_profile_sets_the_rules_not_the_units() {
+        use aqm::{AdaptOn, IdleDecay};
+        let DisciplineParams::Ared(p) =
+            q("kind = \"ared\"\nprofile = \"ns2\"\necn = true\nlimit = 370").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(p.count_rule, CountRule::Ns2Wait);
+        assert!(p.backlog_gate && !p.forced_drop_on_avg && p.auto_bottom);
+        assert!(!p.clamp_max_p && p.gentle_uses_initial_max_p);
+        assert_eq!(
+            (p.idle_decay, p.adapt_on),
+            (IdleDecay::Ns2, AdaptOn::Arrival)
+        );
+        assert_eq!(p.ecn_rule, EcnRule::MarkP(0.1));
+        assert!(!p.byte_mode && !p.queue_in_bytes);
+        assert_eq!((p.mean_pktsize, p.limit), (1250, 370));
+        let DisciplineParams::Ared(p) =
+            q("kind = \"ared\"\nprofile = \"ns2\"\nbottom = 0.01\nbacklog_gate = false").unwrap()
+        else {
+            panic!()
+        };
+        assert!(!p.auto_bottom && !p.backlog_gate && p.bottom == 0.01);
+        let DisciplineParams::Red(p) = q("kind = \"red\"\nprofile = \"ns2\"").unwrap() else {
+            panic!()
+        };
+        assert!(p.gentle && p.backlog_gate && !p.forced_drop_on_avg);
+        assert_eq!(p.ecn_rule, EcnRule::GentleDrop);
+        let DisciplineParams::DropTail(p) =
+            q("kind = \"droptail\"\nprofile = \"ns2\"\nlimit = 149").unwrap()
+        else {
+            panic!()
+        };
+        assert!(p.ns2_off_by_one);
+        let e = q("kind = \"red\"\nprofile = \"linux\"").unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            (
+                "queue.profile",
+                "unknown profile \"linux\"; expected one of: ns2"
+            )
+        );
+        let e = q("kind = \"ared\"\nauto_bottom = true\nbottom = 0.02").unwrap_err();
+        assert_eq!(e.key, "queue.auto_bottom");
     }
 
     #[test]

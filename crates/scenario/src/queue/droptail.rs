@@ -1,5 +1,6 @@
 //! `kind = "droptail"`: `limit` = integer packets, or a size string ("180KB") for byte mode;
-//! `ns2_off_by_one` (bool). Defaults: `aqm::DropTailParams::default()`.
+//! `ns2_off_by_one` (bool); `profile = "ns2"` makes `ns2_off_by_one` default to true (ns-2.35
+//! `drop-tail.cc`). Defaults: `aqm::DropTailParams::default()`.
 
 use crate::error::{KeyError, Res};
 use crate::value::Tbl;
@@ -12,8 +13,11 @@ pub(super) fn parse(t: &Tbl) -> Res<DisciplineParams> {
 }
 
 fn parse_droptail(t: &Tbl) -> Res<DropTailParams> {
-    t.allow(&["kind", "limit", "ns2_off_by_one"])?;
-    let mut p = DropTailParams::default();
+    t.allow(&["kind", "limit", "ns2_off_by_one", "profile"])?;
+    let mut p = DropTailParams {
+        ns2_off_by_one: super::ns2_profile(t)?,
+        ..DropTailParams::default()
+    };
     if let Some(v) = t.get("limit") {
         let path = t.key("limit");
         match v {

@@ -10,6 +10,9 @@
 //! The checks in the family files give precise messages before `build` runs; `build` stays the
 //! authority for everything else.
 //!
+//! `profile = "ns2"` (any `droptail`, `red` or `ared` table) sets every ns-2.35 rule option of
+//! that discipline at once (see [`ns2_profile`]); keys given in the table still win.
+//!
 //! Validation: tests below and `tests/bad_files.rs` (`red_min_th_above_max_th_in_variant`,
 //! `red_w_q_zero`).
 
@@ -47,6 +50,15 @@ pub(crate) fn parse(t: &Tbl) -> Res<DisciplineParams> {
         "ared" => ared::parse(t),
         other => unreachable!("kind {other} is in KINDS but has no parser"),
     }
+}
+
+/// `profile = "ns2"` in a queue table: the defaults of the rule options become ns-2.35's
+/// (`red.rs`, `ared.rs`, `droptail.rs` list them); units and sizes are never part of a profile.
+pub(super) fn ns2_profile(t: &Tbl) -> Res<bool> {
+    if !t.has("profile") {
+        return Ok(false);
+    }
+    kind(t, "profile", &["ns2"]).map(|_| true)
 }
 
 /// `w_q` as a number, a numeric string or a fraction string "a/b".

@@ -6,13 +6,21 @@
 //! Options (see `aqm::red`): `count_rule` = "paper" (default) | "altq" | "ns2_wait"; `gentle`
 //! (bool, default false); `byte_mode` (bool, ns-2 `bytes_`); `queue_in_bytes` (bool: avg and
 //! limit in bytes as mean-size packets); `ecn_rule` = "gentle_drop" (default) | "always", or
-//! `ecn_mark_p` = number in (0, 1] (ns-2 `use_mark_p_`); both need `ecn = true`. The option
+//! `ecn_mark_p` = number in (0, 1] (ns-2 `use_mark_p_`); both need `ecn = true`;
+//! `backlog_gate` (bool, ns-2 `enque()`'s `qlen > 1`); `forced_drop_on_avg` (bool, default
+//! true; false = ns-2 `use_mark_p_`); `idle_decay` = "paper" (default) | "ns2". The option
 //! parsers are shared with `ared.rs`.
+//!
+//! `profile = "ns2"`: the rule options default to ns-2.35's `REDQueue` — `count_rule =
+//! "ns2_wait"`, `gentle = true`, `backlog_gate = true`, `forced_drop_on_avg = false`,
+//! `idle_decay = "ns2"`, and with `ecn` `ecn_mark_p = 0.1` (ns-2.35 `tcl/lib/ns-default.tcl`,
+//! `queue/red.cc`). Not the units: `byte_mode`, `queue_in_bytes`, `mean_pktsize` and `limit`
+//! stay as given (ns-2.35's own defaults are bytes, bytes, 500 B, 50).
 
 use super::parse_fraction;
 use crate::error::Res;
 use crate::value::{kind, size_u32, Tbl};
-use aqm::{CountRule, DisciplineParams, EcnRule, RedParams};
+use aqm::{CountRule, DisciplineParams, EcnRule, IdleDecay, RedParams};
 use toml::Value;
 
 /// Parse a `red` table.
@@ -36,20 +44,32 @@ const RED_KEYS: &[&str] = &[
     "queue_in_bytes",
     "ecn_rule",
     "ecn_mark_p",
+    "backlog_gate",
+    "forced_drop_on_avg",
+    "idle_decay",
+    "profile",
 ];
 
 /// RED options shared by `red` and `ared` tables, with their defaults where absent.
 pub(super) struct Options {
+    /// `profile = "ns2"` was given.
+    pub ns2: bool,
     pub count_rule: CountRule,
     pub byte_mode: bool,
     pub queue_in_bytes: bool,
     pub ecn: bool,
     pub ecn_rule: EcnRule,
+    pub backlog_gate: bool,
+    pub forced_drop_on_avg: bool,
+    pub idle_decay: IdleDecay,
 }
 
-/// Parse `count_rule`, `byte_mode`, `queue_in_bytes`, `ecn`, `ecn_rule` and `ecn_mark_p`.
+/// Parse `profile`, `count_rule`, `byte_mode`, `queue_in_bytes`, `ecn`, `ecn_rule`,
+/// `ecn_mark_p`, `backlog_gate`, `forced_drop_on_avg` and `idle_decay`.
 pub(super) fn options(t: &Tbl) -> Res<Options> {
+    let ns2 = super::ns2_profile(t)?;
     let count_rule = match t.has("count_rule") {
+        false if ns2 => CountRule::Ns2Wait,
         false => CountRule::Paper,
         true => match kind(t, "count_rule", &["paper", "altq", "ns2_wait"])? {
             "altq" => CountRule::Altq,
@@ -59,6 +79,7 @@ pub(super) fn options(t: &Tbl) -> Res<Options> {
     };
     let ecn = t.bool("ecn")?.unwrap_or(false);
     let mut ecn_rule = match t.has("ecn_rule") {
+        false if ns2 && ecn => EcnRule::MarkP(0.1),
         false => EcnRule::GentleDrop,
         true => match kind(t, "ecn_rule", &["gentle_drop", "always"])? {
             "always" => EcnRule::Always,
@@ -82,12 +103,24 @@ pub(super) fn options(t: &Tbl) -> Res<Options> {
             return Err(t.err(k, "has no effect unless ecn = true"));
         }
     }
+    let idle_decay = match t.has("idle_decay") {
+        false if ns2 => IdleDecay::Ns2,
+        false => IdleDecay::Paper,
+        true => match kind(t, "idle_decay", &["paper", "ns2"])? {
+            "ns2" => IdleDecay::Ns2,
+            _ => IdleDecay::Paper,
+        },
+    };
     Ok(Options {
+        ns2,
         count_rule,
         byte_mode: t.bool("byte_mode")?.unwrap_or(false),
         queue_in_bytes: t.bool("queue_in_bytes")?.unwrap_or(false),
         ecn,
         ecn_rule,
+        backlog_gate: t.bool("backlog_gate")?.unwrap_or(ns2),
+        forced_drop_on_avg: t.bool("forced_drop_on_avg")?.unwrap_or(!ns2),
+        idle_decay,
     })
 }
 
@@ -130,9 +163,10 @@ fn parse_red(t: &Tbl) -> Res<RedParams> {
     p.queue_in_bytes = o.queue_in_bytes;
     p.ecn = o.ecn;
     p.ecn_rule = o.ecn_rule;
-    if let Some(b) = t.bool("gentle")? {
-        p.gentle = b;
-    }
+    p.backlog_gate = o.backlog_gate;
+    p.forced_drop_on_avg = o.forced_drop_on_avg;
+    p.idle_decay = o.idle_decay;
+    p.gentle = t.bool("gentle")?.unwrap_or(o.ns2);
     if p.min_th < 0.0 {
         return Err(t.err("min_th", format!("must be at least 0, got {}", p.min_th)));
     }

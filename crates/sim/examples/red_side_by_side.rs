@@ -1,10 +1,15 @@
 //! aqmlab side of validation/ns2/red_side_by_side.tcl: the same dumbbell, flows and RED, gentle
-//! RED and Adaptive RED settings (ns-2 wait rule, packet mode, ns-2 ARED quirks), printing one
+//! RED and Adaptive RED settings (ns-2.35's rules: wait, backlog gate, idle decay, arrival-
+//! triggered adaptation, frozen gentle slope; packet mode; `use_mark_p_ false` in the Tcl keeps
+//! the forced drops), printing one
 //! line per run in the format of validation/ns2/run.sh.
 //!
 //! Run: `cargo run --release -p sim --example red_side_by_side`
 
-use aqm::{AredParams, CountRule, Discipline, DisciplineParams, DropTailParams, RedParams};
+use aqm::{
+    AdaptOn, AredParams, CountRule, Discipline, DisciplineParams, DropTailParams, IdleDecay,
+    RedParams,
+};
 use sim::{DumbbellConfig, Experiment, MonitorConfig, Topology};
 use tcp::TcpConfig;
 use traffic::{BulkFlow, WorkloadConfig};
@@ -19,6 +24,8 @@ fn queue(mode: &str) -> DisciplineParams {
         limit: 100,
         mean_pktsize: 1500,
         count_rule: CountRule::Ns2Wait,
+        backlog_gate: true,
+        idle_decay: IdleDecay::Ns2,
         ..Default::default()
     };
     match mode {
@@ -33,6 +40,9 @@ fn queue(mode: &str) -> DisciplineParams {
             count_rule: CountRule::Ns2Wait,
             clamp_max_p: false,
             gentle_uses_initial_max_p: true,
+            backlog_gate: true,
+            idle_decay: IdleDecay::Ns2,
+            adapt_on: AdaptOn::Arrival,
             ..Default::default()
         }),
     }

@@ -23,6 +23,12 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
    Every file is written under a temporary name and renamed.
 
+`--reading R` runs one of the study's readings of the paper's queue configuration
+(aqmlab.studies.Reading): its queue options are set in every matching queue table of every sweep
+file before step 1 (the resolved files are written to OUT/scenarios/ and run from there); the
+default output becomes runs/reproduce/NAME-R[-quick] and `--publish` goes to
+docs/reproductions/NAME-R/.
+
 `--publish` copies report.md and its figures to docs/reproductions/NAME/.
 
 Validation: python/tests/test_reproduce.py.
@@ -47,7 +53,7 @@ import tomli_w
 
 from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
-from aqmlab.studies import Study, Table
+from aqmlab.studies import Reading, Study, Table
 from aqmlab.sweepspec import PathError, set_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -86,16 +92,44 @@ def apply_overrides(doc: dict, overrides: dict[str, object], file: str) -> dict:
     return out
 
 
-def resolved_sweep_file(src: Path, overrides: dict[str, object], dest_dir: Path) -> Path:
-    """Write `src` with `overrides` applied to `dest_dir/<src name>` (atomically); returns it."""
+def apply_reading(doc: dict, reading: Reading, file: str) -> dict:
+    """A copy of the sweep document `doc` with `reading.queue_options` set in every queue table
+    (`queue`, `reverse_queue`, and each `[[variant]]`'s) whose kind is in `reading.kinds`.
+    Raises ReproduceError if no table of the file matched (the reading would change nothing)."""
+    out = copy.deepcopy(doc)
+    tables = [out] + [v for v in out.get("variant", []) if isinstance(v, dict)]
+    hits = 0
+    for t in tables:
+        for key in ("queue", "reverse_queue"):
+            q = t.get(key)
+            if isinstance(q, dict) and q.get("kind") in reading.kinds:
+                q.update(copy.deepcopy(reading.queue_options))
+                hits += 1
+    if hits == 0:
+        raise ReproduceError(
+            f"{file}: reading {reading.name!r}: no queue table of kind {', '.join(reading.kinds)}"
+        )
+    return out
+
+
+def resolved_sweep_file(
+    src: Path, overrides: dict[str, object], dest_dir: Path, reading: Reading | None = None
+) -> Path:
+    """Write `src` with `overrides` (and `reading`, if any) applied to `dest_dir/<src name>`
+    (atomically); returns it."""
     with open(src, "rb") as f:
         doc = tomllib.load(f)
     doc = apply_overrides(doc, overrides, str(src))
+    if reading is not None:
+        doc = apply_reading(doc, reading, str(src))
     # The copy runs from dest_dir: its data files stay where the original's are.
     doc.setdefault("sweep", {})["data_dir"] = str(src.parent.resolve())
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / src.name
-    header = f"# {src} with the quick-mode overrides of `aqmlab reproduce --quick` applied.\n"
+    what = ["the quick-mode overrides of `aqmlab reproduce --quick`"] if overrides else []
+    if reading is not None:
+        what.append(f"the reading {reading.name!r}")
+    header = f"# {src} with {' and '.join(what) or 'nothing'} applied.\n"
     write_atomic(dest, (header + tomli_w.dumps(doc)).encode("utf-8"))
     return dest
 
@@ -288,10 +322,15 @@ def write_report(
     command: str,
     date: str,
     quick: bool,
+    reading: Reading | None = None,
 ) -> tuple[Path, Path]:
     """Write OUT/report.md (figures copied to OUT/figures/) and OUT/report.html (figures
     embedded); returns both paths."""
-    title = f"Reproduction: {study.name}" + (" (quick)" if quick else "")
+    title = (
+        f"Reproduction: {study.name}"
+        + (f", reading {reading.name!r}" if reading else "")
+        + (" (quick)" if quick else "")
+    )
     n_ok = sum(s.ok for s in sweeps)
     n_failed = sum(s.failed for s in sweeps)
     intro = [
@@ -303,6 +342,12 @@ def write_report(
         "Each table: per paper row, the paper's value, aqmlab's mean ± 95 % CI over replications "
         "(no interval with one replication) and the difference aqmlab − paper.",
     ]
+    if reading is not None:
+        opts = ", ".join(f"{k} = {v!r}" for k, v in reading.queue_options.items())
+        intro.insert(4, f"Reading {reading.name!r}: {reading.about} Set in every "
+                        f"{'/'.join(reading.kinds)} queue: {opts}.")  # fmt: skip
+    elif study.readings:
+        intro.insert(4, f"Reading {study.default_reading!r}: the sweep files as they are.")
     md = [f"# {title}", ""] + [f"{line}  " for line in intro] + [""]
     body = [f"<h1>{html.escape(title)}</h1>"] + [
         f"<p>{html.escape(line).replace('`', '')}</p>" for line in intro
@@ -357,9 +402,10 @@ def _overrides_text(study: Study) -> str:
 # the whole pipeline
 
 
-def default_out(name: str, quick: bool, root: Path = REPO_ROOT) -> Path:
-    """runs/reproduce/NAME-quick in quick mode, runs/reproduce/NAME otherwise."""
-    return root / "runs" / "reproduce" / (f"{name}-quick" if quick else name)
+def default_out(name: str, quick: bool, root: Path = REPO_ROOT, reading: str | None = None) -> Path:
+    """runs/reproduce/NAME[-READING][-quick]."""
+    stem = name + (f"-{reading}" if reading else "")
+    return root / "runs" / "reproduce" / (f"{stem}-quick" if quick else stem)
 
 
 def reproduce(
@@ -372,10 +418,11 @@ def reproduce(
     command: str | None = None,
     progress: bool = True,
     log=None,
+    reading: str | None = None,
 ) -> tuple[Path, Path, list[VerdictResult]]:
     """Reproduce `study` (a Study or its name) into `out` (see the module doc); returns the
     paths of report.md and report.html and the evaluated verdicts. `studies_dir` holds
-    NAME/ (default: the repository's studies/)."""
+    NAME/ (default: the repository's studies/); `reading` names one of the study's readings."""
     from aqmlab.studies import load
     from aqmlab.sweep import run_sweep
 
@@ -383,7 +430,11 @@ def reproduce(
         study = load(study)
     sdir = Path(studies_dir) if studies_dir is not None else REPO_ROOT / "studies"
     sdir = sdir / study.name
-    out = Path(out) if out is not None else default_out(study.name, quick)
+    try:
+        rd = study.reading(reading)
+    except ValueError as e:
+        raise ReproduceError(str(e)) from None
+    out = Path(out) if out is not None else default_out(study.name, quick, reading=rd and rd.name)
     out.mkdir(parents=True, exist_ok=True)
     paper = read_paper(sdir / PAPER_CSV)
     date = _dt.date.today().isoformat()
@@ -399,9 +450,9 @@ def reproduce(
         if not src.is_file():
             raise ReproduceError(f"{src}: table {table.id}: scenario: no such sweep file")
         scenario = src
-        if quick:
-            over = {**study.quick_overrides, **table.quick_overrides}
-            scenario = resolved_sweep_file(src, over, out / "scenarios")
+        if quick or rd is not None:
+            over = {**study.quick_overrides, **table.quick_overrides} if quick else {}
+            scenario = resolved_sweep_file(src, over, out / "scenarios", rd)
         sweep_dir = out / "sweeps" / src.stem
         if log:
             log(f"table {table.id}: sweep {scenario} → {sweep_dir}")
@@ -422,7 +473,7 @@ def reproduce(
         results[table.id] = res
         joined.append((table, join_paper(paper, table, res)))
     verdicts = evaluate(study, results)
-    md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick)
+    md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick, rd)
     return md, htm, verdicts
 
 
@@ -451,7 +502,11 @@ def add_parser(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="output directory (default runs/reproduce/STUDY[-quick])")
     p.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
-    p.add_argument("--publish", action="store_true", help="copy the report to docs/reproductions/STUDY/")
+    p.add_argument("--reading", metavar="NAME",
+                   help="one of the study's readings of the paper's queue configuration "
+                        "(weigle2006: as-stated, ns2-byte)")  # fmt: skip
+    p.add_argument("--publish", action="store_true",
+                   help="copy the report to docs/reproductions/STUDY[-READING]/")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -473,11 +528,12 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
     command = "aqmlab " + " ".join(shlex.quote(a) for a in argv)
     md, htm, verdicts = reproduce(
         study, args.out, quick=args.quick, jobs=args.jobs, dask=args.dask, command=command,
-        progress=not args.quiet, log=lambda m: print(m, file=sys.stderr),
+        progress=not args.quiet, log=lambda m: print(m, file=sys.stderr), reading=args.reading,
     )  # fmt: skip
     for v in verdicts:
         print(f"[{_holds(v.holds):>3}] {v.claim}: {v.evidence}")
     print(f"report: {md}  {htm}")
     if args.publish:
-        print(f"published: {publish(md.parent, study.name)}")
+        rd = study.reading(args.reading)
+        print(f"published: {publish(md.parent, study.name + (f'-{rd.name}' if rd else ''))}")
     return 0

@@ -316,3 +316,43 @@ def test_quick_copy_resolves_data_files_next_to_the_original(tmp_path):
     # Same scenarios but the duration: ids differ only through run.duration.
     same = resolved_sweep_file(src_dir / "sw.toml", {}, tmp_path / "out2")
     assert [r.id for r in expand(same).runs] == [r.id for r in original.runs]
+
+
+def test_reading_sets_queue_options_in_matching_tables_only():
+    from aqmlab.reproduce import apply_reading
+    from aqmlab.studies import Reading
+
+    doc = tomllib.loads(
+        TOY_SWEEP
+        + '\n[[variant]]\nname = "dt"\n\n[[variant]]\nname = "ared"\n'
+        + 'queue = { kind = "ared", limit = 370, byte_mode = false }\n'
+        + 'reverse_queue = { kind = "red", min_th = 5, max_th = 15 }\n'
+    )
+    r = Reading("bytes", "ns-2.35 units", {"byte_mode": True, "mean_pktsize": "500B"})
+    out = apply_reading(doc, r, "sw.toml")
+    assert out["queue"] == {"kind": "droptail", "limit": 60}  # not red/ared: unchanged
+    ared, red = out["variant"][1]["queue"], out["variant"][1]["reverse_queue"]
+    assert ared == {"kind": "ared", "limit": 370, "byte_mode": True, "mean_pktsize": "500B"}
+    assert red["byte_mode"] is True and red["min_th"] == 5
+    assert doc["variant"][1]["queue"]["byte_mode"] is False  # the input is not modified
+    with pytest.raises(ReproduceError, match=r"sw\.toml: reading 'bytes': no queue table of kind red, ared"):
+        apply_reading(tomllib.loads(TOY_SWEEP), r, "sw.toml")
+
+
+def test_reading_runs_into_its_own_directory(tmp_path, toy_dir, fake):
+    import dataclasses
+
+    from aqmlab.reproduce import default_out
+    from aqmlab.studies import Reading
+
+    study = dataclasses.replace(
+        TOY, readings=(Reading("long", "a longer buffer", {"limit": 99}, kinds=("droptail",)),)
+    )
+    assert default_out("toy", True, tmp_path, "long") == tmp_path / "runs" / "reproduce" / "toy-long-quick"
+    md, _, _ = reproduce(study, tmp_path / "r", jobs=1, studies_dir=toy_dir, progress=False, reading="long")
+    # The grid still sets queue.limit per run; the reading set the base table's limit first.
+    resolved = tomllib.loads((tmp_path / "r" / "scenarios" / "sw.toml").read_text())
+    assert resolved["queue"]["limit"] == 99
+    assert "Reading 'long': a longer buffer Set in every droptail queue: limit = 99." in md.read_text()
+    with pytest.raises(ReproduceError, match="unknown reading 'short'; expected one of: as-stated, long"):
+        reproduce(study, tmp_path / "s", jobs=1, studies_dir=toy_dir, progress=False, reading="short")

@@ -65,17 +65,44 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One reading of how the paper configured its queues, run with `aqmlab reproduce STUDY
+    --reading NAME`: `queue_options` (key → value) is set in every queue table of a kind in
+    `kinds` (top-level `queue`/`reverse_queue` and each variant's), overriding what the sweep
+    file says. `about` says which reading of the paper it is and its source."""
+
+    name: str
+    about: str
+    queue_options: dict[str, object]
+    kinds: tuple[str, ...] = ("red", "ared")
+
+
+@dataclass(frozen=True)
 class Study:
     """A paper to reproduce: `name` (the `aqmlab reproduce` argument), `paper` (citation),
     `tables`, `verdicts`, and the quick mode: `quick_overrides` are sweep-file key paths → values
     applied to every table's scenario in `--quick` mode (e.g. {"run.duration": "120s",
-    "run.warmup": "60s", "sweep.replications": 1}), chosen so the whole study runs in minutes."""
+    "run.warmup": "60s", "sweep.replications": 1}), chosen so the whole study runs in minutes.
+    `readings`: the alternative readings of the paper's queue configuration (the sweep files
+    themselves are the default reading, `default_reading`)."""
 
     name: str
     paper: str
     tables: tuple[Table, ...]
     verdicts: tuple[Verdict, ...] = ()
     quick_overrides: dict[str, object] = field(default_factory=dict)
+    readings: tuple[Reading, ...] = ()
+    default_reading: str = "as-stated"
+
+    def reading(self, name: str | None) -> Reading | None:
+        """The reading called `name` (None or the default: no changes); ValueError if unknown."""
+        if name is None or name == self.default_reading:
+            return None
+        for r in self.readings:
+            if r.name == name:
+                return r
+        known = ", ".join([self.default_reading, *(r.name for r in self.readings)])
+        raise ValueError(f"study {self.name}: unknown reading {name!r}; expected one of: {known}")
 
 
 def load(name: str) -> Study:

@@ -94,7 +94,8 @@ def apply_overrides(doc: dict, overrides: dict[str, object], file: str) -> dict:
 
 def apply_reading(doc: dict, reading: Reading, file: str) -> dict:
     """A copy of the sweep document `doc` with `reading.queue_options` set in every queue table
-    (`queue`, `reverse_queue`, and each `[[variant]]`'s) whose kind is in `reading.kinds`.
+    (`queue`, `reverse_queue`, and each `[[variant]]`'s) whose kind is in `reading.kinds` (an
+    option whose value is None is removed from the table, so its default applies).
     Raises ReproduceError if no table of the file matched (the reading would change nothing)."""
     out = copy.deepcopy(doc)
     tables = [out] + [v for v in out.get("variant", []) if isinstance(v, dict)]
@@ -103,7 +104,11 @@ def apply_reading(doc: dict, reading: Reading, file: str) -> dict:
         for key in ("queue", "reverse_queue"):
             q = t.get(key)
             if isinstance(q, dict) and q.get("kind") in reading.kinds:
-                q.update(copy.deepcopy(reading.queue_options))
+                for k, v in reading.queue_options.items():
+                    if v is None:
+                        q.pop(k, None)
+                    else:
+                        q[k] = copy.deepcopy(v)
                 hits += 1
     if hits == 0:
         raise ReproduceError(
@@ -343,7 +348,9 @@ def write_report(
         "(no interval with one replication) and the difference aqmlab − paper.",
     ]
     if reading is not None:
-        opts = ", ".join(f"{k} = {v!r}" for k, v in reading.queue_options.items())
+        opts = ", ".join(
+            f"{k} = {v!r}" if v is not None else f"{k} removed" for k, v in reading.queue_options.items()
+        )
         intro.insert(4, f"Reading {reading.name!r}: {reading.about} Set in every "
                         f"{'/'.join(reading.kinds)} queue: {opts}.")  # fmt: skip
     elif study.readings:

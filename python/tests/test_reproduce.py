@@ -328,11 +328,11 @@ def test_reading_sets_queue_options_in_matching_tables_only():
         + 'queue = { kind = "ared", limit = 370, byte_mode = false }\n'
         + 'reverse_queue = { kind = "red", min_th = 5, max_th = 15 }\n'
     )
-    r = Reading("bytes", "ns-2.35 units", {"byte_mode": True, "mean_pktsize": "500B"})
+    r = Reading("bytes", "ns-2.35 units", {"byte_mode": True, "mean_pktsize": "500B", "limit": None})
     out = apply_reading(doc, r, "sw.toml")
     assert out["queue"] == {"kind": "droptail", "limit": 60}  # not red/ared: unchanged
     ared, red = out["variant"][1]["queue"], out["variant"][1]["reverse_queue"]
-    assert ared == {"kind": "ared", "limit": 370, "byte_mode": True, "mean_pktsize": "500B"}
+    assert ared == {"kind": "ared", "byte_mode": True, "mean_pktsize": "500B"}  # limit removed
     assert red["byte_mode"] is True and red["min_th"] == 5
     assert doc["variant"][1]["queue"]["byte_mode"] is False  # the input is not modified
     with pytest.raises(ReproduceError, match=r"sw\.toml: reading 'bytes': no queue table of kind red, ared"):

@@ -69,7 +69,8 @@ class Reading:
     """One reading of how the paper configured its queues, run with `aqmlab reproduce STUDY
     --reading NAME`: `queue_options` (key → value) is set in every queue table of a kind in
     `kinds` (top-level `queue`/`reverse_queue` and each variant's), overriding what the sweep
-    file says. `about` says which reading of the paper it is and its source."""
+    file says; a value of None removes the key (its default, or the profile's, applies).
+    `about` says which reading of the paper it is and its source."""
 
     name: str
     about: str

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import Study, Table, Verdict
+from aqmlab.studies import Reading, Study, Table, Verdict
 
 LOAD_TABLE, RED_TABLE, SACK_TABLE = "4-10,13-14,19-21", "11-12", "16-18,21"
 METRICS = (
@@ -500,6 +500,26 @@ VERDICTS: tuple[tuple[str, Callable[[Results], tuple[bool, str]]], ...] = (
      "(§6.4, Fig. 18)", ecn5_poor_for_large),
 )  # fmt: skip
 
+# The paper's Table 3 says "packet mode"; its ns-2 (a modified 2.1b9, 2002) had packet mode as the
+# default and the rules the sweep files state (docs/ns2-red-history.md). The other reading is
+# ns-2.35's defaults, which an ns-2 user today gets: byte mode with 500-byte units, no forced drop
+# on the average (use_mark_p_), the automatic bottom, ECN marks only while p_b < 0.1.
+NS235_BYTES = Reading(
+    name="ns2.35-bytes",
+    about=(
+        "ns-2.35's Queue/RED defaults (bytes_, queue_in_bytes_ true, mean_pktsize_ 500, use_mark_p_ "
+        "true, automatic bottom, ECN marks while p_b < 0.1), not the paper's stated packet mode."
+    ),
+    queue_options={
+        "byte_mode": True,
+        "queue_in_bytes": True,
+        "mean_pktsize": "500B",
+        "forced_drop_on_avg": None,
+        "bottom": None,
+        "ecn_rule": None,
+    },
+)
+
 STUDY = Study(
     name="weigle2006",
     paper=(
@@ -539,4 +559,6 @@ STUDY = Study(
         "run.duration": "600s",
         "sweep.replications": 1,
     },
+    readings=(NS235_BYTES,),
+    default_reading="as-stated",
 )

@@ -33,9 +33,17 @@ BULK_BOX = (
 CONGESTED = ("r1_r2", "r3_r4", "r5_r6")
 #: The paper's AQMs with seed 002 §III-C settings: target queue 20 packets (ARED: 10 ms at
 #: 615 B mean packets on 10 Mbps), byte mode, ECN, buffer 200 packets; 615 B mean packet size.
+#: "Byte-mode measures the queue lengths in terms of bytes [...] and the marking probability is
+#: adjusted by the ratio of the current packet size to the average packet size" (§III-C): for
+#: ARED both ns-2 switches, `byte_mode` (bytes_) and `queue_in_bytes`. ARED otherwise follows
+#: ns-2's rules (profile = "ns2", "default ns parameter settings") as §III-C/§IV describe them:
+#: ECT packets dropped, not marked, above max_th (ecn_rule = "gentle_drop") and every arrival
+#: dropped above 2·max_th (forced_drop_on_avg = true; ns-2.35's use_mark_p_ would let small
+#: packets through there).
 AQMS = {
     "ARED": '{ kind = "ared", target_delay = "10ms", limit = 200, mean_pktsize = "615B", '
-    "byte_mode = true, ecn = true }",
+    'byte_mode = true, queue_in_bytes = true, profile = "ns2", forced_drop_on_avg = true, '
+    'ecn = true, ecn_rule = "gentle_drop" }',
     "PI": '{ kind = "pi", q_ref = 20, limit = 200, mean_pktsize = "615B", byte_mode = true, ecn = true }',
     "REM": '{ kind = "rem", b_star = 20, limit = 200, mean_pktsize = "615B", byte_mode = true, ecn = true }',
 }

@@ -2,7 +2,7 @@
 "Seed 001 twins").
 
     .venv/bin/python validation/ns2/twin/compare.py [TWIN ...] [--seeds 1,2,3]
-        [--warmup 120s] [--duration 300s] [--keep DIR] [--json FILE]
+        [--warmup 120s] [--duration 300s] [--keep DIR] [--json FILE] [--definition FILE]
 
 TWIN: names from twins.toml (`twins.py --list`; default: seed001_dt_80 seed001_dt_105); seeds
 default to the definition's (1, 2, 3). For every twin and seed the ns-2 script
@@ -349,15 +349,24 @@ def table(res: dict) -> str:
 
 
 def git_state(root: Path = tw.ROOT) -> str:
-    """The commit aqmlab was built from, and whether the tree had changes."""
+    """The commit checked out, whether crates/ had changes, and when the aqmlab core that runs
+    was built (the installed extension's modification time, UTC)."""
     try:
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "crates"],
                                capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + (" + uncommitted changes in crates/" if dirty else "")
+        head, dirty = "unknown", ""
+    state = head + (" + uncommitted changes in crates/" if dirty else "")
+    try:
+        from aqmlab import _core
+
+        built = time.strftime("%Y-%m-%d %H:%M", time.gmtime(Path(_core.__file__).stat().st_mtime))
+        state += f"; aqmlab core built {built} UTC"
+    except (ImportError, OSError):
+        pass
+    return state
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -371,9 +380,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="keep every run's files in DIR (default: a temporary directory)")  # fmt: skip
     p.add_argument("--json", metavar="FILE", help="also write every number as JSON")
     p.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns)")
+    p.add_argument("--definition", default=str(tw.DEFINITION),
+                   help="the twin definition (default: twins.toml beside this script)")  # fmt: skip
     a = p.parse_args(argv)
     try:
-        defn = tw.load_definition()
+        defn = tw.load_definition(a.definition)
         names = a.twins or list(DEFAULT_TWINS)
         for n in names:
             defn.twin(n)

@@ -176,6 +176,8 @@ def load_definition(path: str | Path = DEFINITION) -> Definition:
     file = path.name
     try:
         raw = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise TwinError(f"{path}: cannot read the definition ({e.strerror})") from e
     except tomllib.TOMLDecodeError as e:
         raise TwinError(f"{file}: {e}") from e
     top = _Table(raw, file)

@@ -238,6 +238,8 @@ def _fmt(v, digits: int) -> str:
 def _cell(x: dict, digits: int) -> str:
     if "pooled" in x:
         return _fmt(x["pooled"], digits)
+    if all(math.isnan(v) for v in x["per_seed"]):
+        return "—"
     if len(x["per_seed"]) == 1 or x["min"] == x["max"]:
         return _fmt(x["mean"], digits)
     return f"{_fmt(x['mean'], digits)} [{_fmt(x['min'], digits)}–{_fmt(x['max'], digits)}]"

@@ -44,6 +44,8 @@
 #      link dir=fwd|rev arrivals= departures= drops= early_drops= bytes= mean_q= max_q=
 #      http started= completed= retx_bytes= timeouts=   (connections opened in the window)
 #      ftp delivered_bytes= retx_bytes= timeouts=       (delivered = bytes ACKed to the senders)
+#      pi p_start= p_end= p_mean= p_zero_share= q_end=  (PI only: its drop probability at the
+#                                  warm-up and the end, mean and share of 3 ms samples at 0)
 #    retx_bytes = data bytes sent again (Full-TCP ndatabytes_ minus new bytes); timeouts =
 #    nrexmit_ of both ends. (nrexmitpack_ is no retransmission count: it also counts the new
 #    segments and pure ACKs that a duplicate ACK or a timeout lets out.)
@@ -156,6 +158,7 @@ foreach {dir from to} [list fwd $B $A rev $A $B] {
 }
 set qn 0
 set counters {parrivals_ pdepartures_ pdrops_ epdrops_ bdepartures_}
+set fwdq [[$ns link $B $A] queue]
 
 # ---------------------------------------------------------------- connections
 # The client's application counts delivered bytes (Full-TCP calls recv for every in-order
@@ -190,9 +193,10 @@ proc new_pair {f ci si} {
 
 # Open a connection on pair p that carries `bytes` from the server to the client.
 proc open_conn {p bytes} {
-    global ns ct st cdone sdone
+    global ns ct st cdone sdone busy
     set cdone($p) 0
     set sdone($p) 0
+    set busy($p) 1
     $st($p) set seqno_ $bytes
     $ct($p) advance-bytes 0
 }
@@ -271,8 +275,9 @@ proc count_conn {p} {
 }
 
 proc recycle {p} {
-    global ct st free pair_flow cdone sdone
+    global ct st free pair_flow cdone sdone busy
     count_conn $p
+    set busy($p) 0
     set cdone($p) 0
     set sdone($p) 0
     $ct($p) reset
@@ -326,19 +331,29 @@ proc ftp_counts {} {
     return [list $acked $retx $tmo]
 }
 
+# PI's drop probability is sampled with the queue: its mean, and the share of samples at 0
+# (where the controller's integral is clamped).
+set psum 0.0
+set pzero 0
 proc sample {} {
-    global ns qm qsum qmax qn
+    global ns qm qsum qmax qn qkind fwdq psum pzero
     foreach dir {fwd rev} {
         set q [$qm($dir) set pkts_]
         set qsum($dir) [expr {$qsum($dir) + $q}]
         if {$q > $qmax($dir)} { set qmax($dir) $q }
+    }
+    if {$qkind eq "pi"} {
+        set p [$fwdq set prob_]
+        set psum [expr {$psum + $p}]
+        if {$p <= 0} { incr pzero }
     }
     incr qn
     $ns at [expr {[$ns now] + 0.003}] sample
 }
 
 proc at_warmup {} {
-    global qm counters base ftp_base
+    global qm counters base ftp_base p_start qkind fwdq
+    set p_start [expr {$qkind eq "pi" ? [$fwdq set prob_] : 0}]
     foreach dir {fwd rev} {
         foreach k $counters { set base($dir,$k) [$qm($dir) set $k] }
     }
@@ -348,16 +363,21 @@ proc at_warmup {} {
 
 proc finish {} {
     global qm counters base qsum qmax qn ftp_base objf http_started http_completed http_retx_bytes http_timeouts
-    global ct st pair_flow npairs cdone sdone obj_open stop wall0
+    global ct st pair_flow npairs busy stop wall0 qkind fwdq p_start psum pzero
     foreach dir {fwd rev} {
         foreach k $counters { set v($k) [expr {[$qm($dir) set $k] - $base($dir,$k)}] }
         puts [format "link dir=%s arrivals=%d departures=%d drops=%d early_drops=%d bytes=%d mean_q=%.4f max_q=%d" \
             $dir $v(parrivals_) $v(pdepartures_) $v(pdrops_) $v(epdrops_) $v(bdepartures_) \
             [expr {$qn > 0 ? $qsum($dir) / $qn : 0.0}] $qmax($dir)]
     }
+    if {$qkind eq "pi"} {
+        puts [format "pi p_start=%.6g p_end=%.6g p_mean=%.6g p_zero_share=%.4f q_end=%d" $p_start \
+            [$fwdq set prob_] [expr {$qn > 0 ? $psum / $qn : 0.0}] [expr {$qn > 0 ? double($pzero) / $qn : 0.0}] \
+            [$qm(fwd) set pkts_]]
+    }
     # web connections still open: their server agents still hold their counters
     for {set p 1} {$p <= $npairs} {incr p} {
-        if {$pair_flow($p) >= 0 && [info exists cdone($p)] && !($cdone($p) && $sdone($p))} {
+        if {$pair_flow($p) >= 0 && $busy($p)} {
             count_conn $p
         }
     }

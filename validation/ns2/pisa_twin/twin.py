@@ -314,14 +314,17 @@ ROWS = [
     ("web timeouts", "web_timeouts", 0),
     ("mean queue rev (packets)", "mean_q_rev", 2),
     ("drops rev", "drops_rev", 0),
+    ("PI drop probability, mean (ns-2 only)", "p_mean", 5),
+    ("PI at p = 0 (% of samples; ns-2 only)", "p_zero_pct", 2),
 ]
 KEYS = [k for _, k, _ in ROWS]
 
 
 def _values(fwd: dict, rev: dict, measured_s: float, rate_bps: int, ftp: dict, web: dict,
-            completed_bytes: float) -> dict:  # fmt: skip
+            completed_bytes: float, pi: dict | None = None) -> dict:  # fmt: skip
     """The table's scalar rows. ftp/web: retx_bytes, timeouts (and ftp: delivered_bytes, NaN if
-    unknown); completed_bytes: payload of the web objects completed in the window."""
+    unknown); completed_bytes: payload of the web objects completed in the window; pi: ns-2's
+    PI line (p_mean, p_zero_share), if any."""
     payload = fwd["bytes"] - HEADER_B * fwd["packets"]
     est = payload - completed_bytes - ftp["retx_bytes"] - web["retx_bytes"]
     return {
@@ -339,6 +342,8 @@ def _values(fwd: dict, rev: dict, measured_s: float, rate_bps: int, ftp: dict, w
         "web_timeouts": web["timeouts"],
         "mean_q_rev": rev["mean_q"],
         "drops_rev": rev["drops"],
+        "p_mean": pi["p_mean"] if pi else math.nan,
+        "p_zero_pct": 100.0 * pi["p_zero_share"] if pi else math.nan,
     }
 
 
@@ -356,7 +361,9 @@ def measure_ns2(stdout: str, out: Path, seed: int, measured_s: float, rate_bps: 
     rt_ms = (obj[:, 2] - obj[:, 1]) * 1000.0
     for d in links.values():
         d["packets"] = d["departures"]
-    vals = _values(links["fwd"], links["rev"], measured_s, rate_bps, ftp, web, float(obj[:, 3].sum()))
+    pi = tk.key_values(stdout, "pi")
+    pi = {k: float(v) for k, v in pi[0].items()} if pi else None
+    vals = _values(links["fwd"], links["rev"], measured_s, rate_bps, ftp, web, float(obj[:, 3].sum()), pi)
     return tk.Measure("ns-2", seed, rt_ms, vals, wall_s)
 
 

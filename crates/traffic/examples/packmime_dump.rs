@@ -43,8 +43,14 @@ fn main() {
             let t = (now - SimTime::ZERO).as_secs_f64();
             writeln!(f, "{t:.9} {} {} 0", r.request_bytes, r.response_bytes).expect("write");
             for (i, x) in r.more.iter().enumerate() {
-                writeln!(f, "{t:.9} {} {} {}", x.request_bytes, x.response_bytes, i + 1)
-                    .expect("write");
+                writeln!(
+                    f,
+                    "{t:.9} {} {} {}",
+                    x.request_bytes,
+                    x.response_bytes,
+                    i + 1
+                )
+                .expect("write");
             }
         }
         match w.next_deadline() {

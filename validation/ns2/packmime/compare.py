@@ -40,7 +40,20 @@ def ns2_seed(d: pathlib.Path, tag: str, seed: int) -> dict:
         out["conns"] = int(n["end"]) - int(n["start"])
     elif tag == "h11":
         raise SystemExit(f"{err} missing: HTTP/1.1 needs the connection counts")
+    # completed exchanges (.rsp: completion time, sizes, response time in ms); the issue time is
+    # completion - response time
+    rsp = pd.read_csv(
+        d / f"{tag}_r{seed}.rsp",
+        sep=r"\s+",
+        header=None,
+        usecols=[0, 1, 2, 3],
+        names=["t", "req", "rsp", "rt"],
+    )
+    rsp = rsp[(rsp.t - rsp.rt / 1e3 >= WARMUP) & (rsp.t - rsp.rt / 1e3 < WARMUP + DURATION)]
+    small = (rsp.req <= link.segsize) & (rsp.rsp <= link.segsize)
     return out | {
+        "segsize": float(link.segsize),
+        "rt_small_ms": rsp.rt[small].to_numpy(),
         "t": win.t.to_numpy(),
         "req": win.req.to_numpy(float),
         "rsp": win.rsp.to_numpy(float),
@@ -74,7 +87,16 @@ def aqmlab_seed(d: pathlib.Path, tag: str, seed: int, http: str, run: bool) -> d
     fwd = lw[lw.link == "bottleneck_fwd"]
     rev = lw[lw.link == "bottleneck_rev"]
     first = q.exchange.to_numpy() == 0
+    seg = 1460.0  # pm_offered.toml's mss
+    small = (
+        m
+        & (q.request_bytes.to_numpy() <= seg)
+        & (q.response_bytes.to_numpy() <= seg)
+        & q.completed.to_numpy()
+    )
     return {
+        "segsize": seg,
+        "rt_small_ms": ((q.end_ns - q.start_ns).to_numpy() / 1e6)[small],
         "t": t[m],
         "req": q.request_bytes.to_numpy(float)[m],
         "rsp": q.response_bytes.to_numpy(float)[m],
@@ -106,6 +128,10 @@ def row(side: str, seed: int, s: dict) -> dict:
         "rev_wire_B_per_conn": s["rev_bytes"] / conns,
         "fwd_pkts_per_conn": s["fwd_pkts"] / conns,
         "rev_pkts_per_conn": s["rev_pkts"] / conns,
+        # packets that carry no payload, less one per response data segment (the ACKs that
+        # scale with the response): handshake, request ACK, FINs and their ACKs
+        "ctl_pkts_per_conn": (s["fwd_pkts"] + s["rev_pkts"]) / conns
+        - (2 * np.ceil(s["rsp"] / s["segsize"]).sum() + np.ceil(s["req"] / s["segsize"]).sum()) / conns,
     }
 
 
@@ -130,6 +156,7 @@ def main() -> None:
     print(
         pd.concat({"mean": g.mean(numeric_only=True), "sd": g.std(numeric_only=True)}, axis=1)
         .drop(columns=[("mean", "seed"), ("sd", "seed")])
+        .loc[["ns-2", "aqmlab"]]
         .T.round(3)
         .to_string()
     )
@@ -141,6 +168,19 @@ def main() -> None:
         print("  ns-2  ", np.percentile(x, QS).round(0).tolist())
         print("  aqmlab", np.percentile(y, QS).round(0).tolist())
         print(f"  KS D = {ks.statistic:.4f} (p = {ks.pvalue:.3g}; n = {len(x)}, {len(y)})")
+    x = np.concatenate([v["rt_small_ms"] for v in ns.values()])
+    y = np.concatenate([v["rt_small_ms"] for v in aq.values()])
+    print(
+        "\nresponse time (ms) of exchanges with request and response of one segment each (≈ 4 ms"
+        " of network + the server delay, MODEL.md §3.4):"
+    )
+    rq = [10, 25, 50, 75, 90]
+    print(f"  quantiles {rq}: ns-2 {np.percentile(x, rq).round(2).tolist()}")
+    print(f"  quantiles {rq}: aqmlab {np.percentile(y, rq).round(2).tolist()}")
+    print(
+        f"  share ≥ 100 ms (server delay atom at 0.1 s, P = 0.1096): ns-2 {(x >= 100).mean():.4f}, "
+        f"aqmlab {(y >= 100).mean():.4f}; n = {len(x)}, {len(y)}"
+    )
     ia_x = np.concatenate([np.diff(v["t"]) for v in ns.values()])
     ia_y = np.concatenate([np.diff(np.unique(v["t"])) for v in aq.values()])
     if a.http == "1.0":

@@ -9,6 +9,7 @@ mod mah;
 mod onoff;
 mod packmime;
 mod packmime11;
+mod packmime_ns2;
 mod pareto_web;
 mod poisson;
 mod users;

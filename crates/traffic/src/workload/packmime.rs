@@ -44,7 +44,8 @@
 //! host rotation, sizes ≥ 1), `workload_draw_order_and_determinism` (the emitted sequence equals
 //! the §3.9 draw order replayed by hand on the same stream; same stream → same run),
 //! `workload_validation`; `workload::tests::packmime11` — HTTP/1.1 statistics and draw order;
-//! the samplers' own tests are listed in `crate::packmime`.
+//! the samplers' own tests are listed in `crate::packmime`; `workload::tests::packmime_ns2` —
+//! bytes per connection against ns-2.35's own draws (validation/ns2/packmime/README.md).
 
 use super::{later, Exchange, FlowKind, HttpVersion, Request};
 use crate::packmime::{

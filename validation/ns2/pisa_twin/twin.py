@@ -16,7 +16,8 @@ seed and timing replaced), one after the other, and reports per simulator:
 - mean queue fwd: packets waiting at the forward (B → A) bottleneck, sampled every 3 ms
   (aqmlab: the mean of its 100 ms means of those samples);
 - drops fwd: drops / arrivals (%), and drops per second; early = PI's probabilistic drops;
-- utilization fwd: bytes sent onto the forward bottleneck (headers included) / capacity;
+- utilization fwd: bytes sent onto the forward bottleneck (headers included) / capacity; the
+  packets sent per second and their mean size (the queue is counted in packets);
 - FTP goodput: payload bytes of the 10 FTP flows delivered in order, Mb/s. ns-2: the bytes the
   FTP senders have had ACKed (`ack_`), exact. aqmlab records no per-flow byte count for an
   unfinished flow, so both sides also give the *estimate* `ftp_goodput_est`: forward payload
@@ -305,6 +306,8 @@ ROWS = [
     ("drops fwd per s", "drops_per_s", 2),
     ("early drops fwd (% of drops)", "early_share_pct", 1),
     ("utilization fwd", "utilization_fwd", 4),
+    ("packets fwd per s", "pkts_per_s_fwd", 1),
+    ("mean packet size fwd (B)", "pkt_size_fwd", 1),
     ("FTP goodput (Mb/s)", "ftp_goodput_mbps", 3),
     ("FTP goodput, estimate (Mb/s)", "ftp_goodput_est_mbps", 3),
     ("web objects started", "http_started", 0),
@@ -333,6 +336,8 @@ def _values(fwd: dict, rev: dict, measured_s: float, rate_bps: int, ftp: dict, w
         "drops_per_s": fwd["drops"] / measured_s,
         "early_share_pct": 100.0 * fwd["early_drops"] / fwd["drops"] if fwd["drops"] else math.nan,
         "utilization_fwd": 8.0 * fwd["bytes"] / (rate_bps * measured_s),
+        "pkts_per_s_fwd": fwd["packets"] / measured_s,
+        "pkt_size_fwd": fwd["bytes"] / fwd["packets"] if fwd["packets"] else math.nan,
         "ftp_goodput_mbps": 8.0 * ftp["delivered_bytes"] / measured_s / 1e6,
         "ftp_goodput_est_mbps": 8.0 * est / measured_s / 1e6,
         "http_started": web["started"],
@@ -417,7 +422,7 @@ def table(res: dict) -> str:
     seeds = ", ".join(map(str, res["seeds"]))
     title = (f"**{res['queue']}** — seeds {seeds}; warm-up {res['warmup']}, measured "
              f"{res['duration']}")  # fmt: skip
-    rows = ROWS[:8] + tk.RT_ROWS + ROWS[8:] + [("wall time per run (s)", "wall_s", 1)]
+    rows = ROWS[:10] + tk.RT_ROWS + ROWS[10:] + [("wall time per run (s)", "wall_s", 1)]
     return tk.table(res, rows, title)
 
 

@@ -17,7 +17,8 @@ timing replaced). Reported per simulator over the measured window (validation/ns
   nearest-rank quantiles of the seeds pooled; KS distances between the simulators (per seed,
   pooled) and each simulator's own seed to seed;
 - loss fwd/rev: drops / arrivals at the bottleneck queue (fwd = server side → client side);
-- utilization: bytes sent onto the bottleneck (headers included) / capacity;
+- utilization: bytes sent onto the bottleneck (headers included) / capacity; mean size of the
+  packets sent forward; packets sent on the reverse bottleneck per connection started;
 - mean queue: packets waiting, sampled every 3 ms (aqmlab: the mean of its 100 ms means);
 - offered: response bytes of the connections that arrived in the window, Mb/s;
 - % connections with a retransmission (SYN, FIN or data, either end; ns-2: retransmitted bytes
@@ -228,6 +229,8 @@ ROWS = [
     ("loss rev (% of arrivals)", "loss_pct_rev", 3),
     ("utilization fwd", "utilization_fwd", 4),
     ("utilization rev", "utilization_rev", 4),
+    ("mean packet size fwd (B)", "pkt_size_fwd", 1),
+    ("packets rev per connection", "pkts_rev_per_conn", 2),
     ("mean queue fwd (packets)", "mean_q_fwd", 1),
     ("mean queue rev (packets)", "mean_q_rev", 2),
     ("offered fwd (Mb/s)", "offered_mbps", 3),
@@ -246,6 +249,9 @@ def _values(links: dict, measured_s: float, rate_bps: int, offered_bytes: float,
         v[f"loss_pct_{d}"] = 100.0 * x["drops"] / x["arrivals"] if x["arrivals"] else math.nan
         v[f"utilization_{d}"] = 8.0 * x["bytes"] / (rate_bps * measured_s)
         v[f"mean_q_{d}"] = x["mean_q"]
+    fwd = links["fwd"]
+    v["pkt_size_fwd"] = fwd["bytes"] / fwd["departures"] if fwd["departures"] else math.nan
+    v["pkts_rev_per_conn"] = links["rev"]["departures"] / started if started else math.nan
     v["offered_mbps"] = 8.0 * offered_bytes / measured_s / 1e6
     v["pct_conns_retx"] = 100.0 * conns_retx / started if started else math.nan
     v["retx_kBps"] = retx_bytes / measured_s / 1e3

@@ -271,8 +271,18 @@ RT_ROWS = [
 ]
 
 
+def core_built() -> str:
+    """When the aqmlab core in use (aqmlab._core) was built, UTC."""
+    try:
+        from aqmlab import _core
+
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(Path(_core.__file__).stat().st_mtime))
+    except (ImportError, OSError):
+        return "unknown"
+
+
 def git_state(root: Path = ROOT) -> str:
-    """The commit aqmlab was built from, and whether crates/ had changes."""
+    """The checked-out commit, whether crates/ had changes, and when the core was built."""
     try:
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
@@ -280,4 +290,4 @@ def git_state(root: Path = ROOT) -> str:
                                capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return head + (" + uncommitted changes in crates/" if dirty else "")
+    return head + (" + uncommitted changes in crates/" if dirty else "") + f"; core built {core_built()}"

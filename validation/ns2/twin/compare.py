@@ -21,7 +21,7 @@ the seed (and timing) replaced, one after the other. The printed table gives, pe
   measured window (forward = server → client of workload 0 = ns-2's R → L).
 - utilization fwd/rev: bytes sent onto the bottleneck (IP packets with headers) / capacity.
 - mean queue fwd/rev: packets waiting (not the one on the wire), sampled every 3 ms (aqmlab: the
-  mean of its 100 ms means of those samples).
+  mean of its 100 ms means of those samples); mean packet: bytes / packets sent on the link.
 - ECN marks fwd/rev: packets marked CE (ns-2: departures with CE and ECT).
 - % conns with retx: connections started after the warm-up (finished or not) with at least one
   retransmission by either end (aqmlab: SYN, FIN or data retransmissions; ns-2: Full-TCP's
@@ -171,6 +171,7 @@ def run_ns2(defn: tw.Definition, name: str, seed: int, work: Path, warmup: str, 
     wall = time.monotonic() - t0
     if p.returncode != 0:
         raise CompareError(f"ns-2 failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}{p.stdout}")
+    (out / "stdout.txt").write_text(p.stdout)
     return parse_ns2(out, p.stdout, seed, tw.seconds(warmup, "warmup"), tw.seconds(duration, "duration"),
                      wall)  # fmt: skip
 
@@ -255,6 +256,7 @@ def summarize(ms: list[Measure], rate_bps: int) -> dict:
         s[f"loss_pct_{d}"] = _mean_range([m.loss_pct(d) for m in ms])
         s[f"utilization_{d}"] = _mean_range([m.utilization(d, rate_bps) for m in ms])
         s[f"mean_q_{d}"] = _mean_range([m.mean_q[d] for m in ms])
+        s[f"mean_pkt_bytes_{d}"] = _mean_range([m.bytes[d] / m.departures[d] for m in ms])
         s[f"marks_{d}"] = _mean_range([m.marks[d] for m in ms])
         s[f"early_drops_{d}"] = _mean_range([m.early_drops[d] for m in ms])
         s[f"offered_mbps_{d}"] = _mean_range([m.offered_mbps(d) for m in ms])
@@ -313,6 +315,8 @@ ROWS = (
     ("utilization rev", "utilization_rev", 3),
     ("mean queue fwd (packets)", "mean_q_fwd", 1),
     ("mean queue rev (packets)", "mean_q_rev", 1),
+    ("mean packet fwd (bytes)", "mean_pkt_bytes_fwd", 0),
+    ("mean packet rev (bytes)", "mean_pkt_bytes_rev", 0),
     ("early drops fwd", "early_drops_fwd", 0),
     ("ECN marks fwd", "marks_fwd", 0),
     ("ECN marks rev", "marks_rev", 0),

@@ -163,7 +163,8 @@ def scenario_text(d: Definition) -> str:
         for h in range(first, first + ftp["flows"])
     )
     return f"""# Seed 003 twin: the standard experiment (Kim 2004 §4.7) as ns-2.35 can run it; the ns-2 half
-# is validation/ns2/pisa_twin/standard.tcl. {GENERATED}
+# is validation/ns2/pisa_twin/standard.tcl.
+# {GENERATED}
 # What differs from scenarios/pisa/standard.toml: drop-tail buffers as ns-2 limit_ values with
 # profile = "ns2" (hold limit − 1: the preset's 800 and 1000 waiting packets); FTP flows carry
 # {ftp["bytes"]} bytes (never finish in a run, as the preset's 10 GB); every TCP default written out.
@@ -279,7 +280,7 @@ def params_text(d: Definition) -> str:
         "cbr_host": cbr["host"], "cbr_bps": tk.bits_per_s(cbr["rate"], ""),
         "cbr_size": cbr["packet_size"],
     }  # fmt: skip
-    lines = [f"# Parameters of standard.tcl. {GENERATED}"]
+    lines = ["# Parameters of standard.tcl.", f"# {GENERATED}"]
     lines += [f"set P({k}) {tk.num(v) if isinstance(v, float) else v}" for k, v in p.items()]
     return "\n".join(lines) + "\n"
 

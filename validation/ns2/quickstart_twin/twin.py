@@ -117,7 +117,8 @@ def scenario_text(d: Definition) -> str:
     rsp = (f'{{ dist = "bounded_pareto", shape = {tk.num(http["response_shape"])}, '
            f'min = "{http["response_min"]}B", max = "{http["response_max"]}B" }}')  # fmt: skip
     return f"""# Quickstart twin: scenarios/quickstart.toml's drop-tail variant as ns-2.35 runs it; the ns-2
-# half is validation/ns2/quickstart_twin/quickstart.tcl. {GENERATED}
+# half is validation/ns2/quickstart_twin/quickstart.tcl.
+# {GENERATED}
 # What differs from scenarios/quickstart.toml: the drop-tail buffers as ns-2 limit_ values with
 # profile = "ns2" (hold limit − 1: the quickstart's 120 and aqmlab's default 1000 waiting), and
 # every TCP default written out. Comparison: validation/ns2/README.md, "Quickstart twin".
@@ -205,7 +206,7 @@ def params_text(d: Definition) -> str:
         "response_min": float(http["response_min"]),
         "response_max": float(http["response_max"]),
     }
-    lines = [f"# Parameters of quickstart.tcl. {GENERATED}"]
+    lines = ["# Parameters of quickstart.tcl.", f"# {GENERATED}"]
     lines += [f"set P({k}) {tk.num(v) if isinstance(v, float) else v}" for k, v in p.items()]
     return "\n".join(lines) + "\n"
 

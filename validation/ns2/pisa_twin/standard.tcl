@@ -46,10 +46,10 @@
 #      ftp delivered_bytes= retx_bytes= timeouts=       (delivered = bytes ACKed to the senders)
 #      pi p_start= p_end= p_mean= p_zero_share= q_end=  (PI only: its drop probability at the
 #                                  warm-up and the end, mean and share of 3 ms samples at 0)
+#      run sim_s= wall_s= pairs=
 #    retx_bytes = data bytes sent again (Full-TCP ndatabytes_ minus new bytes); timeouts =
 #    nrexmit_ of both ends. (nrexmitpack_ is no retransmission count: it also counts the new
 #    segments and pure ACKs that a duplicate ACK or a timeout lets out.)
-#      run sim_s= wall_s= pairs=
 
 proc fail {msg} {
     puts stderr "standard.tcl: error: $msg"

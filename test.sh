@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every test of aqmlab: sets up .venv like ./setup.sh (without the quickstart run), then
 #   cargo test (workspace, except the PyO3 crate, which links only inside Python),
-#   cargo clippy -D warnings, ruff check, pytest (including the end-to-end `engine` tests).
+#   cargo clippy -D warnings, ruff check, pytest (including the end-to-end `engine` tests and the
+#   ns-2 twin test, which needs ns-2.35: in CI, as root, the Debian package ns2 is installed).
 # Every step runs even if an earlier one failed; the exit status is non-zero if any failed.
 set -euo pipefail
 
@@ -19,6 +20,15 @@ step() {
         failed+=("$*")
     fi
 }
+
+# python/tests/test_ns2_twin.py compares against ns-2.35 (Debian package ns2, binary `ns`) and
+# skips without it: in CI, running as root, install it when it is missing.
+if ! command -v ns >/dev/null 2>&1 && [[ -n "${CI:-}" ]] && [[ "$(id -u)" == 0 ]]; then
+    printf '==> installing the Debian package ns2 (ns-2.35) for the ns-2 twin test\n' >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q ns2 >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q ns2 >/dev/null; } \
+        || printf 'test.sh: could not install ns2; the ns-2 twin test will skip\n' >&2
+fi
 
 step cargo test --workspace --exclude aqmlab-py --no-fail-fast
 step cargo clippy --workspace --all-targets -- -D warnings

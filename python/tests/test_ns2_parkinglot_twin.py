@@ -84,7 +84,8 @@ def test_ns2_parameters_follow_the_definition():
             p[k] = v
     assert p["router_limit"] == "201" and p["access_limit"] == "1001"  # ns-2 holds limit_ − 1
     assert p["window"] == "30" and p["mss"] == "1460" and p["ecn"] == "1"
-    assert (p["pi_bytes"], p["pi_queue_in_bytes"], p["pi_setbit"], p["pi_limit"]) == ("true", "true", "true", "200")
+    pi = (p["pi_bytes"], p["pi_queue_in_bytes"], p["pi_setbit"], p["pi_limit"])
+    assert pi == ("true", "true", "true", "200")
     assert (p["rem_qib"], p["rem_markpkts"], p["rem_limit"]) == ("true", "true", "200")
     assert p["pi_mean_pktsize"] == p["rem_mean_pktsize"] == "615"
 

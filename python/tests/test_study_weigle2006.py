@@ -22,7 +22,7 @@ from aqmlab.sweepspec import expand, validate
 ROOT = Path(__file__).resolve().parents[2]
 SDIR = ROOT / "studies" / "weigle2006"
 PRESET = ROOT / "scenarios" / "weigle2006" / "dumbbell.toml"
-REF = ROOT.parent / "shared" / "reference" / "packmime" / "long_rtt_invcdf.csv"
+REF = ROOT / "docs" / "reference" / "packmime" / "long_rtt_invcdf.csv"
 RTT_CSV = SDIR / "packmime_rtt_server.csv"
 #: conn/s per unit of offered load, each direction (studies/weigle2006/README.md).
 RATE_PER_LOAD = 136.2
@@ -48,7 +48,6 @@ def test_rtt_knots_by_hand():
     assert rtt.interp(knots, 1.0) == pytest.approx(4.53579, abs=1e-9)
 
 
-@pytest.mark.skipif(not REF.is_file(), reason="reference tables not beside the repository")
 def test_rtt_file_is_regenerated_exactly_from_the_reference_table():
     pts = rtt.cdf_points(rtt.read_knots(REF), 3)
     v, c = _cdf()

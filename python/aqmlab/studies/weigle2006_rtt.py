@@ -3,7 +3,7 @@
 Seed 001 §5.1: "DelayBox uses an empirical delay distribution from the PackMime model. This
 results in RTTs ranging from 1 ms to 3.5 s. The median RTT is 54 ms, the mean is 74 ms, and
 the 90th percentile is 117 ms." Of the two PackMime RTT tables of ns-2.35
-(`../shared/reference/packmime/`, MODEL.md §3.8) the server-side one (type 1,
+(`docs/reference/packmime/`, MODEL.md §3.8) the server-side one (type 1,
 `long_rtt_invcdf.csv`) has median 57.96 ms, mean 80.97 ms and 90th percentile 114.05 ms
 (MODEL.md's computed quantiles) — the seed's numbers within 10 %; the client-side table (median
 1.47 ms) and the sum of both (mean 108 ms) do not fit. So the scenario draws each connection's
@@ -17,7 +17,7 @@ treatment as `traffic::packmime::rtt_cdf_s` in the Rust core.
 
 Regenerate (from the repository root, with the reference folder beside it):
 
-    python -m aqmlab.studies.weigle2006_rtt ../shared/reference/packmime/long_rtt_invcdf.csv \
+    python -m aqmlab.studies.weigle2006_rtt docs/reference/packmime/long_rtt_invcdf.csv \
         3 studies/weigle2006/packmime_rtt_server.csv
 
 Validation: python/tests/test_study_weigle2006.py (knot values by hand, median and mean

@@ -168,3 +168,25 @@ def write_requests_run(d, requests, summary: dict, warmup_ns: int = 0) -> None:
     res = replace(synthetic_result(), requests=req[list(TYPES["requests"])], summary=summary,
                   summary_json=summary_json(summary), warmup_ns=warmup_ns)  # fmt: skip
     write_run(res, d)
+
+
+def _needs_ns2():
+    """Marker for tests that run ns-2.35 (`ns`, Debian package ns2): skipped where it is not
+    installed, except in CI (`CI` set), where test.sh installs it, so its absence is a failure."""
+    import os
+    import shutil
+
+    if shutil.which("ns") is not None:
+        return pytest.mark.usefixtures()
+    if os.environ.get("CI"):
+        return pytest.mark.usefixtures("_ns2_missing_in_ci")
+    return pytest.mark.skip(reason="ns-2 (`ns`, Debian package ns2) is not installed")
+
+
+@pytest.fixture
+def _ns2_missing_in_ci():
+    pytest.fail("CI is set but ns-2 (`ns`) is not installed: test.sh should have installed it")
+
+
+#: `@needs_ns2` on a test that runs ns-2.35 (see `_needs_ns2`).
+needs_ns2 = _needs_ns2()

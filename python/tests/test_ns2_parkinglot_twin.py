@@ -14,12 +14,11 @@ the simulators is below KS_BOUND. The numbers behind both bounds are in the cons
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import sys
 import tomllib
 from pathlib import Path
 
-import pytest
+from conftest import needs_ns2
 
 ROOT = Path(__file__).resolve().parents[2]
 NS2 = ROOT / "validation" / "ns2"
@@ -90,7 +89,7 @@ def test_ns2_parameters_follow_the_definition():
     assert p["pi_mean_pktsize"] == p["rem_mean_pktsize"] == "615"
 
 
-@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (ns) not installed")
+@needs_ns2
 def test_reduced_pi_comparison(tmp_path):
     res = twin.compare("pi", [1], WARMUP, MEASURED, tmp_path, log=lambda m: None)
     for sim in ("ns-2", "aqmlab"):

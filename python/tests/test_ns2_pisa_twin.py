@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import shutil
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import needs_ns2
 
 ROOT = Path(__file__).resolve().parents[2]
 NS2 = ROOT / "validation" / "ns2"
@@ -147,7 +147,7 @@ def test_twin_statistics_by_hand():
 
 
 @pytest.mark.engine
-@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_ns2
 def test_pi_holds_q_ref_in_both_simulators_and_response_times_agree(tmp_path):
     res = pisa.compare("pi", [1], "20s", "150s", tmp_path, log=lambda m: None)
     for sim in ("ns-2", "aqmlab"):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import needs_ns2
 
 ROOT = Path(__file__).resolve().parents[2]
 TWIN_DIR = ROOT / "validation" / "ns2" / "twin"
@@ -198,7 +199,7 @@ def test_ns2_output_parsing(tmp_path):
 # --- the reduced comparison against ns-2.35 -------------------------------------------------
 
 NS = shutil.which("ns")
-needs_ns = pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+needs_ns = needs_ns2
 
 #: The reduced comparison: 30 s warm-up + 60 s measured, seed 1 (about 15 s of ns-2 per twin).
 SHORT = ("30s", "60s")

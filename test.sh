@@ -21,13 +21,17 @@ step() {
     fi
 }
 
-# python/tests/test_ns2_twin.py compares against ns-2.35 (Debian package ns2, binary `ns`) and
-# skips without it: in CI, running as root, install it when it is missing.
-if ! command -v ns >/dev/null 2>&1 && [[ -n "${CI:-}" ]] && [[ "$(id -u)" == 0 ]]; then
-    printf '==> installing the Debian package ns2 (ns-2.35) for the ns-2 twin test\n' >&2
+# The ns-2 twin tests (python/tests/test_ns2_*twin.py) compare against ns-2.35 (Debian package
+# ns2, binary `ns`): skipped on a machine without it, but in CI (CI set) they fail without it,
+# so install it there (as root, or through passwordless sudo) when it is missing.
+if ! command -v ns >/dev/null 2>&1 && [[ -n "${CI:-}" ]]; then
+    printf '==> installing the Debian package ns2 (ns-2.35) for the ns-2 twin tests\n' >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q ns2 >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q ns2 >/dev/null; } \
-        || printf 'test.sh: could not install ns2; the ns-2 twin test will skip\n' >&2
+    as_root=()
+    [[ "$(id -u)" == 0 ]] || as_root=(sudo -n -E)
+    "${as_root[@]}" apt-get install -y -q ns2 >/dev/null \
+        || { "${as_root[@]}" apt-get update -q >/dev/null && "${as_root[@]}" apt-get install -y -q ns2 >/dev/null; } \
+        || printf 'test.sh: could not install ns2; the ns-2 twin tests will fail\n' >&2
 fi
 
 step cargo test --workspace --exclude aqmlab-py --no-fail-fast

@@ -4,7 +4,7 @@
 //! Keys: `variant` ("tahoe" | "reno" | "newreno" | "sack" | "cubic"), `mss`, `receive_window` (sizes),
 //! `initial_window` (segments), `min_rto`, `initial_rto`, `max_rto`, `clock_granularity`
 //! (durations), `delayed_ack` (false, or a duration such as "200ms"), `dupack_threshold`,
-//! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit`, `timestamps`
+//! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit`, `timestamps`, `ns2_fulltcp`
 //! (booleans), `rto` ("rfc6298" | "bsd": `tcp::RtoRules`).
 //!
 //! Checks: mss ≥ 1, initial_window ≥ 1, receive_window ≥ mss, RTOs > 0 with
@@ -35,6 +35,7 @@ const KEYS: &[&str] = &[
     "max_retries",
     "ecn",
     "limited_transmit",
+    "ns2_fulltcp",
     "timestamps",
     "rto",
 ];
@@ -111,6 +112,9 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     if let Some(b) = t.bool("timestamps")? {
         c.timestamps = b;
     }
+    if let Some(b) = t.bool("ns2_fulltcp")? {
+        c.ns2_fulltcp = b;
+    }
     if t.has("rto") {
         c.rto_rules = match crate::value::kind(&t, "rto", &["rfc6298", "bsd"])? {
             "bsd" => RtoRules::Bsd,
@@ -182,6 +186,9 @@ mod tests {
         assert_eq!(c.min_rto, TcpConfig::default().min_rto);
         assert!(!c.ecn && !c.limited_transmit && !c.timestamps);
         assert!(tcp("[tcp]\ntimestamps = true").unwrap().timestamps);
+        assert!(!c.ns2_fulltcp);
+        assert!(tcp("[tcp]\nns2_fulltcp = true").unwrap().ns2_fulltcp);
+        assert_eq!(tcp("[tcp]\nns2_fulltcp = 1").unwrap_err().key, "tcp.ns2_fulltcp");
         for (name, v) in [
             ("tahoe", Variant::Tahoe),
             ("reno", Variant::Reno),

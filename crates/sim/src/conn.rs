@@ -248,7 +248,11 @@ impl Conn {
         let last = self.app.cli_k + 1 == self.app.exchanges();
         if last {
             self.completed = true;
-            self.eps[CLIENT].close();
+            // ns2_fulltcp: PackMime's client never closes; its Full-TCP closes by itself on the
+            // server's FIN (tcp config.rs (c)).
+            if !self.eps[CLIENT].config().ns2_fulltcp {
+                self.eps[CLIENT].close();
+            }
         } else {
             let mut r = self.record.clone();
             self.take_counters(&mut r);

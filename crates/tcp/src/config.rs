@@ -112,6 +112,31 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// RTO computation. Default RFC 6298; seed 000's FreeBSD hosts: [`RtoRules::Bsd`].
     pub rto_rules: RtoRules,
+    /// Emit ns-2.35 Full-TCP's packet sequence as PackMime drives it (issue 11; source
+    /// `tcp/tcp-full.cc` of ns-2.35). Default false (the RFC behaviour above). When on:
+    /// - (a) the client answers the SYN-ACK with a pure ACK and sends its data after it
+    ///   (`recv`, SYN_SENT: "special to ns: generate pure ACK here", `sendpacket(..TH_ACK, 0..)`);
+    /// - (b) `close()` is PackMime's `sendmsg(n, "MSG_EOF")`: the FIN rides on the segment
+    ///   carrying the last data byte only if, when that segment is first sent, all earlier
+    ///   sequence space is acknowledged (`foutput`: `close_on_empty_ && quiet` →
+    ///   `TF_NEEDCLOSE`); otherwise the FIN goes alone once an ACK covers everything sent
+    ///   (`needoutput` on `ackno == maxseq_`); a FIN already sent rides on retransmissions;
+    /// - (c) in CLOSE-WAIT with all our sequence space acknowledged the endpoint closes by
+    ///   itself (`halfclose_` false: `usrclosed()` at the end of `recv`): the ACK of the peer's
+    ///   FIN leaves first as a pure ACK, then our FIN alone. PackMime's client never closes; the
+    ///   application layer (sim `conn.rs`) leaves the client's close to this rule;
+    /// - (d) receiver ACK policy of `need_send()` and the delayed-ACK timer: in-order data is
+    ///   acknowledged at once when ≥ S·MSS payload is unacknowledged, else at the next multiple
+    ///   of the tick period T of simulated time (`delack_timer_` rescheduled to
+    ///   `interval_·(⌊now/interval_⌋ + 1)`, then periodic). `delayed_ack = None` gives S = 1,
+    ///   T = 100 ms (the twins' `segsperack_ 1`, `interval_ 0.1`); `Some(d)` gives S = 2,
+    ///   T = d (`segsperack_ 2`, `interval_ d`). Out-of-order, hole-filling, duplicate data and
+    ///   FINs are ACKed at once, as without the option.
+    ///
+    /// Not reproduced: Full-TCP's second pure ACK when the client has nothing queued at the
+    /// SYN-ACK (`TF_ACKNOW` survives the direct `sendpacket`), and its FIN flag on pure ACKs sent
+    /// in FIN-WAIT-1/CLOSING.
+    pub ns2_fulltcp: bool,
 }
 
 impl Default for TcpConfig {
@@ -134,6 +159,7 @@ impl Default for TcpConfig {
             limited_transmit: false,                         // ns-2 Full-TCP (none)
             timestamps: false,                               // ns-2 timestamps_ false
             rto_rules: RtoRules::Rfc6298,                    // RFC 6298
+            ns2_fulltcp: false,                              // RFC behaviour
         }
     }
 }

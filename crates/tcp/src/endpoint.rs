@@ -235,6 +235,9 @@ pub struct Endpoint {
     pub(crate) ts_recent: u64,
     /// Last.ACK.sent (RFC 7323 §4.3): the ACK field of the last segment we sent.
     pub(crate) last_ack_sent: u64,
+    /// `ns2_fulltcp`: the next segment is a pure ACK, sent before any data or FIN (the
+    /// handshake's final ACK, the ACK of the peer's FIN before our own).
+    pub(crate) pure_ack_first: bool,
 }
 
 impl Endpoint {
@@ -275,6 +278,7 @@ impl Endpoint {
             ts_ok: false,
             ts_recent: 0,
             last_ack_sent: 0,
+            pure_ack_first: false,
         }
     }
 

@@ -64,6 +64,8 @@ impl Endpoint {
                     self.options_negotiated(seg, true);
                     self.handshake_acked(now, seg);
                     self.ack_now = true;
+                    // ns-2 Full-TCP: "special to ns: generate pure ACK here" (config.rs (a)).
+                    self.pure_ack_first = self.cfg.ns2_fulltcp;
                 }
                 return;
             }
@@ -103,6 +105,22 @@ impl Endpoint {
         }
         self.ecn_on_arrival(seg);
         self.process_data(now, seg);
+        self.ns2_passive_close();
+    }
+
+    /// `ns2_fulltcp` (c): Full-TCP with `halfclose_` false closes by itself in CLOSE-WAIT once
+    /// everything it sent is acknowledged (`usrclosed()` at the end of `recv`); an ACK owed
+    /// (the peer's FIN) leaves first, alone. Not while unsent data remains.
+    fn ns2_passive_close(&mut self) {
+        if self.cfg.ns2_fulltcp
+            && self.state == State::CloseWait
+            && self.snd_una == self.snd_max
+            && self.snd_max >= self.data_end
+        {
+            self.state = State::LastAck;
+            self.fin_queued = true;
+            self.pure_ack_first = self.ack_now;
+        }
     }
 
     /// SACK-permitted and ECN on the peer's SYN (server) or SYN-ACK (client): each is used only
@@ -294,18 +312,26 @@ impl Endpoint {
             self.events |= EV_DATA;
         }
         let immediate = a.out_of_order || a.filled_hole || a.duplicate || a.fin;
-        match self.cfg.delayed_ack {
-            Some(delay) if !immediate => {
-                if a.new_bytes > 0 {
-                    self.unacked_rx += a.new_bytes;
-                    if self.unacked_rx >= 2 * self.cfg.mss as u64 {
-                        self.ack_now = true;
-                    } else if !self.timers.is_armed(Timer::DelayedAck) {
-                        self.timers.set(Timer::DelayedAck, now + delay);
-                    }
+        if self.cfg.ns2_fulltcp {
+            // Full-TCP need_send() and its periodic delayed-ACK tick (config.rs (d)).
+            let (segs, tick) = match self.cfg.delayed_ack {
+                None => (1, units::SimDuration::from_millis(100)),
+                Some(d) => (2, d),
+            };
+            if immediate {
+                self.ack_now = true;
+            } else if a.new_bytes > 0 {
+                self.unacked_rx += a.new_bytes;
+                if self.unacked_rx >= segs * self.cfg.mss as u64 {
+                    self.ack_now = true;
+                } else if !self.timers.is_armed(Timer::DelayedAck) {
+                    let t = tick.0.max(1);
+                    let next = (now.as_nanos() / t + 1) * t;
+                    self.timers.set(Timer::DelayedAck, SimTime(next));
                 }
             }
-            _ => self.ack_now = true,
+        } else {
+            self.default_ack_policy(now, immediate, a.new_bytes);
         }
         if a.fin {
             self.events |= EV_PEER_CLOSED;
@@ -318,6 +344,23 @@ impl Endpoint {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The RFC 1122 policy (`delayed_ack`): every second full segment, or after the delay.
+    fn default_ack_policy(&mut self, now: SimTime, immediate: bool, new_bytes: u64) {
+        match self.cfg.delayed_ack {
+            Some(delay) if !immediate => {
+                if new_bytes > 0 {
+                    self.unacked_rx += new_bytes;
+                    if self.unacked_rx >= 2 * self.cfg.mss as u64 {
+                        self.ack_now = true;
+                    } else if !self.timers.is_armed(Timer::DelayedAck) {
+                        self.timers.set(Timer::DelayedAck, now + delay);
+                    }
+                }
+            }
+            _ => self.ack_now = true,
         }
     }
 

@@ -50,6 +50,12 @@ impl Endpoint {
                 }
             }
             _ => {
+                if self.pure_ack_first {
+                    // ns2_fulltcp (a), (c): the ACK goes alone, before data or FIN.
+                    self.pure_ack_first = false;
+                    let seq = self.snd_max;
+                    return Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
+                }
                 if self.rtx_head {
                     self.rtx_head = false;
                     let limit = self.hole_end(self.snd_una);
@@ -180,8 +186,8 @@ impl Endpoint {
                     }
                 }
             }
-            (len, self.fin_queued && seq + len == self.data_end)
-        } else if self.fin_queued && seq == self.data_end {
+            (len, self.fin_queued && seq + len == self.data_end && self.fin_may_go())
+        } else if self.fin_queued && seq == self.data_end && self.fin_may_go() {
             (0, true)
         } else {
             return None;
@@ -229,6 +235,12 @@ impl Endpoint {
         let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
         s.ect = new_data && self.ecn_ok;
         Some(s)
+    }
+
+    /// Whether a FIN may be sent now: always, except with `ns2_fulltcp` before the first FIN
+    /// while sequence space is unacknowledged (Full-TCP `close_on_empty_ && quiet`).
+    fn fin_may_go(&self) -> bool {
+        !self.cfg.ns2_fulltcp || self.snd_una == self.snd_max || self.snd_max > self.data_end
     }
 
     /// Fill the ACK fields, settle the ACK debt, count the segment.

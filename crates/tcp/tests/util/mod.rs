@@ -159,6 +159,10 @@ pub struct Pipe {
     /// When the client had the whole response (the engine's response-complete instant).
     pub completed: Option<SimTime>,
     pub done: [bool; 2],
+    /// Drive as `sim/src/world.rs` `service` does today: the application's events first, then
+    /// the segments (so a client's FIN rides on its ACK of the last response byte). Default
+    /// false: segments first, then events (what every older test was derived with).
+    pub engine_order: bool,
 }
 
 impl Pipe {
@@ -214,6 +218,7 @@ impl Pipe {
             responded: false,
             completed: None,
             done: [false; 2],
+            engine_order: false,
         };
         p.service(CLIENT);
         p
@@ -295,8 +300,11 @@ impl Pipe {
     /// What the engine does after any input to `side`.
     pub fn service(&mut self, side: usize) {
         loop {
-            while let Some(s) = self.eps[side].poll_transmit(self.now) {
-                self.transmit(side, s);
+            let mut sent = false;
+            if !self.engine_order {
+                while let Some(s) = self.eps[side].poll_transmit(self.now) {
+                    self.transmit(side, s);
+                }
             }
             let mut any = false;
             while let Some(ev) = self.eps[side].poll_event() {
@@ -304,7 +312,13 @@ impl Pipe {
                 self.events.push((self.now, side, ev));
                 self.on_app_event(side, ev);
             }
-            if !any {
+            if self.engine_order {
+                while let Some(s) = self.eps[side].poll_transmit(self.now) {
+                    sent = true;
+                    self.transmit(side, s);
+                }
+            }
+            if !any && !sent {
                 break;
             }
         }
@@ -332,7 +346,11 @@ impl Pipe {
                 if self.completed.is_none() && total >= app.response =>
             {
                 self.completed = Some(self.now);
-                self.eps[CLIENT].close();
+                // PackMime's client never closes: Full-TCP closes on the server's FIN
+                // (`ns2_fulltcp`, halfclose_ false).
+                if !self.eps[CLIENT].config().ns2_fulltcp {
+                    self.eps[CLIENT].close();
+                }
             }
             (CLIENT, AppEvent::PeerClosed) if self.completed.is_none() => self.eps[CLIENT].close(),
             (_, AppEvent::Closed | AppEvent::Aborted) => self.done[side] = true,

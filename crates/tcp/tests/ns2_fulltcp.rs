@@ -264,3 +264,43 @@ fn ns2_with_delayed_ack_on_counts_two_segments_and_ticks_at_its_period() {
         vec![(1, 2921, 0, ACK)]
     );
 }
+
+#[test]
+fn ns2_soak_lossy_exchanges_always_finish() {
+    // 300 HTTP/1.0 exchanges with `ns2_fulltcp` on both ends through a lossy pipe (2–10 %
+    // random loss both ways, SYNs, FINs and pure ACKs included), both driving orders, all
+    // Reno-family variants, delayed ACKs off (100 ms tick) or 200 ms: every run that does not
+    // abort delivers exact byte counts and ends with the client CLOSED (its FIN acknowledged)
+    // and the server in TIME-WAIT or CLOSED.
+    use tcp::Variant;
+    let (mut completed, mut aborted, mut fin_rtx) = (0, 0, 0);
+    for seed in 1..=300u64 {
+        let cfg = TcpConfig {
+            variant: [Variant::Reno, Variant::NewReno, Variant::Sack][(seed % 3) as usize],
+            delayed_ack: if seed % 4 == 0 { Some(dms(200)) } else { None },
+            min_rto: dms(200),
+            ..ns2()
+        };
+        let request = [1, 300, 3000][(seed % 3) as usize];
+        let response = (seed * 7919) % (40 * MSS) + 1;
+        let mut p = Pipe::http(cfg, dms(5 + seed % 40), request, response);
+        p.engine_order = seed % 2 == 0;
+        p.loss_per_mille = [20, 50, 100][(seed % 3) as usize];
+        p.rng ^= seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        p.run_until(units::SimTime::from_secs(3000));
+        p.check_counters();
+        fin_rtx += p.eps[SERVER].stats().fin_retransmits + p.eps[CLIENT].stats().fin_retransmits;
+        if p.events.iter().any(|e| e.2 == AppEvent::Aborted) {
+            aborted += 1;
+            continue;
+        }
+        assert!(p.completed.is_some(), "seed {seed}: never completed");
+        assert_eq!(p.eps[CLIENT].bytes_received(), response, "seed {seed}");
+        assert_eq!(p.eps[SERVER].bytes_received(), request, "seed {seed}");
+        assert!(p.done[CLIENT] && p.done[SERVER], "seed {seed}");
+        assert_eq!(p.eps[CLIENT].state(), State::Closed, "seed {seed}");
+        completed += 1;
+    }
+    assert!(completed >= 290, "completed {completed}, aborted {aborted}");
+    assert!(fin_rtx > 10, "fin retransmissions {fin_rtx}");
+}

@@ -136,7 +136,7 @@ class _Table:
 
 SETUP_KEYS = ("bottleneck_rate", "access_rate", "link_delay", "access_queue", "warmup", "duration", "seeds")
 TCP_KEYS = ("mss", "initial_window", "window", "timestamps", "tick", "min_rto", "initial_rto", "max_rto",
-            "delayed_ack")  # fmt: skip
+            "delayed_ack", "ns2_fulltcp")  # fmt: skip
 QUEUE_KEYS = ("label", "kind", "limit", "target_delay", "units", "mean_pktsize", "ecn")
 
 
@@ -204,6 +204,10 @@ def load_definition(path: str | Path = DEFINITION) -> Definition:
     for k in ("timestamps", "delayed_ack"):
         if tc.get(k, bool):
             raise TwinError(f"{tc.where}.{k}: only false is supported (seed 001 Table 2)")
+    # Optional, aqmlab side only: `[tcp] ns2_fulltcp` (Full-TCP's packet sequence; ns-2 runs
+    # Full-TCP anyway). Absent = false, and the scenarios then omit the key.
+    if "ns2_fulltcp" in tc.d and not isinstance(tc.d["ns2_fulltcp"], bool):
+        raise TwinError(f"{tc.where}.ns2_fulltcp: expected true or false, got {tc.d['ns2_fulltcp']!r}")
     loads_t = _Table(top.get("loads", dict), f"{file}: loads")
     loads: dict[int, float] = {}
     for k in loads_t.d:
@@ -332,6 +336,8 @@ def aqmlab_scenario(defn: Definition, name: str, seed: int | None = None, warmup
         f'max_rto = "{t["max_rto"]}"',
         f"delayed_ack = {'true' if t['delayed_ack'] else 'false'}",
     ]
+    if t.get("ns2_fulltcp"):
+        lines.append("ns2_fulltcp = true")
     for reverse in (False, True):
         lines += [
             "",

@@ -29,7 +29,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
 
-
 def _seed001_compare():
     """validation/ns2/twin/compare.py (the seed 001 twins), loaded under its own module name so
     that no other `compare` module on sys.path can stand in for it."""
@@ -224,8 +223,9 @@ def compare(ns2: list[Measure], aq: list[Measure], keys: list[str]) -> dict:
         "ns-2": summarize(ns2, keys),
         "aqmlab": summarize(aq, keys),
         "ks_per_seed": [ks_distance(a.rt_ms, b.rt_ms) for a, b in zip(ns2, aq, strict=True)],
-        "ks_pooled": ks_distance(np.concatenate([m.rt_ms for m in ns2]),
-                                 np.concatenate([m.rt_ms for m in aq])),  # fmt: skip
+        "ks_pooled": ks_distance(
+            np.concatenate([m.rt_ms for m in ns2]), np.concatenate([m.rt_ms for m in aq])
+        ),  # fmt: skip
     }
 
 
@@ -291,3 +291,51 @@ def git_state(root: Path = ROOT) -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + (" + uncommitted changes in crates/" if dirty else "") + f"; core built {core_built()}"
+
+
+# --- the command line every twin.py shares ---------------------------------------------------
+
+
+def cli(description: str, queue: tuple[str, str] | None = None):
+    """The argument parser of a twin.py: one of --write/--check/--ns2/--compare, and the run
+    options; `queue` = (default, help) adds --queue."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=description)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", action="store_true", help="regenerate the scenario and parameter files")
+    g.add_argument("--check", action="store_true", help="exit 1 if a generated file is stale")
+    g.add_argument("--ns2", action="store_true", help="print the ns-2 command line")
+    g.add_argument("--compare", action="store_true", help="run both simulators and compare")
+    if queue is not None:
+        p.add_argument("--queue", default=queue[0], help=queue[1])
+    p.add_argument("--seed", type=int, default=1, help="--ns2: the seed (default 1)")
+    p.add_argument("--seeds", help="--compare: comma-separated seeds (default: the definition's)")
+    p.add_argument("--warmup", help="warm-up (default: the definition's)")
+    p.add_argument("--duration", help="measured time (default: the definition's)")
+    p.add_argument("--out", default="ns2-out", help="--ns2: output directory for the command")
+    p.add_argument("--keep", metavar="DIR", help="--compare: keep ns-2's files in DIR")
+    p.add_argument("--json", metavar="FILE", help="--compare: also write every number as JSON")
+    p.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns)")
+    return p
+
+
+def write_or_check_cli(files: dict[Path, str], check: bool) -> int:
+    """--write / --check: regenerate `files` or list the stale ones; the exit status."""
+    stale = write_or_check(files, check)
+    for f in stale:
+        print(f"{f.relative_to(ROOT)}: differs from definition.toml (run twin.py --write)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+def seeds_and_ns(a, default_seeds) -> list[int]:
+    """--seeds (or the definition's) as integers, after checking that the ns-2 binary exists."""
+    import shutil
+
+    try:
+        seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else list(default_seeds)
+    except ValueError:
+        raise TwinError(f"--seeds: expected integers such as 1,2,3, got {a.seeds!r}") from None
+    if shutil.which(a.ns) is None:
+        raise RunError(f"{a.ns}: not found (Debian: apt-get install ns2)")
+    return seeds

@@ -29,7 +29,6 @@ timing replaced). Reported per simulator over the measured window (validation/ns
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import shutil
@@ -321,29 +320,12 @@ def table(res: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Quickstart twin: ns-2.35 against aqmlab.")
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", action="store_true", help="regenerate the scenario and parameter files")
-    g.add_argument("--check", action="store_true", help="exit 1 if a generated file is stale")
-    g.add_argument("--ns2", action="store_true", help="print the ns-2 command line")
-    g.add_argument("--compare", action="store_true", help="run both simulators and compare")
-    p.add_argument("--seed", type=int, default=1, help="--ns2: the seed (default 1)")
-    p.add_argument("--seeds", help="--compare: comma-separated seeds (default: the definition's)")
-    p.add_argument("--warmup", help="warm-up (default: the definition's)")
-    p.add_argument("--duration", help="measured time (default: the definition's)")
-    p.add_argument("--out", default="ns2-out", help="--ns2: output directory for the command")
-    p.add_argument("--keep", metavar="DIR", help="--compare: keep ns-2's files in DIR")
-    p.add_argument("--json", metavar="FILE", help="--compare: also write every number as JSON")
-    p.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns)")
+    p = tk.cli("Quickstart twin: ns-2.35 against aqmlab.")
     a = p.parse_args(argv)
     try:
         d = load_definition()
         if a.write or a.check:
-            stale = tk.write_or_check(generated(d), a.check)
-            for s in stale:
-                print(f"{s.relative_to(tk.ROOT)}: differs from definition.toml (run twin.py --write)",
-                      file=sys.stderr)  # fmt: skip
-            return 1 if stale else 0
+            return tk.write_or_check_cli(generated(d), a.check)
         warmup = a.warmup or d.warmup
         duration = a.duration or d.duration
         if a.ns2:
@@ -351,12 +333,7 @@ def main(argv: list[str] | None = None) -> int:
                               tk.seconds(warmup, "--warmup"), a.ns)  # fmt: skip
             print(" ".join(cmd))
             return 0
-        try:
-            seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else list(d.seeds)
-        except ValueError:
-            raise tk.TwinError(f"--seeds: expected integers such as 1,2,3, got {a.seeds!r}") from None
-        if shutil.which(a.ns) is None:
-            raise tk.RunError(f"{a.ns}: not found (Debian: apt-get install ns2)")
+        seeds = tk.seeds_and_ns(a, d.seeds)
     except (tk.TwinError, tk.RunError) as e:
         print(f"twin.py: error: {e}", file=sys.stderr)
         return 2

@@ -52,7 +52,7 @@ def seconds(text: str, where: str) -> float:
     """A duration string ("120s", "10ms", "1.5min") in seconds."""
     m = _DUR.match(text) if isinstance(text, str) else None
     if not m:
-        raise TwinError(f"{where}: expected a duration such as \"120s\" or \"10ms\", got {text!r}")
+        raise TwinError(f'{where}: expected a duration such as "120s" or "10ms", got {text!r}')
     return float(m.group(1)) * _DUR_UNIT[m.group(2)]
 
 
@@ -60,7 +60,7 @@ def bits_per_s(text: str, where: str) -> int:
     """A rate string ("10Mbps") in bit/s."""
     m = _RATE.match(text) if isinstance(text, str) else None
     if not m:
-        raise TwinError(f"{where}: expected a rate such as \"10Mbps\", got {text!r}")
+        raise TwinError(f'{where}: expected a rate such as "10Mbps", got {text!r}')
     v = float(m.group(1)) * _RATE_UNIT[m.group(2)]
     if v <= 0 or v != int(v):
         raise TwinError(f"{where}: must be a positive whole number of bit/s, got {text!r}")
@@ -165,7 +165,7 @@ def _queue(key: str, d: dict, file: str) -> Queue:
         raise TwinError(f"{t.where}.target_delay: must be positive")
     units = t.get("units", str)
     if units not in ("bytes", "packets"):
-        raise TwinError(f"{t.where}.units: must be \"bytes\" or \"packets\", got {units!r}")
+        raise TwinError(f'{t.where}.units: must be "bytes" or "packets", got {units!r}')
     return Queue(key, label, kind, limit, target, units, _positive_int(t, "mean_pktsize"),
                  t.get("ecn", bool))  # fmt: skip
 
@@ -255,8 +255,10 @@ def _timing(defn: Definition, seed: int | None, warmup: str | None, duration: st
 
 
 def describe(tw: Twin) -> str:
-    return f"{tw.queue.label}, {tw.tcp.capitalize() if tw.tcp == 'reno' else tw.tcp.upper()}, " \
+    return (
+        f"{tw.queue.label}, {tw.tcp.capitalize() if tw.tcp == 'reno' else tw.tcp.upper()}, "
         f"{tw.load} % offered load ({tw.rate:g} new connections/s each way)"
+    )
 
 
 def aqmlab_scenario(defn: Definition, name: str, seed: int | None = None, warmup: str | None = None,
@@ -274,8 +276,8 @@ def aqmlab_scenario(defn: Definition, name: str, seed: int | None = None, warmup
         "# twin of this file:",
         "#   ns validation/ns2/twin/seed001.tcl \\",
         f"#     $(python validation/ns2/twin/twins.py --ns2 {name} --out DIR)",
-        "# validation/ns2/twin/compare.py runs and compares both (validation/ns2/README.md, \"Seed 001",
-        "# twins\"). Network, TCP and workload as scenarios/weigle2006/dumbbell.toml, but with",
+        '# validation/ns2/twin/compare.py runs and compares both (validation/ns2/README.md, "Seed 001',
+        '# twins"). Network, TCP and workload as scenarios/weigle2006/dumbbell.toml, but with',
         "# PackMime DelayBoxes on both sides (client table at the client's router, server table at",
         "# the server's, as ns-2's pm-delaybox example) and ns-2.35's queue rules.",
         "",
@@ -303,8 +305,7 @@ def aqmlab_scenario(defn: Definition, name: str, seed: int | None = None, warmup
         lines += [
             'kind = "droptail"',
             f"limit = {q.limit}",
-            "ns2_off_by_one = true   # holds limit − 1 waiting, as ns-2's DropTail with limit_ "
-            f"{q.limit}",
+            f"ns2_off_by_one = true   # holds limit − 1 waiting, as ns-2's DropTail with limit_ {q.limit}",
         ]
     else:
         in_bytes = "true" if q.units == "bytes" else "false"
@@ -367,9 +368,12 @@ def ns2_args(defn: Definition, name: str, seed: int | None = None, out: str | No
     ]  # fmt: skip
     if q.kind == "ared":
         args += [
-            "-targetdelay", _num(seconds(q.target_delay, "target_delay")),
-            "-units", q.units,
-            "-mean_pktsize", str(q.mean_pktsize),
+            "-targetdelay",
+            _num(seconds(q.target_delay, "target_delay")),
+            "-units",
+            q.units,
+            "-mean_pktsize",
+            str(q.mean_pktsize),
         ]
     args += [
         "-tcp", tw.tcp,

@@ -339,3 +339,17 @@ def seeds_and_ns(a, default_seeds) -> list[int]:
     if shutil.which(a.ns) is None:
         raise RunError(f"{a.ns}: not found (Debian: apt-get install ns2)")
     return seeds
+
+
+def run_section(raw: dict, f: str) -> tuple[str, str, tuple[int, ...]]:
+    """The `[run]` table every twin definition has: (warmup, duration, seeds), checked."""
+    run = need(raw, "run", dict, f)
+    only(run, ("warmup", "duration", "seeds"), f"{f}: run")
+    warmup, duration = need(run, "warmup", str, f"{f}: run"), need(run, "duration", str, f"{f}: run")
+    seconds(warmup, f"{f}: run.warmup")
+    if seconds(duration, f"{f}: run.duration") <= 0:
+        raise TwinError(f"{f}: run.duration: must be positive")
+    seeds = need(run, "seeds", list, f"{f}: run")
+    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seeds):
+        raise TwinError(f"{f}: run.seeds: expected a non-empty list of integers ≥ 1, got {seeds!r}")
+    return warmup, duration, tuple(seeds)

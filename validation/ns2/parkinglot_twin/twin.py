@@ -72,14 +72,7 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     f = path.name
     raw = tk.load_toml(path)
     tk.only(raw, ("run", "topology", "tcp", "workloads", "pi", "rem"), f)
-    run = tk.need(raw, "run", dict, f)
-    tk.only(run, ("warmup", "duration", "seeds"), f"{f}: run")
-    tk.seconds(tk.need(run, "warmup", str, f"{f}: run"), f"{f}: run.warmup")
-    if tk.seconds(tk.need(run, "duration", str, f"{f}: run"), f"{f}: run.duration") <= 0:
-        raise tk.TwinError(f"{f}: run.duration: must be positive")
-    seeds = tk.need(run, "seeds", list, f"{f}: run")
-    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seeds):
-        raise tk.TwinError(f"{f}: run.seeds: expected a non-empty list of integers ≥ 1")
+    warmup, duration, seeds = tk.run_section(raw, f)
     t = tk.need(raw, "topology", dict, f)
     w = f"{f}: topology"
     tk.only(t, ("routers", "link_rate", "link_delay", "congested", "router_limit", "access_limit",
@@ -132,7 +125,7 @@ def load_definition(path: Path = DEFINITION) -> Definition:
         for k in keys:
             tk.need(sec, k, (bool,) if k in ("byte_mode", "ecn") else
                     (str,) if k == "update_period" else (int, float), f"{f}: {q}")  # fmt: skip
-    return Definition(raw, run["warmup"], run["duration"], tuple(seeds))
+    return Definition(raw, warmup, duration, seeds)
 
 
 def _reverse(link: str) -> str:

@@ -72,14 +72,7 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     f = path.name
     raw = tk.load_toml(path)
     tk.only(raw, ("run", "topology", "queues", "reverse_queue", "tcp", "web", "ftp", "cbr"), f)
-    run = tk.need(raw, "run", dict, f)
-    tk.only(run, ("warmup", "duration", "seeds"), f"{f}: run")
-    tk.seconds(tk.need(run, "warmup", str, f"{f}: run"), f"{f}: run.warmup")
-    if tk.seconds(tk.need(run, "duration", str, f"{f}: run"), f"{f}: run.duration") <= 0:
-        raise tk.TwinError(f"{f}: run.duration: must be positive")
-    seeds = tk.need(run, "seeds", list, f"{f}: run")
-    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seeds):
-        raise tk.TwinError(f"{f}: run.seeds: expected a non-empty list of integers ≥ 1, got {seeds!r}")
+    warmup, duration, seeds = tk.run_section(raw, f)
     topo = tk.need(raw, "topology", dict, f)
     w = f"{f}: topology"
     tk.only(topo, ("hosts", "client_access_rate", "server_access_rate", "access_delay",
@@ -143,7 +136,7 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     hosts = topo["hosts"]
     if web["flows"] > hosts or ftp["first_host"] + ftp["flows"] > hosts or cbr["host"] >= hosts:
         raise tk.TwinError(f"{f}: web, ftp and cbr hosts must lie within topology.hosts = {hosts}")
-    return Definition(raw, run["warmup"], run["duration"], tuple(seeds))
+    return Definition(raw, warmup, duration, seeds)
 
 
 # --- generated files ------------------------------------------------------------------------

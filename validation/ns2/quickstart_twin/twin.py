@@ -64,14 +64,7 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     f = path.name
     raw = tk.load_toml(path)
     tk.only(raw, ("run", "topology", "delaybox", "tcp", "http"), f)
-    run = tk.need(raw, "run", dict, f)
-    tk.only(run, ("warmup", "duration", "seeds"), f"{f}: run")
-    tk.seconds(tk.need(run, "warmup", str, f"{f}: run"), f"{f}: run.warmup")
-    if tk.seconds(tk.need(run, "duration", str, f"{f}: run"), f"{f}: run.duration") <= 0:
-        raise tk.TwinError(f"{f}: run.duration: must be positive")
-    seeds = tk.need(run, "seeds", list, f"{f}: run")
-    if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seeds):
-        raise tk.TwinError(f"{f}: run.seeds: expected a non-empty list of integers ≥ 1, got {seeds!r}")
+    warmup, duration, seeds = tk.run_section(raw, f)
     topo = tk.need(raw, "topology", dict, f)
     w = f"{f}: topology"
     tk.only(topo, ("hosts", "access_rate", "access_delay", "bottleneck_rate", "bottleneck_delay",
@@ -107,7 +100,7 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     tk.need(http, "response_shape", (float, int), w)
     if not 0 < tk.need(http, "response_min", int, w) < tk.need(http, "response_max", int, w):
         raise tk.TwinError(f"{w}: need 0 < response_min < response_max")
-    return Definition(raw, run["warmup"], run["duration"], tuple(seeds))
+    return Definition(raw, warmup, duration, seeds)
 
 
 def scenario_text(d: Definition) -> str:

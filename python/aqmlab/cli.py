@@ -5,7 +5,7 @@
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
     aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
-    aqmlab reproduce STUDY [--quick] [--out DIR] [--jobs N] [--dask ADDR] [--publish]   (aqmlab.reproduce)
+    aqmlab reproduce STUDY [--quick] [--reading NAME] [--out DIR] [--jobs N] [--dask ADDR] [--publish]
 
 Errors (a rejected scenario, an experiment the engine cannot build, a missing directory) print
 one line "aqmlab: error: …" to stderr and exit with status 2; Ctrl-C exits with 130. A variant

@@ -511,7 +511,7 @@ def add_parser(sub) -> None:
     p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
     p.add_argument("--reading", metavar="NAME",
                    help="one of the study's readings of the paper's queue configuration "
-                        "(weigle2006: as-stated, ns2-byte)")  # fmt: skip
+                        "(weigle2006: as-stated, ns2.35-bytes)")  # fmt: skip
     p.add_argument("--publish", action="store_true",
                    help="copy the report to docs/reproductions/STUDY[-READING]/")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")

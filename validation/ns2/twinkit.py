@@ -353,3 +353,13 @@ def run_section(raw: dict, f: str) -> tuple[str, str, tuple[int, ...]]:
     if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in seeds):
         raise TwinError(f"{f}: run.seeds: expected a non-empty list of integers ≥ 1, got {seeds!r}")
     return warmup, duration, tuple(seeds)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A twin definition as read: the whole document and its checked `[run]` table."""
+
+    raw: dict
+    warmup: str
+    duration: str
+    seeds: tuple[int, ...]

@@ -38,7 +38,6 @@ import sys
 import tempfile
 import time
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -59,12 +58,7 @@ HTTP_INDEX = (0, 1, 4, 5)
 BULK_INDEX = (2, 3)
 
 
-@dataclass(frozen=True)
-class Definition:
-    raw: dict
-    warmup: str
-    duration: str
-    seeds: tuple[int, ...]
+Definition = tk.Definition
 
 
 def load_definition(path: Path = DEFINITION) -> Definition:

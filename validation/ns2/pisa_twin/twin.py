@@ -42,7 +42,6 @@ import math
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -59,12 +58,7 @@ QUEUES = ("pi", "droptail")
 HEADER_B = 40
 
 
-@dataclass(frozen=True)
-class Definition:
-    raw: dict
-    warmup: str
-    duration: str
-    seeds: tuple[int, ...]
+Definition = tk.Definition
 
 
 def load_definition(path: Path = DEFINITION) -> Definition:

@@ -188,7 +188,10 @@ mod tests {
         assert!(tcp("[tcp]\ntimestamps = true").unwrap().timestamps);
         assert!(!c.ns2_fulltcp);
         assert!(tcp("[tcp]\nns2_fulltcp = true").unwrap().ns2_fulltcp);
-        assert_eq!(tcp("[tcp]\nns2_fulltcp = 1").unwrap_err().key, "tcp.ns2_fulltcp");
+        assert_eq!(
+            tcp("[tcp]\nns2_fulltcp = 1").unwrap_err().key,
+            "tcp.ns2_fulltcp"
+        );
         for (name, v) in [
             ("tahoe", Variant::Tahoe),
             ("reno", Variant::Reno),

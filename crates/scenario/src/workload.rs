@@ -20,6 +20,12 @@
 //!   `clients`, `servers` as above (connection n uses client n mod clients, server n mod
 //!   servers).
 //!
+//! - `kind = "replay"`: HTTP/1.0 connections replayed from a CSV trace (`traffic`'s
+//!   `workload/replay.rs` gives the columns): `file` (required, relative to the scenario's
+//!   directory); optional `clients`, `servers` as for packmime. When the file has the
+//!   `client_rtt_s`/`server_rtt_s` columns, they are the connection's DelayBoxes and the
+//!   workload may not also have `delaybox`.
+//!
 //! - `kind = "cbr"`: constant-bit-rate datagrams (ns-2 CBR over UDP, unresponsive): `rate`
 //!   (required), `packet_size` (whole packet on the wire, default "210B" = ns-2's default),
 //!   `start` ("0s"), `stop` (optional), `client`, `server` (host indices, default 0). Packets
@@ -218,7 +224,18 @@ pub(crate) fn parse(root: &Tbl, groups: &Groups, base_dir: &Path) -> Res<Vec<Par
                 path: t.path.clone(),
                 t: &rest,
             };
-            Ok((parse_one(&rest, hosts, base_dir)?, placement, boxes))
+            let cfg = parse_one(&rest, hosts, base_dir)?;
+            if let WorkloadConfig::Replay { conns, .. } = &cfg {
+                let own = conns.first().is_some_and(|c| c.box_rtt.is_some());
+                if own && (boxes.client.is_some() || boxes.server.is_some()) {
+                    return Err(t.err(
+                        "delaybox",
+                        "the trace file has client_rtt_s/server_rtt_s columns, which are this \
+                         workload's DelayBoxes; remove delaybox or those columns",
+                    ));
+                }
+            }
+            Ok((cfg, placement, boxes))
         })
         .collect()
 }
@@ -235,8 +252,10 @@ fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
             "packmime",
             "cbr",
             "onoff",
+            "replay",
         ],
     )? {
+        "replay" => parse_replay(t, hosts, base_dir),
         "cbr" => Ok(WorkloadConfig::Cbr(parse_datagram(t, hosts, &[])?)),
         "onoff" => parse_onoff(t, hosts),
         "http10" => parse_http10(t, hosts, base_dir),
@@ -408,6 +427,27 @@ fn parse_packmime(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
         clients,
         servers,
         http,
+    })
+}
+
+/// `kind = "replay"`: a connection trace (`traffic::parse_replay_csv`), read now.
+fn parse_replay(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
+    t.allow(&["kind", "file", "clients", "servers"])?;
+    let file = as_str(t.req("file")?, &t.key("file"))?;
+    let path = base_dir.join(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        t.err(
+            "file",
+            format!("cannot read the trace {}: {e}", path.display()),
+        )
+    })?;
+    let conns = traffic::parse_replay_csv(&text)
+        .map_err(|e| t.err("file", format!("{}: {e}", path.display())))?;
+    let (clients, servers) = host_subset(t, hosts)?;
+    Ok(WorkloadConfig::Replay {
+        conns,
+        clients,
+        servers,
     })
 }
 

@@ -457,3 +457,90 @@ fn every_shipped_scenario_file_is_valid() {
         assert!(!exps.is_empty(), "{}", f.display());
     }
 }
+
+#[test]
+fn replay_workload_reads_its_trace_and_rejects_what_would_mislead() {
+    let dir = temp_dir("replay");
+    std::fs::write(
+        dir.join("trace.csv"),
+        "start_s,request_bytes,response_bytes,server_delay_s,client_rtt_s,server_rtt_s\n\
+         0.25,300,12000,0.01,0.02,0.06\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bad.csv"),
+        "start_s,request_bytes,response_bytes\n1,0,5\n",
+    )
+    .unwrap();
+    let base = r#"
+[run]
+warmup = "0s"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+clients = 3
+servers = 3
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+[queue]
+kind = "droptail"
+limit = 100
+[[workload]]
+kind = "replay"
+file = "trace.csv"
+direction = "reverse"
+clients = 2
+"#;
+    let load_text = |text: &str| {
+        std::fs::write(dir.join("s.toml"), text).unwrap();
+        load(&dir.join("s.toml"))
+    };
+    let exps = load_text(base).unwrap_or_else(|e| panic!("{e}"));
+    let e = &exps[0].experiment;
+    let WorkloadConfig::Replay {
+        conns,
+        clients,
+        servers,
+    } = &e.workloads[0]
+    else {
+        panic!("{:?}", e.workloads[0])
+    };
+    assert_eq!((conns.len(), *clients, *servers), (1, 2, 3));
+    assert_eq!(conns[0].response_bytes, 12000);
+    assert_eq!(
+        conns[0].box_rtt,
+        Some([SimDuration::from_millis(20), SimDuration::from_millis(60)])
+    );
+    for (text, key, reason) in [
+        (
+            base.replace("file = \"trace.csv\"", "file = \"bad.csv\""),
+            "workload[0].file",
+            "bad.csv: line 2: request_bytes: expected a whole number of bytes ≥ 1, got \"0\"",
+        ),
+        (
+            base.replace("file = \"trace.csv\"", "file = \"none.csv\""),
+            "workload[0].file",
+            "cannot read the trace",
+        ),
+        (
+            base.replace(
+                "clients = 2\n",
+                "delaybox = { client = { dist = \"constant\", value = \"5ms\" } }\n",
+            ),
+            "workload[0].delaybox",
+            "the trace file has client_rtt_s/server_rtt_s columns",
+        ),
+        (
+            base.replace("clients = 2\n", "rate = 3\n"),
+            "workload[0].rate",
+            "unknown key",
+        ),
+    ] {
+        let err = load_text(&text).expect_err("must be rejected");
+        assert_eq!(err.key, key, "{err}");
+        assert!(err.reason.contains(reason), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -47,6 +47,11 @@ fn check_hosts(i: usize, cfg: &WorkloadConfig, clients: u32, servers: u32) -> Re
             clients: c,
             servers: s,
             ..
+        }
+        | WorkloadConfig::Replay {
+            clients: c,
+            servers: s,
+            ..
         } => {
             if *c > clients {
                 return Err(bad("client", *c - 1, clients));

@@ -8,8 +8,9 @@
 //! the workload's [`DatagramStats`] change. Datagrams get no DelayBox delay.
 //!
 //! DelayBox: a connection holds up to three (node, one-way delay) boxes — the topology's box
-//! (dumbbell router C) and its workload's client and server boxes (`delaybox.rs`) — and a
-//! packet of it that arrives at a box's node is held that much longer. Each workload's
+//! (dumbbell router C) and its workload's client and server boxes (`delaybox.rs`, or the
+//! request's own `box_rtt` for a replayed trace) — and a packet of it that arrives at a box's
+//! node is held that much longer. Each workload's
 //! host indices map to nodes through its placement (`WorldParts::workload_hosts`).
 
 use crate::conn::{AppAction, AppState, Conn, Slot, CLIENT, SERVER};
@@ -605,7 +606,11 @@ impl<O: Observer> World<O> {
         let extra_one_way = SimDuration::from_nanos(extra_rtt.as_nanos() / 2);
         let client_node = self.wl_hosts[w].0[r.client as usize];
         let server_node = self.wl_hosts[w].1[r.server as usize];
-        let [client_box, server_box] = self.wl_boxes.draw(w);
+        // A replayed connection brings its own box RTTs; otherwise the workload's boxes draw.
+        let [client_box, server_box] = match r.box_rtt {
+            Some(rtt) => rtt.map(|x| SimDuration::from_nanos(x.as_nanos() / 2)),
+            None => self.wl_boxes.draw(w),
+        };
         let boxes = [
             (self.delaybox_node, extra_one_way),
             (self.first_hop(client_node, server_node), client_box),

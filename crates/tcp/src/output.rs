@@ -186,7 +186,10 @@ impl Endpoint {
                     }
                 }
             }
-            (len, self.fin_queued && seq + len == self.data_end && self.fin_may_go())
+            (
+                len,
+                self.fin_queued && seq + len == self.data_end && self.fin_may_go(),
+            )
         } else if self.fin_queued && seq == self.data_end && self.fin_may_go() {
             (0, true)
         } else {

@@ -27,4 +27,5 @@ pub use workload::{
     pareto_web_mean_bytes, Arrival, BulkFlow, DatagramFlow, FlowKind, MahConfig, MahTables,
     PrimaryReplies, Request, ServerChoice, Workload, WorkloadConfig,
 };
+pub use workload::{parse_replay_csv, ReplayConn, REPLAY_MAX_TIME_S};
 pub use workload::{Exchange, HttpVersion};

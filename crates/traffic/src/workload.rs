@@ -12,6 +12,7 @@
 //! | `PackMime`                     | `workload/packmime.rs` | open  | ns-2.35 PackMime-HTTP, HTTP/1.0 and 1.1 |
 //! | `Cbr`                          | `workload/cbr.rs`     | open   | ns-2 CBR over UDP (datagrams)   |
 //! | `OnOff`                        | `workload/onoff.rs`   | open   | ns-2 Pareto ON/OFF (datagrams)  |
+//! | `Replay`                       | `workload/replay.rs`  | open   | a connection trace (CSV file)   |
 //!
 //! Sizes become whole bytes here, once: request = round(x) (0 only if x < 0.5), response =
 //! max(1, round(x)), both capped at `u64::MAX − 1` so that only `Bulk` can mean "endless".
@@ -26,7 +27,7 @@
 //!
 //! Validation: `workload::tests` — `poisson::*`, `users::*`, `pareto_web::*`, `bulk::*`,
 //! `validation::*` (reason texts, offered load), `determinism::*`, `packmime::*`, `cbr::*`,
-//! `onoff::*`.
+//! `onoff::*`, `replay::*`.
 
 mod bulk;
 mod cbr;
@@ -35,6 +36,7 @@ mod onoff;
 mod packmime;
 mod pareto_web;
 mod poisson;
+mod replay;
 #[cfg(test)]
 mod tests;
 mod users;
@@ -44,6 +46,7 @@ use units::{Rng, SimDuration, SimTime};
 
 pub use mah::{MahConfig, MahTables, PrimaryReplies, ServerChoice};
 pub use pareto_web::pareto_web_mean_bytes;
+pub use replay::{parse_replay_csv, ReplayConn, MAX_TIME_S as REPLAY_MAX_TIME_S};
 
 /// What a connection carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +84,10 @@ pub struct Request {
     /// Further request/response exchanges on the same connection, in order (HTTP/1.1
     /// persistent connection, not pipelined); empty = one exchange, then close (HTTP/1.0).
     pub more: Vec<Exchange>,
+    /// This connection's own DelayBox RTTs (client's router, server's router), each applied
+    /// half in each direction there, instead of draws from the workload's `delaybox`; `None`
+    /// for every model but `Replay` with RTT columns.
+    pub box_rtt: Option<[SimDuration; 2]>,
 }
 
 /// One further exchange on a persistent connection (after the [`Request`]'s own first one).
@@ -179,6 +186,13 @@ pub enum WorkloadConfig {
         off_mean: SimDuration,
         /// Pareto shape of ON and OFF times (> 1; ns-2 default 1.5).
         shape: f64,
+    },
+    /// HTTP/1.0 connections replayed from a trace (see `workload/replay.rs`): connection n
+    /// uses client `n mod clients`, server `n mod servers`.
+    Replay {
+        conns: Vec<ReplayConn>,
+        clients: u32,
+        servers: u32,
     },
 }
 
@@ -308,6 +322,25 @@ impl WorkloadConfig {
                 finite_positive("rate (connections/s)", *rate)?;
             }
             WorkloadConfig::Cbr(f) => f.validate()?,
+            WorkloadConfig::Replay {
+                conns,
+                clients,
+                servers,
+            } => {
+                at_least_one("clients", *clients)?;
+                at_least_one("servers", *servers)?;
+                if conns.is_empty() {
+                    return Err("conns: at least one connection is required".to_string());
+                }
+                if let Some(i) = conns
+                    .iter()
+                    .position(|c| c.request_bytes == 0 || c.response_bytes == 0)
+                {
+                    return Err(format!(
+                        "conns[{i}]: request and response must be at least 1 byte"
+                    ));
+                }
+            }
             WorkloadConfig::OnOff {
                 flow,
                 on_mean,
@@ -385,6 +418,9 @@ impl WorkloadConfig {
             WorkloadConfig::Mah(m) => Some(m.mean_reply_bytes()),
             // Heavy-tailed, rate-dependent mix (MODEL.md §8: ≈ 8.5–8.6 kB); not computed.
             WorkloadConfig::PackMime { .. } => None,
+            WorkloadConfig::Replay { conns, .. } => Some(
+                conns.iter().map(|c| c.response_bytes as f64).sum::<f64>() / conns.len() as f64,
+            ),
         }
     }
 }
@@ -414,6 +450,7 @@ enum Gen {
     PackMime(packmime::PackMime),
     Cbr(cbr::Cbr),
     OnOff(onoff::OnOff),
+    Replay(replay::Replay),
 }
 
 /// A running workload (state machine).
@@ -515,6 +552,11 @@ impl Workload {
                 f.client,
                 f.server,
             )),
+            WorkloadConfig::Replay {
+                conns,
+                clients,
+                servers,
+            } => Gen::Replay(replay::Replay::new(conns, *clients, *servers)),
         };
         Ok(Workload {
             cfg,
@@ -545,6 +587,7 @@ impl Workload {
                 g.start(rng);
                 g.emit_due(now, rng, out)
             }
+            Gen::Replay(g) => g.emit_due(now, out),
         }
     }
 
@@ -562,6 +605,7 @@ impl Workload {
             Gen::PackMime(g) => g.next_deadline(),
             Gen::Cbr(g) => g.next_deadline(),
             Gen::OnOff(g) => g.next_deadline(),
+            Gen::Replay(g) => g.next_deadline(),
         }
     }
 
@@ -579,6 +623,7 @@ impl Workload {
             Gen::PackMime(g) => g.emit_due(now, rng, out),
             Gen::Cbr(g) => g.emit_due(now, out),
             Gen::OnOff(g) => g.emit_due(now, rng, out),
+            Gen::Replay(g) => g.emit_due(now, out),
         }
     }
 
@@ -597,7 +642,12 @@ impl Workload {
             return;
         }
         match &mut self.gen {
-            Gen::Poisson(_) | Gen::Bulk(_) | Gen::PackMime(_) | Gen::Cbr(_) | Gen::OnOff(_) => {}
+            Gen::Poisson(_)
+            | Gen::Bulk(_)
+            | Gen::PackMime(_)
+            | Gen::Cbr(_)
+            | Gen::OnOff(_)
+            | Gen::Replay(_) => {}
             Gen::Users(g) => g.on_response_complete(now, user, rng, out),
             Gen::ParetoWeb(g) => g.on_response_complete(now, user, rng, out),
             Gen::Mah(g) => g.on_response_complete(now, user, rng, out),

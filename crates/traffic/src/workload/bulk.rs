@@ -34,6 +34,7 @@ impl Bulk {
                     page: 0,
                     server_delay: units::SimDuration::ZERO,
                     more: Vec::new(),
+                    box_rtt: None,
                 };
                 (f.start, i as u32, r)
             })

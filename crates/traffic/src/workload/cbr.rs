@@ -79,6 +79,7 @@ impl Cbr {
                 page: 0,
                 server_delay: SimDuration::ZERO,
                 more: Vec::new(),
+                box_rtt: None,
             });
             self.k += 1;
         }

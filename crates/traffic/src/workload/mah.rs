@@ -418,6 +418,7 @@ impl Mah {
             page,
             server_delay: SimDuration::ZERO,
             more: Vec::new(),
+            box_rtt: None,
         });
         let user = &mut self.users[u as usize];
         user.issued += 1;

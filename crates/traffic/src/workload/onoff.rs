@@ -127,6 +127,7 @@ impl OnOff {
                 page: 0,
                 server_delay: SimDuration::ZERO,
                 more: Vec::new(),
+                box_rtt: None,
             });
             self.advance(t, rng);
         }

@@ -131,6 +131,7 @@ impl PackMime {
                 page: 0,
                 server_delay: SimDuration::ZERO,
                 more: Vec::new(),
+                box_rtt: None,
             };
             let gaps = s.gaps.filter(|_| persistent_draw(s.http, rng));
             match gaps {

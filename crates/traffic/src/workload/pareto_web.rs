@@ -130,6 +130,7 @@ impl ParetoWeb {
                 page: 0,
                 server_delay: SimDuration::ZERO,
                 more: Vec::new(),
+                box_rtt: None,
             });
         }
     }

@@ -80,6 +80,7 @@ impl Poisson {
                 page: 0,
                 server_delay: SimDuration::ZERO,
                 more: Vec::new(),
+                box_rtt: None,
             });
             let g = self.gap(rng);
             self.next = later(t, g);

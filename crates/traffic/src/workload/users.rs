@@ -97,6 +97,7 @@ impl Users {
                 page: 0,
                 server_delay: SimDuration::ZERO,
                 more: Vec::new(),
+                box_rtt: None,
             });
         }
     }

@@ -32,6 +32,7 @@ fn bulk_flows_open_at_their_start_times_in_index_order() {
         page: 0,
         server_delay: units::SimDuration::ZERO,
         more: Vec::new(),
+        box_rtt: None,
     };
     assert_eq!(out, vec![endless]);
     assert_eq!(w.next_deadline(), Some(secs(5)));

@@ -33,6 +33,7 @@ fn cbr_sends_every_size_over_rate_from_start_until_stop() {
         page: 0,
         server_delay: SimDuration::ZERO,
         more: Vec::new(),
+        box_rtt: None,
     };
     assert!(log.iter().all(|(_, r)| *r == expect));
     assert_eq!(w.next_deadline(), None);

@@ -12,6 +12,7 @@ mod packmime11;
 mod packmime_ns2;
 mod pareto_web;
 mod poisson;
+mod replay;
 mod users;
 mod validation;
 

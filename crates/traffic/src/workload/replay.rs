@@ -113,7 +113,7 @@ pub fn parse_replay_csv(text: &str) -> Result<Vec<ReplayConn>, String> {
         let bytes = |k: usize| -> Result<u64, String> {
             let s = get(k).unwrap_or("");
             match s.parse::<u64>() {
-                Ok(n) if n >= 1 && n < u64::MAX => Ok(n),
+                Ok(n) if (1..u64::MAX).contains(&n) => Ok(n),
                 _ => Err(format!(
                     "line {line}: {}: expected a whole number of bytes ≥ 1, got {s:?}",
                     COLUMNS[k]

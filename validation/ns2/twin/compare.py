@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import paired as pr  # noqa: E402
 import twins as tw  # noqa: E402
 
 DEFAULT_TWINS = ("seed001_dt_80", "seed001_dt_105")
@@ -161,13 +162,23 @@ def parse_ns2(out: Path, stdout: str, seed: int, warmup_s: float, measured_s: fl
 
 
 def run_ns2(defn: tw.Definition, name: str, seed: int, work: Path, warmup: str, duration: str,
-            ns: str = "ns") -> Measure:  # fmt: skip
+            ns: str = "ns", log_inputs: bool = False) -> Measure:  # fmt: skip
+    """Run the ns-2 half; with `log_inputs`, also log every connection's inputs (stderr kept in
+    stderr.txt beside the other files) for a paired run."""
     out = work / "ns2" / f"{name}_s{seed}"
     if out.exists():
         shutil.rmtree(out)
     cmd = [ns, str(tw.TCL), *tw.ns2_args(defn, name, seed, str(out), warmup, duration)]
+    if log_inputs:
+        cmd += ["-log_inputs", "1"]
     t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    if log_inputs:
+        out.mkdir(parents=True)
+        with open(out / "stderr.txt", "w") as err:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        p.stderr = "" if p.returncode == 0 else (out / "stderr.txt").read_text()[-4000:]
+    else:
+        p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - t0
     if p.returncode != 0:
         raise CompareError(f"ns-2 failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}{p.stdout}")
@@ -213,21 +224,33 @@ def measure_aqmlab(run, seed: int, wall_s: float) -> Measure:
 
 
 def run_aqmlab(defn: tw.Definition, name: str, seed: int, work: Path, warmup: str,
-               duration: str) -> Measure:  # fmt: skip
+               duration: str, paired_with: Path | None = None) -> tuple[Measure, Path]:  # fmt: skip
+    """Run the aqmlab half; with `paired_with` (the ns-2 run's directory, run with
+    -log_inputs 1), replaying that run's connections (paired.py). Returns the measure and the
+    run directory."""
     from aqmlab.io import load_run
 
     d = work / "aqmlab"
     d.mkdir(parents=True, exist_ok=True)
     stem = f"{name}_s{seed}"
     scen = d / f"{stem}.toml"
-    scen.write_text(tw.aqmlab_scenario(defn, name, seed, warmup, duration))
+    text = tw.aqmlab_scenario(defn, name, seed, warmup, duration)
+    if paired_with is not None:
+        traces, _ = pr.ns2_traces(paired_with, paired_with / "stderr.txt")
+        files = []
+        for i, dn in enumerate(DIRS):
+            f = d / f"{stem}_{dn}.csv"
+            pr.write_trace(traces[i], f)
+            files.append(f)
+        text = pr.replay_scenario(text, files)
+    scen.write_text(text)
     cmd = [sys.executable, "-m", "aqmlab", "run", str(scen), "--out", str(d / "runs"), "--quiet"]
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - t0
     if p.returncode != 0:
         raise CompareError(f"aqmlab failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}{p.stdout}")
-    return measure_aqmlab(load_run(d / "runs" / stem), seed, wall)
+    return measure_aqmlab(load_run(d / "runs" / stem), seed, wall), d / "runs" / stem
 
 
 # --- comparison -----------------------------------------------------------------------------
@@ -266,19 +289,34 @@ def summarize(ms: list[Measure], rate_bps: int) -> dict:
 
 
 def compare_twin(defn: tw.Definition, name: str, seeds: list[int], work: Path, warmup: str,
-                 duration: str, log=print, ns: str = "ns") -> dict:  # fmt: skip
+                 duration: str, log=print, ns: str = "ns", paired: bool = False) -> dict:  # fmt: skip
     """Run twin `name` for every seed in both simulators (ns-2 first, one at a time) and return
-    the comparison as a dict (numbers of the printed table, per seed where it applies)."""
+    the comparison as a dict (numbers of the printed table, per seed where it applies). With
+    `paired`, aqmlab replays each ns-2 run's own connections (paired.py) and the dict also has
+    the connection-by-connection comparison ("paired", one entry per seed)."""
     twin = defn.twin(name)
     rate_bps = tw.bits_per_s(defn.setup["bottleneck_rate"], "bottleneck_rate")
     runs: dict[str, list[Measure]] = {"ns-2": [], "aqmlab": []}
+    per_conn = []
     for seed in seeds:
         log(f"{name} seed {seed}: ns-2 …")
-        runs["ns-2"].append(run_ns2(defn, name, seed, work, warmup, duration, ns))
-        log(f"{name} seed {seed}: aqmlab …")
-        runs["aqmlab"].append(run_aqmlab(defn, name, seed, work, warmup, duration))
+        runs["ns-2"].append(run_ns2(defn, name, seed, work, warmup, duration, ns, log_inputs=paired))
+        log(f"{name} seed {seed}: aqmlab{' (paired)' if paired else ''} …")
+        ns2_dir = work / "ns2" / f"{name}_s{seed}"
+        m, run_dir = run_aqmlab(defn, name, seed, work, warmup, duration,
+                                paired_with=ns2_dir if paired else None)  # fmt: skip
+        runs["aqmlab"].append(m)
+        if paired:
+            from aqmlab.io import load_run
+
+            traces, filled = pr.ns2_traces(ns2_dir, ns2_dir / "stderr.txt")
+            pc = pr.per_connection(traces, ns2_dir, load_run(run_dir).requests, tw.seconds(warmup, "warmup"))
+            pc["filled_in"] = filled
+            per_conn.append(pc)
     a, b = runs["ns-2"], runs["aqmlab"]
+    extra = {"paired": per_conn} if paired else {}
     return {
+        **extra,
         "twin": name,
         "description": tw.describe(twin),
         "seeds": list(seeds),
@@ -327,6 +365,19 @@ ROWS = (
 )
 
 
+PAIRED_ROWS = (
+    ("paired: connections complete in both, per seed", "matched", 0),
+    ("paired: % of them within 1 ms of each other", "pct_within_1ms", 1),
+    ("paired: % within 10 ms", "pct_within_10ms", 1),
+    ("paired: median abs(aqmlab − ns-2) (ms)", "median_abs_diff_ms", 1),
+    ("paired: mean aqmlab − ns-2 (ms)", "mean_diff_ms", 1),
+    ("paired: % aqmlab faster / slower by > 10 ms", "pct_aqmlab_faster_by_10ms", 1),
+    ("", "pct_aqmlab_slower_by_10ms", 1),
+    ("paired: complete in ns-2 only / aqmlab only", "only_ns2", 0),
+    ("", "only_aqmlab", 0),
+)
+
+
 def table(res: dict) -> str:
     """A Markdown table of one twin's comparison."""
     n2, aq = res["ns-2"], res["aqmlab"]
@@ -346,6 +397,8 @@ def table(res: dict) -> str:
 
     out.append(f"| KS ns-2 vs aqmlab, per seed | {ks_list(res['ks_per_seed'])} | |")
     out.append(f"| KS ns-2 vs aqmlab, seeds pooled | {_fmt(res['ks_pooled'], 3)} | |")
+    for label, key, digits in PAIRED_ROWS if "paired" in res else ():
+        out.append(f"| {label} | {' / '.join(_fmt(pc[key], digits) for pc in res['paired'])} | |")
     if n2["ks_seed_to_seed"]:
         out.append(f"| KS seed to seed (noise floor) | {ks_list(n2['ks_seed_to_seed'])} | "
                    f"{ks_list(aq['ks_seed_to_seed'])} |")  # fmt: skip
@@ -384,6 +437,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="keep every run's files in DIR (default: a temporary directory)")  # fmt: skip
     p.add_argument("--json", metavar="FILE", help="also write every number as JSON")
     p.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns)")
+    p.add_argument("--paired", action="store_true",
+                   help="aqmlab replays each ns-2 run's own connections (paired.py): the same "
+                        "workload on both sides, compared connection by connection")  # fmt: skip
     p.add_argument("--definition", default=str(tw.DEFINITION),
                    help="the twin definition (default: twins.toml beside this script)")  # fmt: skip
     a = p.parse_args(argv)
@@ -415,10 +471,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"aqmlab commit {git_state()}; ns-2: {shutil.which(a.ns)}", file=sys.stderr)
         for n in names:
             res = compare_twin(defn, n, seeds, work, warmup, duration,
-                               log=lambda m: print(m, file=sys.stderr), ns=a.ns)  # fmt: skip
+                               log=lambda m: print(m, file=sys.stderr), ns=a.ns,
+                               paired=a.paired)  # fmt: skip
             results.append(res)
             print(table(res) + "\n", flush=True)
-    except CompareError as e:
+    except (CompareError, pr.PairedError) as e:
         print(f"compare.py: error: {e}", file=sys.stderr)
         return 1
     finally:

@@ -17,6 +17,8 @@
 #   -rate CONN_PER_S                new PackMime connections per second, each direction
 #   -seed N -warmup S -duration S   seed (≥ 1), warm-up and measured time
 #   -out DIR                        output directory (created)
+#   -log_inputs 0|1                 (optional, default 0) also log every connection's inputs
+#                                   (below), for compare.py --paired
 #
 # Model.
 #  * Nodes: client cloud host C -- L (DelayBox router) == bottleneck == R (DelayBox router) --
@@ -53,6 +55,13 @@
 #    "fid dir start_s closed client_rexmit server_rexmit client_timeouts server_timeouts",
 #    rexmit = Full-TCP's nrexmitpack_ (segments sent again after a timeout or duplicate ACKs),
 #    timeouts = nrexmit_, read when the client reaches CLOSED (closed 1) or at the end (0).
+#  * With -log_inputs 1, every connection's inputs, for replaying the same connections in
+#    aqmlab (compare.py --paired): DIR/starts.dat "fid start_s" for every connection (start =
+#    when PackMime opened it); DIR/delay_L.dat, DIR/delay_R.dat, the two DelayBoxes' delay files
+#    ("src dst fid delay_ms" per flow entry: the one-way delay the box holds that flow's packets);
+#    DIR/apps.dat "server-app NAME dir" (which generator owns each PackMime server application);
+#    and both generators at PackMime debug level 2, whose stderr lines "server NAME (n)> waiting
+#    D s before responding" give connection n's server delay (the caller keeps stderr).
 #  * stdout: "link dir=fwd|rev arrivals departures drops early_drops bytes marks mean_q max_q"
 #    over the measured window (counters are differences from the warm-up; the queue = packets
 #    waiting, sampled every 3 ms), then "run sim_s wall_s".
@@ -68,9 +77,10 @@ array set kinds {
     bottleneck posint access posint delay nonneg access_limit posint
     queue {droptail ared} limit posint targetdelay pos units {bytes packets} mean_pktsize posint
     tcp {reno sack} ecn bool01 mss posint iw posint window posint tick pos minrto pos rto0 pos
-    maxrto pos rate pos seed posint warmup nonneg duration pos out dir
+    maxrto pos rate pos seed posint warmup nonneg duration pos out dir log_inputs bool01
 }
 set ared_only {targetdelay units mean_pktsize}
+set optional {log_inputs}
 
 if {[llength $argv] % 2 != 0} { fail "options come in pairs (-name value); got: $argv" }
 foreach {flag value} $argv {
@@ -112,8 +122,8 @@ foreach {flag value} $argv {
     set opt($name) $value
 }
 foreach name [lsort [array names kinds]] {
-    set needed [expr {[lsearch -exact $ared_only $name] < 0 || \
-        ([info exists opt(queue)] && $opt(queue) eq "ared")}]
+    set needed [expr {([lsearch -exact $ared_only $name] < 0 || \
+        ([info exists opt(queue)] && $opt(queue) eq "ared")) && [lsearch -exact $optional $name] < 0}]
     if {$needed && ![info exists opt($name)]} { fail "missing option -$name" }
 }
 if {$opt(queue) eq "droptail"} {
@@ -122,6 +132,7 @@ if {$opt(queue) eq "droptail"} {
     }
 }
 if {$opt(ecn) && $opt(queue) ne "ared"} { fail "-ecn 1 needs -queue ared (drop-tail never marks)" }
+if {![info exists opt(log_inputs)]} { set opt(log_inputs) 0 }
 set warmup $opt(warmup)
 set stop [expr {$opt(warmup) + $opt(duration)}]
 file mkdir $opt(out)
@@ -237,6 +248,10 @@ foreach d {0 1} {
     $router([$cl id]) add-rule [$cl id] [$sv id] [xmit_rv 0]
     $router([$sv id]) add-rule [$cl id] [$sv id] [xmit_rv 1]
 }
+if {$opt(log_inputs)} {
+    $L set-delay-file [file join $outdir delay_L.dat]
+    $R set-delay-file [file join $outdir delay_R.dat]
+}
 
 # ---------------------------------------------------------------- PackMime
 set dirname {fwd rev}
@@ -252,6 +267,19 @@ foreach d {0 1} {
     $pm set-samples-outfile [file join $outdir "req_[lindex $dirname $d].dat"]
     set pm_dir($pm) $d
     set pms($d) $pm
+    if {$opt(log_inputs)} { $pm set-debug 2 }
+}
+
+if {$opt(log_inputs)} {
+    set starts_f [open [file join $outdir starts.dat] w]
+    set apps_f [open [file join $outdir apps.dat] w]
+    # As tcl/packmime/packmime.tcl's, plus a note of the generator that owns the application.
+    PackMimeHTTP instproc alloc-server-app {} {
+        global apps_f pm_dir
+        set app [new Application/PackMimeHTTP/Server]
+        puts $apps_f "server-app $app $pm_dir($self)"
+        return $app
+    }
 }
 
 set conns_f [open [file join $outdir conns.dat] w]
@@ -269,6 +297,8 @@ PackMimeHTTP instproc setup-tcp {tcp n} {
     } else {
         set cli_of($fid) $tcp
         set start_of($fid) [$ns now]
+        global opt starts_f
+        if {$opt(log_inputs)} { puts $starts_f [format "%d %.9f" $fid $start_of($fid)] }
     }
 }
 
@@ -329,6 +359,11 @@ proc finish {} {
     global cli_of
     foreach fid [lsort -integer [array names cli_of]] { log_conn $fid 0 }
     close $conns_f
+    if {$opt(log_inputs)} {
+        global starts_f apps_f
+        close $starts_f
+        close $apps_f
+    }
     puts [format "run sim_s=%s wall_s=%.2f" $stop [expr {([clock milliseconds] - $wall0) / 1000.0}]]
     flush stdout
     exit 0

@@ -138,9 +138,14 @@ def replay_scenario(text: str, traces: list[Path]) -> str:
     wls = doc.get("workload", [])
     if len(wls) != len(traces) or any(w.get("kind") != "packmime" for w in wls):
         raise PairedError(f"expected {len(traces)} packmime workloads in the twin's scenario")
-    doc["workload"] = [{"kind": "replay", "file": str(p), **({"direction": w["direction"]} if "direction" in w else {})}
-                       for w, p in zip(wls, traces, strict=True)]  # fmt: skip
-    return "# Paired twin: the ns-2 run's own connections (validation/ns2/twin/paired.py)\n" + tomli_w.dumps(doc)
+    new = []
+    for w, p in zip(wls, traces, strict=True):
+        new.append({"kind": "replay", "file": str(p)})
+        if "direction" in w:
+            new[-1]["direction"] = w["direction"]
+    doc["workload"] = new
+    head = "# Paired twin: the ns-2 run's own connections (validation/ns2/twin/paired.py)\n"
+    return head + tomli_w.dumps(doc)
 
 
 def per_connection(traces: dict[int, pd.DataFrame], ns2_out: Path, requests: pd.DataFrame,

@@ -21,8 +21,8 @@ Store layout:
 Resume: a run whose directory holds summary.json is finished and never recomputed; an
 interrupted sweep started again runs only the rest. A failed run is tried again by the next
 `aqmlab sweep` (its error stays in the table until then). The sweep table is rewritten at the
-end of every invocation, also after Ctrl-C. Runs with the same resolved scenario (e.g. a sweep
-variable that no derived value reads) share one id and are run once.
+end of every invocation, also after Ctrl-C. Runs with the same resolved scenario (e.g. two points
+that a derived value rounds to the same value) share one id and are run once.
 
 Validation: python/tests/test_sweep_run.py (resume, failures, Dask vs process pool).
 """

@@ -43,8 +43,17 @@ whitespace): the same resolved scenario always gets the same id, whatever the co
 order or sweep it came from, and any value change gives another id.
 
 Every mistake (unknown `[sweep]` key, a list of the wrong length, a path that does not resolve,
-an expression that cannot be evaluated, and any error the core finds in a resolved scenario) is
-reported as `FILE: KEY: reason` before anything runs.
+an expression that cannot be evaluated, a key that changes no run, and any error the core finds
+in a resolved scenario) is reported as `FILE: KEY: reason` before anything runs.
+
+A key changes no run when every run's variant hides it: the variant sets the key itself, sets a
+table on its path with another `kind`/`dist` (which replaces the base table wholesale: a
+`variants = ["red"]` sweep of `queue.min_th` on a drop-tail base changes nothing, the path that
+works is `variant[red].queue.min_th`), replaces an array on its path, or sets one of the
+mutually exclusive `rtt`/`matrix`/`matrix_file` (the merge rule of crates/scenario/src/merge.rs).
+Also rejected: `variant[NAME]...` of a variant that is not run, a `var.NAME` that no effective
+derived value reads, and replications > 1 when every variant sets `run.seed`. A key read by a
+derived value that takes effect counts as effective (it is an input).
 
 Validation: python/tests/test_sweep_spec.py.
 """
@@ -368,6 +377,7 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
                         text=tomli_w.dumps(rdoc),
                     )
                 )
+    _check_effect(file, runs, grid, zipped, exprs, reps, selected, only)
     # Relative data files (`file = ...`) resolve against `sweep.data_dir` (itself relative to
     # the sweep file) or the sweep file's directory; `[sweep]` is not part of a run's identity.
     parent = Path(file).parent / data_dir
@@ -405,3 +415,125 @@ def validate(sweep: Sweep) -> None:
                 raise SweepError(e.file, e.key, f"{e.reason} (sweep point: {point})") from None
         if not run.name:
             run.name = checked[run.id][0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys that change no run (the merge rule of crates/scenario/src/merge.rs, mirrored)
+
+_EXCLUSIVE = (("rtt", "matrix", "matrix_file"),)
+_SELECTORS = ("kind", "dist")
+
+
+def _same_kind(base: dict, over: dict) -> bool:
+    """Whether a variant's table merges into the base table (no selector differs)."""
+    return all(base[k] == over[k] for k in _SELECTORS if k in base and k in over)
+
+
+def _fmt_selector(t: dict) -> str:
+    parts = [f"{k} = {json.dumps(t[k], ensure_ascii=False)}" for k in _SELECTORS if k in t]
+    return ", ".join(parts) or "no kind"
+
+
+def shadowed_by(base: dict, variant: dict, path: str) -> str | None:
+    """Why the variant table `variant` (a `[[variant]]` entry) hides the base document's key
+    `path` when the core merges it into `base`, or None if the base value reaches the run."""
+    segs = parse_path(path)
+    name_v = variant.get("name")
+    node_b, node_o = base, {k: v for k, v in variant.items() if k != "name"}
+    done: list[str] = []
+    for i, (name, idx) in enumerate(segs):
+        for group in _EXCLUSIVE:
+            if name in group and name not in node_o:
+                others = [k for k in group if k in node_o]
+                if others:
+                    at = ".".join([*done, others[0]])
+                    return f"variant {name_v} sets {at}, which drops the base's {name}"
+        if name not in node_o:
+            return None
+        ov, bv = node_o[name], node_b.get(name) if isinstance(node_b, dict) else None
+        here = ".".join([*done, name])
+        if idx is not None:
+            return f"variant {name_v} replaces the whole array {here}"
+        if i == len(segs) - 1:
+            return f"variant {name_v} sets {here} itself"
+        if not (isinstance(ov, dict) and isinstance(bv, dict)):
+            return f"variant {name_v} replaces {here} as a whole"
+        if not _same_kind(bv, ov):
+            return (
+                f"variant {name_v} sets [{here}] with {_fmt_selector(ov)}, which replaces the "
+                f"base's [{here}] ({_fmt_selector(bv)}) wholesale"
+            )
+        node_b, node_o = bv, ov
+        done.append(name)
+    return None
+
+
+def _variant_of(path: str) -> str | None:
+    name, idx = parse_path(path)[0]
+    return idx if name == "variant" and isinstance(idx, str) else None
+
+
+def _check_effect(
+    file: str,
+    runs: list[SweepRun],
+    grid: dict,
+    zipped: dict,
+    exprs: dict[str, Expr],
+    reps: int,
+    selected: list[str],
+    only: list | None,
+) -> None:
+    """Reject a swept, zipped or derived key that changes no run (see the module doc), naming
+    the key, the variants that hide it and the path that would work. Checked on every distinct
+    (point, variant): a key counts if it reaches at least one run."""
+    sections = {**{p: "grid" for p in grid}, **{p: "zip" for p in zipped}, **{p: "derive" for p in exprs}}
+    why: dict[str, dict[str, str]] = {p: {} for p in sections}  # key → {variant: reason}
+    effective: set[str] = set()
+    seen: set[tuple] = set()
+    for run in runs:
+        key = (tuple((k, repr(v)) for k, v in run.values.items()), run.name)
+        if key in seen:
+            continue
+        seen.add(key)
+        variant = run.doc["variant"][0] if run.name and run.doc.get("variant") else None
+        here: set[str] = set()
+        # Derived values last-first: a key read by an effective derived value is effective.
+        for path in reversed(list(sections)):
+            reason = None
+            v_name = _variant_of(path)
+            if _is_var(path):
+                reason = "no derived value that takes effect reads it"
+            elif v_name is not None:
+                if v_name != run.name:
+                    reason = f"variant {v_name} is not run" + (
+                        f" (sweep.variants = {only!r})" if only is not None else ""
+                    )
+            elif variant is not None:
+                reason = shadowed_by(run.doc, variant, path)
+            if reason is None or any(path in exprs[d].refs for d in here if d in exprs):
+                here.add(path)
+            else:
+                why[path].setdefault(run.name, reason)
+        effective |= here
+    if reps > 1 and selected:
+        # Replications differ only by run.seed: a variant that sets it makes them all one run.
+        hiding = [shadowed_by(r.doc, r.doc["variant"][0], "run.seed") for r in runs]
+        if hiding and all(hiding):
+            raise SweepError(
+                file, "sweep.replications",
+                f"{hiding[0]}, so every replication runs with the same seed; remove run.seed "
+                "from the variants or set replications = 1",
+            )  # fmt: skip
+    dead = [p for p in sections if p not in effective]
+    if not dead:
+        return
+    path = dead[0]
+    reasons = list(dict.fromkeys(why[path].values()))
+    if _is_var(path):
+        fix = "read it in a [sweep.derive] value or remove it"
+    elif _variant_of(path) is not None:
+        fix = "add the variant to sweep.variants or remove the key"
+    else:
+        fix = "sweep " + " and ".join(f'"variant[{n}].{path}"' for n in why[path]) + " instead"
+    also = f" (also without effect: {', '.join(dead[1:])})" if len(dead) > 1 else ""
+    raise SweepError(file, _qkey(sections[path], path), f"changes no run: {'; '.join(reasons)}; {fix}{also}")

@@ -15,14 +15,18 @@
 //! blank lines and `#` comments are ignored; values non-decreasing, cdf non-decreasing in [0, 1]
 //! and ending at 1.
 //!
+//! Bounds: every value with a unit obeys `units::limits` (sizes ≤ 1e12 B, durations ≤ 1e9 s,
+//! DelayBox RTTs ≤ 1e6 s, `Quantity::Rtt`); a lognormal's median e^mu obeys the same bound.
+//!
 //! Validation: tests below and `tests/bad_files.rs` (`unknown_dist`, `lognormal_sigma_*`,
 //! `empirical_file_missing`).
 
 use crate::error::{KeyError, Res};
-use crate::value::{as_duration, as_num, as_size, as_table, kind};
+use crate::value::{as_delay, as_duration, as_num, as_size, as_table, kind};
 use std::path::Path;
 use toml::Value;
 use traffic::{EmpiricalCdf, SizeDist};
+use units::limits::{MAX_DELAY, MAX_DURATION, MAX_SIZE_BYTES};
 
 /// What a distribution's values measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +35,20 @@ pub(crate) enum Quantity {
     Bytes,
     /// Duration strings → seconds.
     Seconds,
+    /// Duration strings → seconds, each at most `units::limits::MAX_DELAY` (DelayBox RTTs).
+    Rtt,
+}
+
+impl Quantity {
+    /// The largest value (bytes or seconds) a distribution of this quantity may be centred
+    /// on: `units::limits` (sizes 1e12 B, durations 1e9 s, RTTs 1e6 s).
+    fn max(self) -> f64 {
+        match self {
+            Quantity::Bytes => MAX_SIZE_BYTES as f64,
+            Quantity::Seconds => MAX_DURATION.as_secs_f64(),
+            Quantity::Rtt => MAX_DELAY.as_secs_f64(),
+        }
+    }
 }
 
 const DISTS: &[&str] = &[
@@ -62,6 +80,7 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
             Quantity::Bytes => as_size(v, &p)? as f64,
             // ns / 1e9 is correctly rounded ("150ms" → 0.15 exactly).
             Quantity::Seconds => as_duration(v, &p)?.0 as f64 / 1e9,
+            Quantity::Rtt => as_delay(v, &p)?.0 as f64 / 1e9,
         })
     };
     let dist = match d {
@@ -91,6 +110,16 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
             if sigma <= 0.0 {
                 return Err(t.err("sigma", format!("must be greater than 0, got {sigma}")));
             }
+            if mu > q.max().ln() {
+                return Err(t.err(
+                    "mu",
+                    format!(
+                        "too large: the median e^mu must be at most {}, so mu ≤ {:.2}; got {mu}",
+                        show(q.max(), q),
+                        q.max().ln()
+                    ),
+                ));
+            }
             SizeDist::Lognormal { mu, sigma }
         }
         "bounded_pareto" => {
@@ -116,7 +145,19 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
         }
         _ => {
             let file = crate::value::as_str(t.req("file")?, &t.key("file"))?;
-            SizeDist::Empirical(load_empirical(&base_dir.join(file), &t.key("file"))?)
+            let cdf = load_empirical(&base_dir.join(file), &t.key("file"))?;
+            if let Some(&(last, _)) = cdf.points.last() {
+                if last > q.max() {
+                    return Err(t.err(
+                        "file",
+                        format!(
+                            "{file}: too large: the largest value must be at most {}, got {last}",
+                            show(q.max(), q)
+                        ),
+                    ));
+                }
+            }
+            SizeDist::Empirical(cdf)
         }
     };
     validate_upstream(&dist, path)?;
@@ -127,7 +168,7 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
 fn show(x: f64, q: Quantity) -> String {
     match q {
         Quantity::Bytes => format!("{x} B"),
-        Quantity::Seconds => format!("{x} s"),
+        Quantity::Seconds | Quantity::Rtt => format!("{x} s"),
     }
 }
 
@@ -233,6 +274,50 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.key, "x.d.mean");
+    }
+
+    #[test]
+    fn values_above_the_quantity_bound_are_refused_as_written() {
+        let e = parse(r#"{ dist = "constant", value = "1e30B" }"#, Quantity::Bytes).unwrap_err();
+        assert_eq!(e.key, "x.d.value");
+        assert!(e.reason.starts_with("\"1e30B\": too large"), "{}", e.reason);
+        let e = parse(
+            r#"{ dist = "uniform", min = "0ms", max = "2e6s" }"#,
+            Quantity::Rtt,
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "x.d.max");
+        assert!(
+            e.reason.starts_with("\"2e6s\": too large: a delay or RTT"),
+            "{}",
+            e.reason
+        );
+        // The same value is a fine think time.
+        assert_eq!(
+            parse(
+                r#"{ dist = "constant", value = "2e6s" }"#,
+                Quantity::Seconds
+            )
+            .unwrap(),
+            SizeDist::Constant { value: 2e6 }
+        );
+        let e = parse(
+            r#"{ dist = "lognormal", mu = 28, sigma = 1 }"#,
+            Quantity::Bytes,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            (
+                "x.d.mu",
+                "too large: the median e^mu must be at most 1000000000000 B, so mu ≤ 27.63; got 28"
+            )
+        );
+        assert!(parse(
+            r#"{ dist = "lognormal", mu = 27.6, sigma = 1 }"#,
+            Quantity::Bytes
+        )
+        .is_ok());
     }
 
     #[test]

@@ -3,17 +3,19 @@
 //! error wins).
 //!
 //! `[run]`: `seed` (integer ≥ 0, default 1), `warmup` (duration, required, may be 0),
-//! `duration` (required, > 0: measured time after the warm-up; warmup + duration must fit the
-//! u64-nanosecond clock), `stop_after_responses` (optional integer ≥ 1).
+//! `duration` (required, > 0: measured time after the warm-up; warmup + duration at most
+//! `units::limits::MAX_RUN`, 1e9 s), `stop_after_responses` (optional integer ≥ 1).
+//! Last, `budget.rs` refuses a run whose workloads would exceed its event or memory bound.
 //! `[monitor]`: `queue_interval`, `queue_sample`, `link_interval` (durations > 0; defaults
 //! `sim::MonitorConfig::default()`).
 
 use crate::error::{KeyError, Res};
 use crate::value::{positive, Tbl};
-use crate::{tcp, topology, workload};
+use crate::{budget, tcp, topology, workload};
 use sim::{Experiment, MonitorConfig};
 use std::path::Path;
 use toml::Table;
+use units::limits::MAX_RUN;
 
 /// Top-level keys (`variant` is removed before this runs; listed for the message).
 const TOP_KEYS: &[&str] = &[
@@ -36,10 +38,13 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
     let seed = run.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
     let warmup = run.req_duration("warmup")?;
     let duration = positive(run.req_duration("duration")?, &run.key("duration"))?;
-    if warmup.0.checked_add(duration.0).is_none() {
+    if warmup.0.saturating_add(duration.0) > MAX_RUN.0 {
         return Err(KeyError::new(
             run.key("duration"),
-            format!("warmup ({warmup}) + duration ({duration}) exceeds the simulated clock's range (about 584 years)"),
+            format!(
+                "too long: warmup ({warmup}) + duration ({duration}) must be at most 1e9s \
+                 (about 31.7 years)"
+            ),
         ));
     }
     let stop_after_responses = run
@@ -58,7 +63,7 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
     }
     let monitor = parse_monitor(&root)?;
 
-    Ok(Experiment {
+    let exp = Experiment {
         seed,
         warmup,
         duration,
@@ -69,7 +74,9 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         placements,
         delayboxes,
         monitor,
-    })
+    };
+    budget::check_workloads(&exp, &root)?;
+    Ok(exp)
 }
 
 fn parse_monitor(root: &Tbl) -> Res<MonitorConfig> {

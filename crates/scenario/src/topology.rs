@@ -5,7 +5,8 @@
 //! (default droptail, 1000 packets), `[topology.delaybox]` with exactly one of `rtt` (a duration
 //! distribution, see `dist.rs`), `matrix` (clients × servers duration strings) or `matrix_file`
 //! (CSV, milliseconds as plain numbers, clients rows × servers columns, `#` comments and blank
-//! lines ignored, relative to the scenario's directory).
+//! lines ignored, relative to the scenario's directory). Every delay and RTT is at most
+//! `units::limits::MAX_DELAY` (1e6 s).
 //!
 //! `[queue]` (required) is the forward bottleneck (server side → client side);
 //! `[reverse_queue]` defaults to the same parameters. Every queue is validated by
@@ -27,14 +28,16 @@
 //! Validation: `tests/bad_files.rs` (`missing_bottleneck_rate`, `rate_*`, `delaybox_matrix_*`,
 //! `parking_lot_*`).
 
+use crate::budget;
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{index, KeyError, Res};
 use crate::queue;
-use crate::value::{as_array, as_duration, as_str, as_table, kind, Tbl};
+use crate::value::{as_array, as_delay, as_str, as_table, kind, Tbl, DELAY_TOO_LARGE};
 use crate::workload::Groups;
 use aqm::{DisciplineParams, DropTailParams, LimitUnit, LinkInfo};
 use sim::{CloudConfig, DelayBoxConfig, DumbbellConfig, ParkingLotConfig, Topology};
 use std::path::Path;
+use units::limits::MAX_DELAY;
 use units::SimDuration;
 
 const TOPOLOGY_KEYS: &[&str] = &[
@@ -96,8 +99,14 @@ pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<(Topology, Groups)> {
 fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
     t.allow(PARKING_LOT_KEYS)?;
     let routers = t.u32("routers", 2)?.unwrap_or(8); // seed 002: 8 routers
+                                                     // Before the per-link tables below are built.
+    budget::check_nodes(
+        routers as u64,
+        &format!("{routers} routers"),
+        &t.key("routers"),
+    )?;
     let link_rate = t.req_rate("link_rate")?;
-    let link_delay = t.req_duration("link_delay")?;
+    let link_delay = t.req_delay("link_delay")?;
     let link = LinkInfo {
         rate: link_rate,
         delay: link_delay,
@@ -157,7 +166,7 @@ fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
             router,
             hosts: c.req_u32("hosts", 1)?,
             access_rate: c.req_rate("access_rate")?,
-            access_delay: c.req_duration("access_delay")?,
+            access_delay: c.req_delay("access_delay")?,
         });
     }
     if clouds.is_empty() {
@@ -165,6 +174,17 @@ fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
             clouds_t.path.clone(),
             "at least one cloud is required",
         ));
+    }
+    let hosts: u64 = clouds.iter().map(|c| c.hosts as u64).sum();
+    if let Some(big) = clouds.iter().max_by_key(|c| c.hosts) {
+        budget::check_nodes(
+            routers as u64 + hosts,
+            &format!(
+                "{} nodes ({routers} routers + {hosts} hosts)",
+                routers as u64 + hosts
+            ),
+            &format!("{}.hosts", clouds_t.key(&big.name)),
+        )?;
     }
     let access_queue = match t.table("access_queue")? {
         Some(q) => queue::parse(&q)?,
@@ -219,14 +239,24 @@ fn parse_dumbbell(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
     kind(&t, "kind", &["dumbbell"])?;
     let clients = t.req_u32("clients", 1)?;
     let servers = t.req_u32("servers", 1)?;
+    let nodes = clients as u64 + servers as u64 + 2;
+    budget::check_nodes(
+        nodes,
+        &format!("{nodes} nodes ({clients} clients + {servers} servers + 2 routers)"),
+        &t.key(if clients >= servers {
+            "clients"
+        } else {
+            "servers"
+        }),
+    )?;
     let access_rate = t.req_rate("access_rate")?;
-    let access_delay = t.req_duration("access_delay")?;
+    let access_delay = t.req_delay("access_delay")?;
     let server_access_rate = t
         .get("server_access_rate")
         .map(|_| t.req_rate("server_access_rate"))
         .transpose()?;
     let bottleneck_rate = t.req_rate("bottleneck_rate")?;
-    let bottleneck_delay = t.req_duration("bottleneck_delay")?;
+    let bottleneck_delay = t.req_delay("bottleneck_delay")?;
 
     let access_queue = match t.table("access_queue")? {
         Some(q) => queue::parse(&q)?,
@@ -297,7 +327,7 @@ fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<D
     }
     if let Some(v) = d.get("rtt") {
         return Ok(DelayBoxConfig::Distribution {
-            rtt_s: parse_dist(v, &d.key("rtt"), Quantity::Seconds, base_dir)?,
+            rtt_s: parse_dist(v, &d.key("rtt"), Quantity::Rtt, base_dir)?,
         });
     }
     let (rtt, key, source) = if let Some(v) = d.get("matrix") {
@@ -311,7 +341,7 @@ fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<D
                 cells
                     .iter()
                     .enumerate()
-                    .map(|(j, c)| as_duration(c, &index(&rp, j)))
+                    .map(|(j, c)| as_delay(c, &index(&rp, j)))
                     .collect::<Res<Vec<_>>>()?,
             );
         }
@@ -375,6 +405,17 @@ fn read_matrix_csv(file: &Path, key: &str) -> Res<Vec<Vec<SimDuration>>> {
             .map(|(j, cell)| {
                 let cell = cell.trim();
                 match cell.parse::<f64>() {
+                    Ok(ms) if ms.is_finite() && ms * 1e6 > MAX_DELAY.0 as f64 => {
+                        Err(KeyError::new(
+                            key,
+                            format!(
+                                "{} line {}, column {}: {cell:?} ms: {DELAY_TOO_LARGE}",
+                                file.display(),
+                                n + 1,
+                                j + 1
+                            ),
+                        ))
+                    }
                     Ok(ms) if ms.is_finite() && ms >= 0.0 => {
                         Ok(SimDuration((ms * 1e6).round() as u64))
                     }

@@ -4,9 +4,11 @@
 //! `Ok(None)` for an absent key and an error for a present key of the wrong type or unit.
 //! Quantities with units are strings parsed only by `units::parse_rate`, `parse_duration` and
 //! `parse_size`; a bare number where a unit is required is rejected with the expected unit.
+//! Propagation delays and RTTs (`as_delay`) are further bounded by `units::limits::MAX_DELAY`.
 
 use crate::error::{index, join, KeyError, Res};
 use toml::{Table, Value};
+use units::limits::MAX_DELAY;
 use units::{Rate, SimDuration};
 
 const RATE_HINT: &str = "a rate string with a unit, e.g. \"10Mbps\" (bps, kbps, Mbps, Gbps)";
@@ -131,6 +133,20 @@ pub(crate) fn as_duration(v: &Value, path: &str) -> Res<SimDuration> {
     units::parse_duration(s).map_err(|e| KeyError::new(path, e.to_string()))
 }
 
+/// A propagation delay or RTT: a duration of at most `units::limits::MAX_DELAY` (1e6 s).
+pub(crate) fn as_delay(v: &Value, path: &str) -> Res<SimDuration> {
+    let d = as_duration(v, path)?;
+    if d > MAX_DELAY {
+        let s = unit_str(v, path, DURATION_HINT)?;
+        return Err(KeyError::new(path, format!("\"{s}\": {DELAY_TOO_LARGE}")));
+    }
+    Ok(d)
+}
+
+/// Why a delay or RTT above `MAX_DELAY` is refused (after the value as written).
+pub(crate) const DELAY_TOO_LARGE: &str =
+    "too large: a delay or RTT must be at most 1e6s (about 11.6 days)";
+
 /// Bytes.
 pub(crate) fn as_size(v: &Value, path: &str) -> Res<u64> {
     let s = unit_str(v, path, SIZE_HINT)?;
@@ -246,6 +262,10 @@ impl<'a> Tbl<'a> {
     pub fn req_duration(&self, k: &str) -> Res<SimDuration> {
         self.required(k, as_duration)
     }
+    /// A required propagation delay (`as_delay`).
+    pub fn req_delay(&self, k: &str) -> Res<SimDuration> {
+        self.required(k, as_delay)
+    }
     pub fn size(&self, k: &str) -> Res<Option<u64>> {
         self.opt(k, as_size)
     }
@@ -346,6 +366,27 @@ mod tests {
             r.req_u32("absent", 1).unwrap_err().reason,
             "missing required key"
         );
+    }
+
+    #[test]
+    fn delay_bound_shows_the_value_as_written() {
+        let t = tbl("a = \"1e6s\"\nb = \"1000001s\"\nc = \"1e30s\"");
+        let r = Tbl::root(&t);
+        assert_eq!(r.req_delay("a").unwrap(), MAX_DELAY);
+        let e = r.req_delay("b").unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            (
+                "b",
+                "\"1000001s\": too large: a delay or RTT must be at most 1e6s (about 11.6 days)"
+            )
+        );
+        // Above every duration's bound, the units parser's own message comes first.
+        assert!(r
+            .req_delay("c")
+            .unwrap_err()
+            .reason
+            .starts_with("\"1e30s\": too large"));
     }
 
     #[test]

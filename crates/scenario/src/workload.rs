@@ -114,7 +114,7 @@ fn parse_delaybox(t: &Tbl, base_dir: &Path) -> Res<WorkloadDelayBox> {
         Ok(Some(BoxRtt::Dist(parse_dist(
             v,
             &key,
-            Quantity::Seconds,
+            Quantity::Rtt,
             base_dir,
         )?)))
     };

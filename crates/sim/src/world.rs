@@ -300,7 +300,7 @@ impl<O: Observer> World<O> {
                 NO_ROUTE => break,
                 l => &self.net.links[l as usize],
             };
-            sum += l.delay.as_nanos();
+            sum = sum.saturating_add(l.delay.as_nanos());
             at = l.to;
         }
         sum
@@ -621,11 +621,15 @@ impl<O: Observer> World<O> {
                 self.box_nodes[node as usize] = true;
             }
         }
-        let held: u64 = boxes.iter().map(|b| b.1.as_nanos()).sum();
+        // Saturating: a sampled RTT may be huge (a heavy-tailed distribution); the sum must
+        // never wrap around (units::time's module doc).
+        let held = boxes
+            .iter()
+            .fold(0u64, |a, b| a.saturating_add(b.1.as_nanos()));
         let base_rtt = SimDuration::from_nanos(
             self.propagation(client_node, server_node)
-                + self.propagation(server_node, client_node)
-                + 2 * held,
+                .saturating_add(self.propagation(server_node, client_node))
+                .saturating_add(held.saturating_mul(2)),
         );
         let id = self.next_conn_id;
         self.next_conn_id += 1;

@@ -2,10 +2,12 @@
 //!
 //! - [`SimTime`] / [`SimDuration`]: simulated time as u64 nanoseconds (STYLE.md §6).
 //! - [`Rate`]: link rates in bits per second; [`Bytes`] helpers for sizes.
+//! - [`limits`]: the largest rate, duration, delay, run and size aqmlab accepts.
 //! - [`parse`]: the one place where strings like `"10Mbps"`, `"79ms"`, `"1.5KB"` become values.
 //! - [`rng`]: deterministic random streams derived from (seed, stream name).
 //! - [`math`]: portable exp/ln/powf (bit-identical on every platform).
 
+pub mod limits;
 pub mod math;
 pub mod parse;
 pub mod rate;

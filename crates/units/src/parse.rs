@@ -4,7 +4,11 @@
 //! - durations: `"79ms"`, `"1.5s"`, `"200us"`, `"10ns"`, `"2min"`, `"1h"`;
 //! - sizes: `"1460B"`, `"1.5KB"`, `"2MB"` (decimal: KB = 1000 B, as the studies use),
 //!   `"16KiB"` (binary: 1024 B).
+//!
+//! Each parser refuses a value above its bound in `limits.rs` before converting it to an
+//! integer (so nothing saturates silently), with the value as written in the message.
 
+use crate::limits::{MAX_DURATION, MAX_RATE_BPS, MAX_SIZE_BYTES};
 use crate::rate::Rate;
 use crate::time::SimDuration;
 use std::fmt;
@@ -81,6 +85,12 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
     if bps <= 0.0 {
         return Err(err(input, "a rate must be positive"));
     }
+    if bps > MAX_RATE_BPS as f64 {
+        return Err(err(
+            input,
+            "too large: a rate must be at most 10000Gbps (1e13 bps)",
+        ));
+    }
     Ok(Rate::from_bps(bps as u64))
 }
 
@@ -102,7 +112,14 @@ pub fn parse_duration(input: &str) -> Result<SimDuration, UnitError> {
             ))
         }
     };
-    Ok(SimDuration((v * ns_per).round() as u64))
+    let ns = (v * ns_per).round();
+    if ns > MAX_DURATION.0 as f64 {
+        return Err(err(
+            input,
+            "too large: a duration must be at most 1e9s (about 31.7 years)",
+        ));
+    }
+    Ok(SimDuration(ns as u64))
 }
 
 /// Parse a size such as `"1.5KB"` into bytes (rounded to the nearest byte).
@@ -123,7 +140,14 @@ pub fn parse_size(input: &str) -> Result<u64, UnitError> {
             ))
         }
     };
-    Ok((v * mult).round() as u64)
+    let bytes = (v * mult).round();
+    if bytes > MAX_SIZE_BYTES as f64 {
+        return Err(err(
+            input,
+            "too large: a size must be at most 1000GB (1e12 B)",
+        ));
+    }
+    Ok(bytes as u64)
 }
 
 #[cfg(test)]
@@ -172,5 +196,36 @@ mod tests {
         assert_eq!(parse_size("16KiB").unwrap(), 16384);
         assert_eq!(parse_size("1460B").unwrap(), 1460);
         assert!(parse_size("3 apples").is_err());
+    }
+
+    #[test]
+    fn bounds_are_inclusive_and_checked_before_saturation() {
+        assert!(parse_rate("10Tbps").unwrap_err().reason.contains("unknown"));
+        assert_eq!(parse_rate("10000Gbps").unwrap().bps, MAX_RATE_BPS);
+        assert_eq!(parse_duration("1e9s").unwrap(), MAX_DURATION);
+        assert_eq!(parse_size("1000GB").unwrap(), MAX_SIZE_BYTES);
+        let e = parse_rate("10001Gbps").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "\"10001Gbps\": too large: a rate must be at most 10000Gbps (1e13 bps)"
+        );
+        let e = parse_rate("1e30Gbps").unwrap_err();
+        assert!(e.to_string().starts_with("\"1e30Gbps\": too large"), "{e}");
+        let e = parse_duration("1e30s").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "\"1e30s\": too large: a duration must be at most 1e9s (about 31.7 years)"
+        );
+        assert!(parse_duration("16666667min").is_err()); // 1.00000002e9 s
+        let e = parse_size("1e30B").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "\"1e30B\": too large: a size must be at most 1000GB (1e12 B)"
+        );
+        // Past f64's range the product is infinite: still the same clean error.
+        assert!(parse_size("1e308GB")
+            .unwrap_err()
+            .reason
+            .starts_with("too large"));
     }
 }

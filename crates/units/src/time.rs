@@ -1,4 +1,9 @@
 //! Simulated time: integer nanoseconds, never floating point (STYLE.md §6).
+//!
+//! Adding to a time or a duration saturates at `MAX` by design: an event at `SimTime::MAX` is
+//! later than the end of any run (runs end by `limits::MAX_RUN`, 1e9 s, far inside the 584-year
+//! clock), so it simply never happens; nothing panics and nothing wraps around. Subtracting a
+//! later time still panics: time going backwards is an engine bug, not an input.
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
@@ -87,9 +92,9 @@ impl SimDuration {
 
 impl Add<SimDuration> for SimTime {
     type Output = SimTime;
-    /// Panics on overflow: a simulated clock past 584 years is a bug.
+    /// Saturates at `SimTime::MAX` (never reached by a run: see the module doc).
     fn add(self, d: SimDuration) -> SimTime {
-        SimTime(self.0.checked_add(d.0).expect("SimTime overflow"))
+        SimTime(self.0.saturating_add(d.0))
     }
 }
 impl AddAssign<SimDuration> for SimTime {
@@ -106,8 +111,9 @@ impl Sub<SimTime> for SimTime {
 }
 impl Add for SimDuration {
     type Output = SimDuration;
+    /// Saturates at `SimDuration::MAX`.
     fn add(self, d: SimDuration) -> SimDuration {
-        SimDuration(self.0.checked_add(d.0).expect("SimDuration overflow"))
+        SimDuration(self.0.saturating_add(d.0))
     }
 }
 impl Sub for SimDuration {
@@ -151,6 +157,22 @@ mod tests {
             SimDuration::from_millis(79)
         );
         assert_eq!(format!("{}", SimTime::from_millis(1500)), "1.500000000s");
+    }
+
+    #[test]
+    fn addition_saturates_instead_of_wrapping() {
+        let near_end = SimTime(u64::MAX - 5);
+        assert_eq!(near_end + SimDuration(3), SimTime(u64::MAX - 2));
+        assert_eq!(near_end + SimDuration(6), SimTime::MAX);
+        assert_eq!(near_end + SimDuration::MAX, SimTime::MAX);
+        let mut t = SimTime::from_secs(1);
+        t += SimDuration::MAX;
+        assert_eq!(t, SimTime::MAX);
+        assert_eq!(SimDuration::MAX + SimDuration(1), SimDuration::MAX);
+        assert_eq!(
+            SimDuration::from_secs(1) + SimDuration::from_millis(5),
+            SimDuration::from_millis(1005)
+        );
     }
 
     #[test]

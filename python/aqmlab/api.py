@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab import _core
-from aqmlab.io import parse_summary, write_run
+from aqmlab.io import parse_summary, remove_stale_scratch, write_run
 from aqmlab.tables import arrow_to_frame, columns_to_arrow
 
 # progress(variant, sim_s, end_s)
@@ -125,6 +125,8 @@ def run(
                 f"(the file has: {', '.join(names)})"
             )
         names = [variant]
+    if out is not None:
+        remove_stale_scratch(out)  # what a killed earlier run left half-written
     results: dict[str, RunResult] = {}
     for name in names:
         r = run_one(scenario, name, progress)

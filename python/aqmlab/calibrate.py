@@ -72,7 +72,6 @@ import re
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -80,7 +79,7 @@ from pathlib import Path
 
 import tomli_w
 
-from aqmlab import _core
+from aqmlab import _core, workers
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
@@ -579,8 +578,7 @@ def _run_points(sc: Scenario, s: Settings, xs: list[float], jobs: int | None) ->
         try:
             if n <= 1:
                 return [_run_point(p) for p in paths]
-            with ProcessPoolExecutor(max_workers=n) as pool:
-                return list(pool.map(_run_point, paths))
+            return workers.map_all(_run_point, paths, n)  # workers die with this process
         except (_core.ScenarioError, _core.SimError) as e:
             msg = re.sub(re.escape(td) + r"/point\d+\.toml", f"{sc.path} (calibration run)", str(e))
             raise type(e)(msg) from None

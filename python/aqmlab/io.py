@@ -8,7 +8,9 @@ files (Parquet: zstd, no pandas metadata; pyarrow writes no timestamp).
 Atomicity: everything is written into `<dir>.tmp-<pid>` beside the target, `summary.json` last,
 then renamed to `<dir>`; an existing run directory is moved aside to `<dir>.old-<pid>` only after
 the new one is complete and removed after the rename. A failure removes the temporary
-directory. Readers (`is_run_dir`) ignore `*.tmp-*` / `*.old-*` names.
+directory. Readers (`is_run_dir`) ignore `*.tmp-*` / `*.old-*` names. A process killed
+mid-write (SIGKILL) cannot clean up: `remove_stale_scratch` removes the scratch names of
+processes that no longer run (called when `aqmlab run` and `aqmlab sweep` start).
 """
 
 from __future__ import annotations
@@ -65,6 +67,46 @@ def _write_files(result: RunResult, d: Path) -> None:
     _write_text(d / RUN_INFO, json.dumps(run_info(result), indent=2) + "\n")
     # Last: a directory with summary.json is a complete run.
     _write_text(d / SUMMARY, result.summary_json + "\n")
+
+
+_SCRATCH_NAME = re.compile(r"^(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)$")
+
+
+def remove_stale_scratch(dir: str | os.PathLike) -> list[Path]:
+    """Clean up after writers killed mid-write in `dir`: every `NAME.tmp-PID` / `NAME.old-PID`
+    entry (file or directory) whose PID no longer runs is removed, except an `.old-PID`
+    directory whose NAME is missing (killed between `write_run`'s two renames: it is the only
+    complete copy), which is renamed back to NAME. Entries of running processes (another
+    `aqmlab` writing into the same directory) are left alone. Returns the paths handled."""
+    from aqmlab.workers import pid_alive
+
+    d = Path(dir)
+    done: list[Path] = []
+    try:
+        entries = list(d.iterdir())
+    except OSError:
+        return done
+    for p in sorted(entries):
+        m = _SCRATCH_NAME.match(p.name)
+        if not m or pid_alive(int(m["pid"])):
+            continue
+        final = p.with_name(m["name"])
+        try:
+            if m["kind"] == "old" and p.is_dir() and not final.exists() and is_run_dir_contents(p):
+                os.rename(p, final)
+            elif p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        except OSError:
+            continue  # not ours to fix (permissions): readers ignore scratch names anyway
+        done.append(p)
+    return done
+
+
+def is_run_dir_contents(path: Path) -> bool:
+    """`path` holds a complete run (summary.json), whatever its name."""
+    return path.is_dir() and (path / SUMMARY).is_file()
 
 
 def is_run_dir(path: Path) -> bool:

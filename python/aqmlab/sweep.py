@@ -32,18 +32,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import traceback
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from contextlib import closing
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 
-from aqmlab.io import is_run_dir, read_summary, write_parquet, write_run
+from aqmlab.io import is_run_dir, read_summary, remove_stale_scratch, write_parquet, write_run
 from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
+from aqmlab.workers import pool, terminate
 
 SWEEP_TABLE = "sweep.parquet"
 SWEEP_INFO = "sweep.json"
@@ -94,17 +94,12 @@ def _store(out: Path, run: SweepRun, status: str, payload) -> None:
 Task = tuple[str, str, str, str]  # text, label, base_dir, name
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C is for the driver: it stops the pool; a worker must not record it as a failure.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _local(tasks: dict[str, Task], jobs: int) -> Iterator[tuple[str, str, object]]:
     if jobs == 1:
         for rid, t in tasks.items():
             yield (rid, *execute_run(*t))
         return
-    ex = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    ex = pool(jobs)  # workers ignore Ctrl-C and die with this process (aqmlab.workers)
     try:
         pending = {ex.submit(execute_run, *t): rid for rid, t in tasks.items()}
         while pending:
@@ -117,8 +112,7 @@ def _local(tasks: dict[str, Task], jobs: int) -> Iterator[tuple[str, str, object
                     yield rid, "failed", f"{type(e).__name__}: {e}"
     except BaseException:
         # Interrupted: do not wait for the runs in progress (they are not recorded anyway).
-        for proc in list(getattr(ex, "_processes", {}).values()):
-            proc.terminate()
+        terminate(ex)
         raise
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
@@ -169,6 +163,9 @@ def run_sweep(
         raise ValueError(f"--jobs: must be >= 1, got {jobs}")
     out = Path(out)
     (out / RUNS).mkdir(parents=True, exist_ok=True)
+    # Scratch names (`*.tmp-PID`, `*.old-PID`) of an earlier driver killed mid-write.
+    for d in (out, out / RUNS, *(p for p in (out / RUNS).iterdir() if p.is_dir())):
+        remove_stale_scratch(d)
     _write_text_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
 
     by_id: dict[str, SweepRun] = {}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab import _core
-from aqmlab.io import parse_summary, remove_stale_scratch, write_run
+from aqmlab.io import check_out_dir, check_run_target, parse_summary, remove_stale_scratch, write_run
 from aqmlab.tables import arrow_to_frame, columns_to_arrow
 
 # progress(variant, sim_s, end_s)
@@ -126,6 +126,9 @@ def run(
             )
         names = [variant]
     if out is not None:
+        check_out_dir(out)  # before the simulations: `DIR: reason`, nothing created
+        for name in names:
+            check_run_target(Path(out) / name)
         remove_stale_scratch(out)  # what a killed earlier run left half-written
     results: dict[str, RunResult] = {}
     for name in names:

@@ -550,6 +550,16 @@ def cache_dir(cache: str | os.PathLike | None = None) -> Path:
     return Path(root) / "calibration"
 
 
+def _check_cache_dir(d: Path) -> None:
+    """The cache directory must be writable before the calibration runs (`DIR: reason`)."""
+    from aqmlab.io import OutDirError, check_out_dir
+
+    try:
+        check_out_dir(d)
+    except OutDirError as e:
+        raise OutDirError(f"{e} (the calibration cache: --cache DIR or $AQMLAB_CACHE)") from None
+
+
 def _read_cached(p: Path) -> Calibration | None:
     try:
         d = json.loads(p.read_text(encoding="utf-8"))
@@ -642,6 +652,7 @@ def _calibrate(
             say(f"calibration: using {path}")
             return c
     _validate(sc, s)
+    _check_cache_dir(path.parent)
     wl = sc.doc["workload"][sc.workload]
     pilot = None
     if s.points is None:
@@ -862,11 +873,14 @@ def run(
     original scenario file, and errors from the core name it too."""
     from aqmlab.api import run as api_run
     from aqmlab.api import run_one, variants
-    from aqmlab.io import write_run
+    from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch, write_run
 
     if not _python_keys(scenario):
         return api_run(scenario, variant=variant, out=out, progress=progress)
     original = os.fspath(scenario)
+    if out is not None:
+        check_out_dir(out)  # before the calibration and the runs
+        remove_stale_scratch(out)
     with resolved_scenario(scenario, cache=cache, log=log) as p:
         try:
             names = variants(p)
@@ -877,6 +891,9 @@ def run(
                         f"(the file has: {', '.join(names)})"
                     )
                 names = [variant]
+            if out is not None:
+                for name in names:
+                    check_run_target(Path(out) / name)
             results = {}
             for name in names:
                 r = run_one(p, name, progress)

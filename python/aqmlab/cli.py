@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from aqmlab import _core, calibrate, reproduce
+from aqmlab.io import OutDirError, check_out_dir, os_reason
 from aqmlab.report import open_runs, plot_cdfs, run_cdf, summary_table
 
 PROG = "aqmlab"
@@ -103,10 +104,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(args.dirs) == 1 and is_sweep_dir(args.dirs[0]):
         from aqmlab.sweepreport import write_sweep_report
 
+        check_out_dir(args.dirs[0])  # report.html and report.md are written there
         html_path, md_path = write_sweep_report(args.dirs[0], xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
     runs = open_runs(args.dirs)
+    png = Path(args.out)
+    if png.is_dir():
+        raise OutDirError(f"{png}: is a directory; --out names the PNG file to write")
+    check_out_dir(png.parent)
     curves = []
     for r in runs:
         x, y = run_cdf(r)
@@ -115,6 +121,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(summary_table([(r.label, r.summary) for r in runs]))
     print(f"CDF: {out}", file=sys.stderr)
     return 0
+
+
+def _os_message(e: OSError) -> str:
+    """`PATH: reason` for an OSError (no `[Errno N]`); its own text if it names no path."""
+    if e.filename is None:
+        return str(e)
+    paths = f"{e.filename} -> {e.filename2}" if e.filename2 is not None else f"{e.filename}"
+    return f"{paths}: {os_reason(e)}"
 
 
 def _error(msg: str) -> int:
@@ -139,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     except (_core.ScenarioError, _core.SimError) as e:
         return _error(str(e))
     except OSError as e:
-        return _error(str(e) if e.filename is None or str(e.filename) in str(e) else f"{e.filename}: {e}")
+        return _error(_os_message(e))
     except ValueError as e:
         return _error(str(e))
     except KeyboardInterrupt:

@@ -20,6 +20,7 @@ import math
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,43 @@ if TYPE_CHECKING:
 SUMMARY = "summary.json"
 RUN_INFO = "run.json"
 _SCRATCH = re.compile(r"\.(tmp|old)-\d+$")
+
+
+class OutDirError(OSError):
+    """An output directory that cannot be used; the message is `DIR: reason` (no errno, no
+    filename attribute: the CLI prints it as it is)."""
+
+
+def os_reason(e: OSError) -> str:
+    """The reason of an OSError in words, without `[Errno N]` ("read-only file system")."""
+    text = e.strerror or str(e)
+    return text[:1].lower() + text[1:]
+
+
+def check_out_dir(dir: str | os.PathLike) -> Path:
+    """Check, before anything long runs, that the output directory `dir` can be created (or
+    exists as a directory) and written in: raises OutDirError `DIR: reason` for a path that is a
+    file, lies under a file, or is on a read-only or not writable file system. Creates nothing
+    (a probe file in the nearest existing directory is removed at once)."""
+    p = Path(dir)
+    if os.path.lexists(p) and not p.exists():
+        raise OutDirError(f"{p}: is a broken symbolic link")
+    if p.exists() and not p.is_dir():
+        raise OutDirError(f"{p}: exists and is not a directory")
+    base = p
+    while not base.exists():  # the nearest existing ancestor ('.' or '/' at the latest)
+        base = base.parent
+    if not base.is_dir():
+        raise OutDirError(f"{p}: cannot create the directory: {base} is a file, not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".aqmlab-probe-", dir=base)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        what = "cannot write in the directory" if base == p else "cannot create the directory"
+        where = "" if base == p else f" (in {base})"
+        raise OutDirError(f"{p}: {what}: {os_reason(e)}{where}") from None
+    return p
 
 
 def parquet_name(table: str) -> str:
@@ -114,12 +152,20 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and not _SCRATCH.search(path.name) and (path / SUMMARY).is_file()
 
 
-def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
-    """Write `result` to the run directory `dir` atomically (see the module doc). An existing
-    `dir` is replaced if it is a run directory or empty; anything else there is an error."""
+def check_run_target(dir: str | os.PathLike) -> Path:
+    """`dir` may receive a run: it is missing, a run directory (replaced) or an empty
+    directory; anything else raises FileExistsError `DIR: reason` (we never replace what is
+    not ours)."""
     final = Path(dir)
     if final.exists() and not (is_run_dir(final) or (final.is_dir() and not any(final.iterdir()))):
         raise FileExistsError(f"{final}: exists and is not a run directory; not replacing it")
+    return final
+
+
+def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
+    """Write `result` to the run directory `dir` atomically (see the module doc). An existing
+    `dir` is replaced if it is a run directory or empty; anything else there is an error."""
+    final = check_run_target(dir)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
     old = final.with_name(f"{final.name}.old-{os.getpid()}")

@@ -51,6 +51,7 @@ from pathlib import Path
 import pandas as pd
 import tomli_w
 
+from aqmlab.io import check_out_dir
 from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
 from aqmlab.studies import Reading, Study, Table
@@ -442,6 +443,7 @@ def reproduce(
     except ValueError as e:
         raise ReproduceError(str(e)) from None
     out = Path(out) if out is not None else default_out(study.name, quick, reading=rd and rd.name)
+    check_out_dir(out)  # `DIR: reason` before any sweep runs
     out.mkdir(parents=True, exist_ok=True)
     paper = read_paper(sdir / PAPER_CSV)
     date = _dt.date.today().isoformat()
@@ -497,14 +499,17 @@ def publish(out: Path, name: str, root: Path = REPO_ROOT) -> Path:
 
 def add_parser(sub) -> None:
     """The `aqmlab reproduce` subcommand."""
+    from aqmlab.studies import known
+
+    names = ", ".join(known())
     p = sub.add_parser(
         "reproduce",
         help="run a study's sweeps and write a report beside the paper's numbers",
         description="Run every table's sweep of STUDY (studies/STUDY/, aqmlab.studies), compare "
         "with the paper's numbers (paper.csv), evaluate the paper's conclusions and write "
-        "OUT/report.md and OUT/report.html. Finished runs are never recomputed.",
+        f"OUT/report.md and OUT/report.html. Finished runs are never recomputed. Studies: {names}.",
     )
-    p.add_argument("study", metavar="STUDY", help="study name (e.g. christiansen)")
+    p.add_argument("study", metavar="STUDY", help=f"the study to reproduce: {names}")
     p.add_argument("--quick", action="store_true", help="short runs, one replication, fewer loads")
     p.add_argument("--out", metavar="DIR", help="output directory (default runs/reproduce/STUDY[-quick])")
     p.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
@@ -523,14 +528,13 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
     import shlex
     import sys
 
-    from aqmlab.studies import load
+    from aqmlab.studies import known, load
 
-    try:
-        study = load(args.study)
-    except ModuleNotFoundError:
-        raise ReproduceError(
-            f"study {args.study!r}: no module aqmlab.studies.{args.study.replace('-', '_')}"
-        ) from None
+    if args.study not in known():
+        raise ReproduceError(f"unknown study {args.study!r} (known: {', '.join(known())})")
+    study = load(args.study)
+    if args.publish:  # fail now rather than after the sweeps
+        check_out_dir(REPO_ROOT / "docs" / "reproductions")
     argv = sys.argv[1:] if argv is None else argv
     command = "aqmlab " + " ".join(shlex.quote(a) for a in argv)
     md, htm, verdicts = reproduce(

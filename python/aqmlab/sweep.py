@@ -41,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from aqmlab.io import is_run_dir, read_summary, remove_stale_scratch, write_parquet, write_run
+from aqmlab.io import check_out_dir, is_run_dir, read_summary, remove_stale_scratch, write_parquet, write_run
 from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
 from aqmlab.workers import pool, terminate
 
@@ -162,6 +162,8 @@ def run_sweep(
     if jobs is not None and jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {jobs}")
     out = Path(out)
+    check_out_dir(out)  # `DIR: reason` (a file, read-only, …) before anything runs
+    check_out_dir(out / RUNS)
     (out / RUNS).mkdir(parents=True, exist_ok=True)
     # Scratch names (`*.tmp-PID`, `*.old-PID`) of an earlier driver killed mid-write.
     for d in (out, out / RUNS, *(p for p in (out / RUNS).iterdir() if p.is_dir())):

@@ -15,7 +15,7 @@ ignore Ctrl-C: it belongs to the driver, which stops the pool (a worker must not
 failed run). Workers only compute and return results; they own no files, so killing them loses
 nothing but the run in progress, which the next `aqmlab sweep` redoes.
 
-Validation: python/tests/test_robust_cli.py (SIGKILL of a running `aqmlab sweep`).
+Validation: python/tests/test_workers.py (SIGKILL of a running `aqmlab sweep`).
 """
 
 from __future__ import annotations

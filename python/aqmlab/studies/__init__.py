@@ -106,6 +106,20 @@ class Study:
         raise ValueError(f"study {self.name}: unknown reading {name!r}; expected one of: {known}")
 
 
+def known() -> list[str]:
+    """Names of the studies `load` knows: the modules of this package that define `STUDY`
+    (sorted; helper modules such as weigle2006_rtt are not studies)."""
+    import importlib
+    import pkgutil
+
+    names = []
+    for m in pkgutil.iter_modules(__path__):
+        study = getattr(importlib.import_module(f"{__name__}.{m.name}"), "STUDY", None)
+        if isinstance(study, Study):
+            names.append(study.name)
+    return sorted(names)
+
+
 def load(name: str) -> Study:
     """The study called `name` (module aqmlab.studies.<name with - as _>)."""
     import importlib

@@ -551,13 +551,15 @@ def cache_dir(cache: str | os.PathLike | None = None) -> Path:
 
 
 def _check_cache_dir(d: Path) -> None:
-    """The cache directory must be writable before the calibration runs (`DIR: reason`)."""
-    from aqmlab.io import OutDirError, check_out_dir
+    """The cache directory must be writable before the calibration runs (`DIR: reason`);
+    scratch files of a killed earlier calibration are removed."""
+    from aqmlab.io import OutDirError, check_out_dir, remove_stale_scratch
 
     try:
         check_out_dir(d)
     except OutDirError as e:
         raise OutDirError(f"{e} (the calibration cache: --cache DIR or $AQMLAB_CACHE)") from None
+    remove_stale_scratch(d)
 
 
 def _read_cached(p: Path) -> Calibration | None:

@@ -7,8 +7,10 @@
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
     aqmlab reproduce STUDY [--quick] [--reading NAME] [--out DIR] [--jobs N] [--dask ADDR] [--publish]
 
-Errors (a rejected scenario, an experiment the engine cannot build, a missing directory) print
-one line "aqmlab: error: …" to stderr and exit with status 2; Ctrl-C exits with 130. A variant
+Errors (a rejected scenario, an experiment the engine cannot build, a missing directory, an
+output directory that cannot be written: checked before anything runs) print one line
+"aqmlab: error: …" (`PATH: reason` for file-system errors) to stderr and exit with status 2;
+Ctrl-C exits with 130. A variant
 that fails leaves no directory behind (run directories are written atomically).
 """
 

@@ -141,3 +141,33 @@ def test_worker_initializer_exits_when_the_driver_is_already_gone(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                        cwd=Path(__file__).parent)  # fmt: skip
     assert p.returncode == 1 and "alive" not in p.stdout
+
+
+WATCHDOG_DRIVER = """
+import os, sys, time
+from aqmlab import workers
+workers._set_pdeathsig = lambda: False  # as where prctl is missing: the watchdog must do it
+ex = workers.pool(1)
+print(ex.submit(os.getpid).result(), flush=True)
+time.sleep(120)
+"""
+
+
+def test_idle_worker_without_prctl_exits_through_the_watchdog(tmp_path):
+    driver = subprocess.Popen([sys.executable, "-c", WATCHDOG_DRIVER], stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).parent)  # fmt: skip
+    worker = None
+    try:
+        worker = psutil.Process(int(driver.stdout.readline()))
+        assert worker.ppid() == driver.pid
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=10)
+        gone, alive = psutil.wait_procs([worker], timeout=5)
+        assert alive == [], "an idle worker outlived its killed driver by 5 s"
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        if worker is not None and worker.is_running():
+            worker.kill()
+        driver.wait()
+        driver.stdout.close()

@@ -12,19 +12,22 @@ and every `[[variant]]` of the file at each point. Example:
                                      # the sweep file's directory; not part of a run's identity)
 
     [sweep.grid]                     # product of the lists (first key varies slowest)
-    "queue.min_th" = [5, 30, 60]
+    "variant[red].queue.min_th" = [5, 30, 60]
     "workload[0].rate" = [150.0, 200.0, 250.0]
 
     [sweep.zip]                      # lists of one length, taken together (i-th with i-th)
-    "queue.w_q" = ["1/512", "1/128"]
-    "queue.max_p" = [0.1, 0.05]
+    "variant[red].queue.w_q" = ["1/512", "1/128"]
+    "variant[red].queue.max_p" = [0.1, 0.05]
 
     [sweep.derive]                   # derived values, computed in this order (aqmlab.expr)
-    "queue.max_th" = "3 * queue.min_th"
-    "queue.limit" = "max(8 * queue.min_th, 120)"
+    "variant[red].queue.max_th" = "3 * variant[red].queue.min_th"
+    "variant[red].queue.limit" = "max(8 * variant[red].queue.min_th, 120)"
 
-Points are the product of the grid and the zip rows (grid × zip; either may be absent); each
-point runs `replications` times for each selected variant. Here: 3 × 3 grid × 2 zip rows × 5
+The queue keys name the red variant's own table (`variant[red].queue.…`): a variant whose
+queue has another `kind` than the base's replaces the base `[queue]`, so plain `queue.min_th`
+would change no run (and is rejected, see below). Points are the product of the grid and the zip
+rows (grid × zip; either may be absent); each point runs `replications` times for each selected
+variant. Here: 3 × 3 grid × 2 zip rows × 5
 replications × 1 variant = 90 runs.
 
 Key paths: segments joined by `.`; a segment is a key (`queue`), an array element (`workload[0]`)

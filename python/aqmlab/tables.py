@@ -4,7 +4,9 @@ Columns are the fields of the Rust row structs (crates/metrics/src/records.rs) i
 `aqmlab._core` hands them over as lists. Types: every integer column is int64 (the Rust fields are
 u64/u32; int64 keeps `end_ns - start_ns` and time differences signed and exact), flags are bool,
 `mean_qlen`/`var_qlen` float64, `kind`/`link` strings. A column the Rust side adds later and that
-is not declared here is kept with the type Arrow infers.
+is not declared here is kept with the type Arrow infers. A value that does not fit its column (an
+integer beyond int64, e.g. a u64 the engine saturated) raises ValueError naming table, column
+and value, never an OverflowError traceback.
 """
 
 from __future__ import annotations
@@ -74,8 +76,23 @@ def columns_to_arrow(table: str, columns: dict[str, list]) -> pa.Table:
     arrays = []
     for name in names:
         values = columns.get(name, [])
-        arrays.append(pa.array(values, type=declared.get(name)))
+        try:
+            arrays.append(pa.array(values, type=declared.get(name)))
+        except (OverflowError, pa.ArrowInvalid) as e:
+            raise ValueError(_misfit(table, name, values, declared.get(name), e)) from None
     return pa.Table.from_arrays(arrays, names=names)
+
+
+def _misfit(table: str, name: str, values: list, typ: pa.DataType | None, e: Exception) -> str:
+    """One line: which column, which value, why (for `columns_to_arrow`)."""
+    big = [v for v in values if isinstance(v, int) and not -(2**63) <= v < 2**63]
+    if big:
+        return (
+            f"{table}.{name}: the value {big[0]} does not fit a signed 64-bit column (at most "
+            f"{2**63 - 1}); a sampled size or time was beyond any meaningful range, check the "
+            "scenario's distributions"
+        )
+    return f"{table}.{name}: cannot store the values as {typ}: {e}"
 
 
 def frame_to_arrow(table: str, df: pd.DataFrame) -> pa.Table:

@@ -84,12 +84,15 @@ fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<
     col(&t, "start_ns", rs.iter().map(|r| r.start_ns))?;
     col(&t, "end_ns", rs.iter().map(|r| r.end_ns))?;
     col(&t, "request_bytes", rs.iter().map(|r| r.request_bytes))?;
-    // An endless bulk flow's response size (u64::MAX) is written as −1.
+    // An endless bulk flow's response size (u64::MAX) is written as −1; any other size as is
+    // (one beyond i64 is then refused by aqmlab.tables with its value, never shown as −1).
     col(
         &t,
         "response_bytes",
-        rs.iter()
-            .map(|r| i64::try_from(r.response_bytes).unwrap_or(-1)),
+        rs.iter().map(|r| match r.response_bytes {
+            u64::MAX => -1i128,
+            b => i128::from(b),
+        }),
     )?;
     col(&t, "server_delay_ns", rs.iter().map(|r| r.server_delay_ns))?;
     col(&t, "base_rtt_ns", rs.iter().map(|r| r.base_rtt_ns))?;

@@ -201,7 +201,7 @@ pub(crate) fn check_workloads(exp: &Experiment, root: &Tbl) -> Res<()> {
             return Err(KeyError::new(
                 c.key.clone(),
                 format!(
-                    "too large a run: {} need about {} of memory{}; aqmlab refuses more than {}",
+                    "too large a run: {}, needing about {} of memory{}; aqmlab refuses more than {}",
                     c.what,
                     gb(c.bytes),
                     if costs.len() > 1 {

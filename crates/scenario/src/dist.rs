@@ -16,7 +16,8 @@
 //! and ending at 1.
 //!
 //! Bounds: every value with a unit obeys `units::limits` (sizes ≤ 1e12 B, durations ≤ 1e9 s,
-//! DelayBox RTTs ≤ 1e6 s, `Quantity::Rtt`); a lognormal's median e^mu obeys the same bound.
+//! DelayBox RTTs ≤ 1e6 s, `Quantity::Rtt`); a lognormal's median e^mu and its one-in-a-million
+//! quantile e^(mu + 4.75 sigma) obey the same bound.
 //!
 //! Validation: tests below and `tests/bad_files.rs` (`unknown_dist`, `lognormal_sigma_*`,
 //! `empirical_file_missing`).
@@ -109,6 +110,18 @@ pub(crate) fn parse_dist(v: &Value, path: &str, q: Quantity, base_dir: &Path) ->
             let sigma = as_num(t.req("sigma")?, &t.key("sigma"))?;
             if sigma <= 0.0 {
                 return Err(t.err("sigma", format!("must be greater than 0, got {sigma}")));
+            }
+            // One draw in a million lies above e^(mu + 4.75 sigma).
+            if mu + 4.75 * sigma > q.max().ln() && mu <= q.max().ln() {
+                return Err(t.err(
+                    "sigma",
+                    format!(
+                        "too large: one draw in a million would exceed {} (e^(mu + 4.75 sigma) \
+                         with mu = {mu}), so sigma ≤ {:.2}; got {sigma}",
+                        show(q.max(), q),
+                        (q.max().ln() - mu) / 4.75
+                    ),
+                ));
             }
             if mu > q.max().ln() {
                 return Err(t.err(
@@ -313,8 +326,26 @@ mod tests {
                 "too large: the median e^mu must be at most 1000000000000 B, so mu ≤ 27.63; got 28"
             )
         );
+        let e = parse(
+            r#"{ dist = "lognormal", mu = 8, sigma = 1000 }"#,
+            Quantity::Bytes,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.reason.as_str()),
+            (
+                "x.d.sigma",
+                "too large: one draw in a million would exceed 1000000000000 B (e^(mu + 4.75 \
+                 sigma) with mu = 8), so sigma ≤ 4.13; got 1000"
+            )
+        );
         assert!(parse(
-            r#"{ dist = "lognormal", mu = 27.6, sigma = 1 }"#,
+            r#"{ dist = "lognormal", mu = 8, sigma = 4.1 }"#,
+            Quantity::Bytes
+        )
+        .is_ok());
+        assert!(parse(
+            r#"{ dist = "lognormal", mu = 20, sigma = 1.5 }"#,
             Quantity::Bytes
         )
         .is_ok());

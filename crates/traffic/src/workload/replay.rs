@@ -12,8 +12,8 @@
 //! | column           | unit    | required | rule                                   |
 //! |------------------|---------|----------|----------------------------------------|
 //! | `start_s`        | s       | yes      | finite, 0 ≤ x ≤ [`MAX_TIME_S`]         |
-//! | `request_bytes`  | bytes   | yes      | integer ≥ 1                            |
-//! | `response_bytes` | bytes   | yes      | integer ≥ 1                            |
+//! | `request_bytes`  | bytes   | yes      | integer, 1 ≤ x ≤ 1e12 (`MAX_SIZE_BYTES`) |
+//! | `response_bytes` | bytes   | yes      | integer, 1 ≤ x ≤ 1e12 (`MAX_SIZE_BYTES`) |
 //! | `server_delay_s` | s       | no (0)   | finite, 0 ≤ x ≤ [`MAX_TIME_S`]         |
 //! | `client_rtt_s`   | s       | no       | finite, 0 ≤ x ≤ [`MAX_TIME_S`]; with `server_rtt_s` |
 //! | `server_rtt_s`   | s       | no       | as `client_rtt_s`; both or neither     |
@@ -27,6 +27,7 @@
 //! times).
 
 use super::{FlowKind, Request};
+use units::limits::MAX_SIZE_BYTES;
 use units::{SimDuration, SimTime};
 
 /// Largest time a trace may give (start, server delay, RTT), seconds: 10⁸ s (about 3.2 years)
@@ -113,7 +114,11 @@ pub fn parse_replay_csv(text: &str) -> Result<Vec<ReplayConn>, String> {
         let bytes = |k: usize| -> Result<u64, String> {
             let s = get(k).unwrap_or("");
             match s.parse::<u64>() {
-                Ok(n) if (1..u64::MAX).contains(&n) => Ok(n),
+                Ok(n) if n > MAX_SIZE_BYTES => Err(format!(
+                    "line {line}: {}: too large: at most 1e12 B, got {s:?}",
+                    COLUMNS[k]
+                )),
+                Ok(n) if n >= 1 => Ok(n),
                 _ => Err(format!(
                     "line {line}: {}: expected a whole number of bytes ≥ 1, got {s:?}",
                     COLUMNS[k]

@@ -73,6 +73,14 @@ fn bad_traces_name_the_line_and_the_column() {
             "line 3: request_bytes: expected a whole number of bytes ≥ 1, got \"0\"",
         ),
         (
+            row("1,1,1000000000001,0,0,0"),
+            "line 3: response_bytes: too large: at most 1e12 B, got \"1000000000001\"",
+        ),
+        (
+            row("1,1,18446744073709551615,0,0,0"),
+            "line 3: response_bytes: too large: at most 1e12 B",
+        ),
+        (
             row("1,2.5,5,0,0,0"),
             "line 3: request_bytes: expected a whole number",
         ),

@@ -5,7 +5,8 @@
 //! `initial_window` (segments), `min_rto`, `initial_rto`, `max_rto`, `clock_granularity`
 //! (durations), `delayed_ack` (false, or a duration such as "200ms"), `dupack_threshold`,
 //! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit`, `timestamps`, `ns2_fulltcp`
-//! (booleans), `rto` ("rfc6298" | "bsd": `tcp::RtoRules`).
+//! (booleans), `rto` ("rfc6298" | "bsd": `tcp::RtoRules`), `ssthresh` ("rfc5681" | "ns2":
+//! `tcp::SsthreshRule`).
 //!
 //! Checks: mss ≥ 1, initial_window ≥ 1, receive_window ≥ mss, RTOs > 0 with
 //! min_rto ≤ max_rto and initial_rto ≤ max_rto, clock_granularity > 0, delayed ACK in
@@ -16,7 +17,7 @@
 
 use crate::error::Res;
 use crate::value::{positive, size_u32, Tbl};
-use tcp::{RtoRules, TcpConfig, Variant};
+use tcp::{RtoRules, SsthreshRule, TcpConfig, Variant};
 use toml::Value;
 use units::SimDuration;
 
@@ -38,6 +39,7 @@ const KEYS: &[&str] = &[
     "ns2_fulltcp",
     "timestamps",
     "rto",
+    "ssthresh",
 ];
 
 /// Parse `[tcp]` of the root (absent table = all defaults).
@@ -114,6 +116,12 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     }
     if let Some(b) = t.bool("ns2_fulltcp")? {
         c.ns2_fulltcp = b;
+    }
+    if t.has("ssthresh") {
+        c.ssthresh_rule = match crate::value::kind(&t, "ssthresh", &["rfc5681", "ns2"])? {
+            "ns2" => SsthreshRule::Ns2,
+            _ => SsthreshRule::Rfc5681,
+        };
     }
     if t.has("rto") {
         c.rto_rules = match crate::value::kind(&t, "rto", &["rfc6298", "bsd"])? {

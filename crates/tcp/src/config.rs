@@ -59,6 +59,19 @@ pub enum RtoRules {
     Bsd,
 }
 
+/// How a loss reduces ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshRule {
+    /// RFC 5681 eq. 4: ssthresh = max(FlightSize/2, 2·MSS), on a timeout only at the first
+    /// expiry for a segment, never raised during fast recovery (congestion/mod.rs).
+    Rfc5681,
+    /// ns-2.35 (`tcp/tcp.cc` `slowdown(CLOSE_SSTHRESH_HALF)`, called by Full-TCP's
+    /// `dupack_action` and by `timeout_action` on *every* timeout): ssthresh = max(⌊W/2⌋, 2)
+    /// segments with W = ⌊min(cwnd, peer window)⌋ in segments — half the window, not the
+    /// FlightSize, so after a first timeout (cwnd 1) a second one sets ssthresh to 2 segments.
+    Ns2,
+}
+
 /// Per-endpoint TCP settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -137,6 +150,9 @@ pub struct TcpConfig {
     /// SYN-ACK (`TF_ACKNOW` survives the direct `sendpacket`), and its FIN flag on pure ACKs sent
     /// in FIN-WAIT-1/CLOSING.
     pub ns2_fulltcp: bool,
+    /// How a loss sets ssthresh. Default [`SsthreshRule::Rfc5681`]; `Ns2` is ns-2's window
+    /// halving (issue 11: the seed-001 twins at 105 % load).
+    pub ssthresh_rule: SsthreshRule,
 }
 
 impl Default for TcpConfig {
@@ -160,6 +176,7 @@ impl Default for TcpConfig {
             timestamps: false,                               // ns-2 timestamps_ false
             rto_rules: RtoRules::Rfc6298,                    // RFC 6298
             ns2_fulltcp: false,                              // RFC behaviour
+            ssthresh_rule: SsthreshRule::Rfc5681,            // RFC 5681 eq. 4
         }
     }
 }

@@ -113,10 +113,17 @@ struct Outcome {
 }
 
 fn run(variant: Variant, k: u64) -> Outcome {
-    let cfg = TcpConfig {
-        variant,
-        ..TcpConfig::default()
-    };
+    run_with(
+        TcpConfig {
+            variant,
+            ..TcpConfig::default()
+        },
+        k,
+    )
+}
+
+fn run_with(cfg: TcpConfig, k: u64) -> Outcome {
+    let variant = cfg.variant;
     let drops = (15..15 + k)
         .map(|i| DropRule::Seq {
             side: SERVER,
@@ -250,6 +257,52 @@ fn fall_floyd_reno_survives_two_losses_but_times_out_on_three_and_four() {
             3 * MSS,
         ),
     );
+}
+
+#[test]
+fn fall_floyd_reno_with_ns2_ssthresh_rule_gives_ns2s_windows() {
+    // `ssthresh = "ns2"`: ssthresh = max(⌊W/2⌋, 2) segments of the window W, on every fast
+    // retransmit and timeout. The retransmissions and repair times stay those above (both
+    // simulators agree on them); cwnd and ssthresh at the repair become ns-2.35's own
+    // (validation/ns2/README.md, "TCP: the Fall & Floyd cases": Reno 2: 4, 4; Reno 3: 2, 2;
+    // Reno 4: cwnd 2.5, ssthresh 2 segments). By hand, k = 2: 550 ms ssthresh ⌊16/2⌋ = 8,
+    // cwnd 11; 650 ACK S(16) ends recovery with cwnd 8; 2nd fast retransmit ssthresh 4; 750
+    // ACK S(37): cwnd = ssthresh = 4. k = 3, 4: the timeout at 1750 ms halves cwnd 4 → ssthresh
+    // 2; k = 3: 1850 ACK S(31) slow-starts cwnd 1 → 2; k = 4: 1850 ACK S(18) → cwnd 2 (resend
+    // 18, 19), 1950 ACK S(35) in congestion avoidance: 2 + 1/2 segments.
+    let cfg = TcpConfig {
+        variant: Variant::Reno,
+        ssthresh_rule: tcp::SsthreshRule::Ns2,
+        ..TcpConfig::default()
+    };
+    let cases: [(&[(u64, u64)], u32, u64, u64, u64); 4] = [
+        (&[(550, 15)], 0, 650, 8 * MSS, 8 * MSS),
+        (&[(550, 15), (650, 16)], 0, 750, 4 * MSS, 4 * MSS),
+        (
+            &[(550, 15), (650, 16), (1750, 17)],
+            1,
+            1850,
+            2 * MSS,
+            2 * MSS,
+        ),
+        (
+            &[(550, 15), (650, 16), (1750, 17), (1850, 18), (1850, 19)],
+            1,
+            1950,
+            2 * MSS,
+            2 * MSS + MSS / 2,
+        ),
+    ];
+    for (k, (rtx, to, repaired, ssthresh, cwnd)) in (1..=4).zip(cases) {
+        let o = run_with(cfg.clone(), k);
+        let fr = if k == 1 { 1 } else { 2 };
+        check(
+            Variant::Reno,
+            k,
+            &o,
+            (rtx, to, fr, repaired, ssthresh, cwnd),
+        );
+    }
 }
 
 #[test]

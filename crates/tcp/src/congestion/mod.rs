@@ -21,8 +21,9 @@
 //! window is set by the endpoint at the end of the handshake. cwnd never drops below 1 MSS.
 //!
 //! Differences from ns-2: ns-2 counts cwnd in segments and grows it per ACK (+1 / +1/cwnd), not
-//! per byte; ns-2 recomputes ssthresh on every timeout (it then becomes 2 segments after a
-//! second consecutive timeout), RFC 5681 and we do not. Neither caps cwnd (ns-2 `maxcwnd_ 0`),
+//! per byte; ns-2 halves the window, not the FlightSize, and recomputes ssthresh on every
+//! timeout (it then becomes 2 segments after a second consecutive timeout), RFC 5681 and we do
+//! not — unless `ssthresh_rule = SsthreshRule::Ns2` ([`Window::ns2`], below). Neither caps cwnd (ns-2 `maxcwnd_ 0`),
 //! so a sender limited by the receive window keeps growing cwnd.
 //!
 //! Read RFC 5681 §3 before editing. Validation: unit tests here and in tahoe.rs, reno.rs,
@@ -41,7 +42,7 @@ pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
 
-use crate::config::{FullAck, TcpConfig, Variant};
+use crate::config::{FullAck, SsthreshRule, TcpConfig, Variant};
 use units::{SimDuration, SimTime};
 
 /// cwnd and ssthresh, bytes, with the RFC 5681 arithmetic shared by every variant.
@@ -50,6 +51,9 @@ pub struct Window {
     pub mss: u64,
     pub cwnd: u64,
     pub ssthresh: u64,
+    /// ns-2's ssthresh rule ([`SsthreshRule::Ns2`]): `Some(peer window in bytes)` once
+    /// connected; `None` = RFC 5681.
+    pub ns2: Option<u64>,
 }
 
 impl Window {
@@ -60,7 +64,14 @@ impl Window {
             mss,
             cwnd: mss,
             ssthresh: u64::MAX,
+            ns2: None,
         }
+    }
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF)` in bytes: max(⌊W/2⌋, 2)·MSS with W =
+    /// ⌊min(cwnd, peer window)/MSS⌋ segments (ns-2 `window()`, integer halving).
+    fn ns2_half(&self, peer_window: u64) -> u64 {
+        let w = self.cwnd.min(peer_window) / self.mss;
+        (w / 2).max(2) * self.mss
     }
     /// Slow start or congestion avoidance for an ACK that newly acknowledged `acked` bytes.
     pub fn grow(&mut self, acked: u64) {
@@ -71,8 +82,12 @@ impl Window {
         }
     }
     /// RFC 5681 eq. 4: ssthresh = max(FlightSize/2, 2·MSS).
+    /// With ns-2's rule ([`Window::ns2`]): half the window instead.
     pub fn halve(&mut self, flight: u64) {
-        self.ssthresh = (flight / 2).max(2 * self.mss);
+        self.ssthresh = match self.ns2 {
+            Some(peer) => self.ns2_half(peer),
+            None => (flight / 2).max(2 * self.mss),
+        };
     }
     /// RFC 6582 §3.2 step 3, full ACK: leave fast recovery with cwnd = ssthresh (option 2) or
     /// min(ssthresh, max(FlightSize, MSS) + MSS) (option 1); never below 1 MSS.
@@ -102,8 +117,11 @@ impl Window {
     /// FlightSize includes everything sent while recovering (NewReno keeps the pipe full), so
     /// ssthresh only ever goes down then: min(ssthresh, eq. 4) — allowed by RFC 5681 ("no more
     /// than" eq. 4) and what Linux does (`tcp_enter_loss` keeps ssthresh in Recovery).
+    /// With ns-2's rule: half the window on every expiry (ns-2 `timeout_action`).
     pub fn on_rto(&mut self, flight: u64, first_expiry: bool, in_recovery: bool) {
-        if first_expiry {
+        if let Some(peer) = self.ns2 {
+            self.ssthresh = self.ns2_half(peer);
+        } else if first_expiry {
             let old = self.ssthresh;
             self.halve(flight);
             if in_recovery {
@@ -230,8 +248,10 @@ impl Congestion {
     pub fn window(&self) -> &Window {
         each!(self, c => c.window())
     }
-    pub fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
-        each!(self, c => c.on_connected(initial_window, peer_window))
+    /// Handshake complete; `rule` = the endpoint's ssthresh rule (the peer's window caps ns-2's).
+    pub fn on_connected(&mut self, initial_window: u64, peer_window: u64, rule: SsthreshRule) {
+        each!(self, c => c.on_connected(initial_window, peer_window));
+        self.window_mut().ns2 = (rule == SsthreshRule::Ns2).then_some(peer_window);
     }
     pub fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
         each!(self, c => c.on_new_ack(a))
@@ -257,6 +277,7 @@ mod tests {
             mss: 1000,
             cwnd: 2000,
             ssthresh: 65535,
+            ns2: None,
         };
         w.grow(2000); // a stretch ACK of 2 segments still adds 1 MSS (RFC 5681 eq. 2)
         assert_eq!(w.cwnd, 3000);

@@ -292,6 +292,7 @@ mod tests {
             mss: 1000,
             cwnd: 4000,
             ssthresh: 4000,
+            ns2: None,
         };
         w.grow(1000);
         assert_eq!(w.cwnd, 4250);
@@ -302,6 +303,7 @@ mod tests {
             mss: 10,
             cwnd: 1000,
             ssthresh: 10,
+            ns2: None,
         };
         w.grow(10);
         assert_eq!(w.cwnd, 1001);

@@ -275,7 +275,9 @@ fn fall_floyd_reno_with_ns2_ssthresh_rule_gives_ns2s_windows() {
         ssthresh_rule: tcp::SsthreshRule::Ns2,
         ..TcpConfig::default()
     };
-    let cases: [(&[(u64, u64)], u32, u64, u64, u64); 4] = [
+    // (retransmissions, timeouts, repaired at, ssthresh, cwnd)
+    type Case<'a> = (&'a [(u64, u64)], u32, u64, u64, u64);
+    let cases: [Case; 4] = [
         (&[(550, 15)], 0, 650, 8 * MSS, 8 * MSS),
         (&[(550, 15), (650, 16)], 0, 750, 4 * MSS, 4 * MSS),
         (

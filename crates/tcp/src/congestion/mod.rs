@@ -315,6 +315,7 @@ mod tests {
             mss: 1000,
             cwnd: 10_000,
             ssthresh: u64::MAX,
+            ns2: None,
         };
         w.enter_fast_recovery(7000, 3);
         assert_eq!((w.ssthresh, w.cwnd), (3500, 6500));

@@ -17,7 +17,7 @@
 
 use crate::error::Res;
 use crate::value::{positive, size_u32, Tbl};
-use tcp::{RtoRules, SsthreshRule, TcpConfig, Variant};
+use tcp::{BackoffReset, RtoRules, SsthreshRule, TcpConfig, Variant};
 use toml::Value;
 use units::SimDuration;
 
@@ -40,6 +40,7 @@ const KEYS: &[&str] = &[
     "timestamps",
     "rto",
     "ssthresh",
+    "backoff_reset",
 ];
 
 /// Parse `[tcp]` of the root (absent table = all defaults).
@@ -116,6 +117,12 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     }
     if let Some(b) = t.bool("ns2_fulltcp")? {
         c.ns2_fulltcp = b;
+    }
+    if t.has("backoff_reset") {
+        c.backoff_reset = match crate::value::kind(&t, "backoff_reset", &["sample", "ack"])? {
+            "ack" => BackoffReset::NewAck,
+            _ => BackoffReset::Sample,
+        };
     }
     if t.has("ssthresh") {
         c.ssthresh_rule = match crate::value::kind(&t, "ssthresh", &["rfc5681", "ns2"])? {

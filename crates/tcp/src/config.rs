@@ -72,6 +72,17 @@ pub enum SsthreshRule {
     Ns2,
 }
 
+/// When the RTO backoff (the doubling after each expiry) ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackoffReset {
+    /// RFC 6298 §5.5 with Karn & Partridge: only with the next valid RTT sample (an ACK of a
+    /// segment that was never retransmitted).
+    Sample,
+    /// ns-2.35 Full-TCP (`tcp/tcp-full.cc`, `newack()`: `t_backoff_ = 1` on every ACK of new
+    /// data, the "T. Kelly" change): any ACK that advances SND.UNA ends it.
+    NewAck,
+}
+
 /// Per-endpoint TCP settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -153,6 +164,9 @@ pub struct TcpConfig {
     /// How a loss sets ssthresh. Default [`SsthreshRule::Rfc5681`]; `Ns2` is ns-2's window
     /// halving (issue 11: the seed-001 twins at 105 % load).
     pub ssthresh_rule: SsthreshRule,
+    /// When the RTO backoff ends. Default [`BackoffReset::Sample`] (RFC 6298, Karn); `NewAck`
+    /// is ns-2.35 Full-TCP's rule.
+    pub backoff_reset: BackoffReset,
 }
 
 impl Default for TcpConfig {
@@ -177,6 +191,7 @@ impl Default for TcpConfig {
             rto_rules: RtoRules::Rfc6298,                    // RFC 6298
             ns2_fulltcp: false,                              // RFC behaviour
             ssthresh_rule: SsthreshRule::Rfc5681,            // RFC 5681 eq. 4
+            backoff_reset: BackoffReset::Sample,             // RFC 6298 §5.5, Karn
         }
     }
 }

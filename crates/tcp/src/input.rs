@@ -200,6 +200,9 @@ impl Endpoint {
                     }
                 }
             }
+            if self.cfg.backoff_reset == crate::config::BackoffReset::NewAck {
+                self.rtt.reset_backoff();
+            }
             let info = AckInfo {
                 ack,
                 acked,

@@ -162,15 +162,22 @@ def parse_ns2(out: Path, stdout: str, seed: int, warmup_s: float, measured_s: fl
 
 
 def run_ns2(defn: tw.Definition, name: str, seed: int, work: Path, warmup: str, duration: str,
-            ns: str = "ns", log_inputs: bool = False) -> Measure:  # fmt: skip
+            ns: str = "ns", log_inputs: bool = False, reuse: bool = False) -> Measure:  # fmt: skip
     """Run the ns-2 half; with `log_inputs`, also log every connection's inputs (stderr kept in
-    stderr.txt beside the other files) for a paired run."""
+    stderr.txt beside the other files) for a paired run. With `reuse`, a finished run of the
+    same command already in `work` (its cmd.txt equal, stdout.txt complete) is read, not rerun."""
     out = work / "ns2" / f"{name}_s{seed}"
-    if out.exists():
-        shutil.rmtree(out)
     cmd = [ns, str(tw.TCL), *tw.ns2_args(defn, name, seed, str(out), warmup, duration)]
     if log_inputs:
         cmd += ["-log_inputs", "1"]
+    done = out / "stdout.txt"
+    if reuse and (out / "cmd.txt").exists() and (out / "cmd.txt").read_text() == " ".join(cmd) \
+            and done.exists() and "run sim_s=" in done.read_text():  # fmt: skip
+        text = done.read_text()
+        wall = float(text.rsplit("wall_s=", 1)[1].split()[0])
+        return parse_ns2(out, text, seed, tw.seconds(warmup, "warmup"), tw.seconds(duration, "duration"), wall)
+    if out.exists():
+        shutil.rmtree(out)
     t0 = time.monotonic()
     if log_inputs:
         out.mkdir(parents=True)
@@ -183,6 +190,7 @@ def run_ns2(defn: tw.Definition, name: str, seed: int, work: Path, warmup: str, 
     if p.returncode != 0:
         raise CompareError(f"ns-2 failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}{p.stdout}")
     (out / "stdout.txt").write_text(p.stdout)
+    (out / "cmd.txt").write_text(" ".join(cmd))
     return parse_ns2(out, p.stdout, seed, tw.seconds(warmup, "warmup"), tw.seconds(duration, "duration"),
                      wall)  # fmt: skip
 
@@ -289,7 +297,8 @@ def summarize(ms: list[Measure], rate_bps: int) -> dict:
 
 
 def compare_twin(defn: tw.Definition, name: str, seeds: list[int], work: Path, warmup: str,
-                 duration: str, log=print, ns: str = "ns", paired: bool = False) -> dict:  # fmt: skip
+                 duration: str, log=print, ns: str = "ns", paired: bool = False,
+                 reuse: bool = False) -> dict:  # fmt: skip
     """Run twin `name` for every seed in both simulators (ns-2 first, one at a time) and return
     the comparison as a dict (numbers of the printed table, per seed where it applies). With
     `paired`, aqmlab replays each ns-2 run's own connections (paired.py) and the dict also has
@@ -300,7 +309,8 @@ def compare_twin(defn: tw.Definition, name: str, seeds: list[int], work: Path, w
     per_conn = []
     for seed in seeds:
         log(f"{name} seed {seed}: ns-2 …")
-        runs["ns-2"].append(run_ns2(defn, name, seed, work, warmup, duration, ns, log_inputs=paired))
+        runs["ns-2"].append(run_ns2(defn, name, seed, work, warmup, duration, ns, log_inputs=paired,
+                                    reuse=reuse))  # fmt: skip
         log(f"{name} seed {seed}: aqmlab{' (paired)' if paired else ''} …")
         ns2_dir = work / "ns2" / f"{name}_s{seed}"
         m, run_dir = run_aqmlab(defn, name, seed, work, warmup, duration,
@@ -440,6 +450,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--paired", action="store_true",
                    help="aqmlab replays each ns-2 run's own connections (paired.py): the same "
                         "workload on both sides, compared connection by connection")  # fmt: skip
+    p.add_argument("--reuse", action="store_true",
+                   help="with --keep DIR: read the ns-2 runs already in DIR made by the same "
+                        "command instead of running them again")  # fmt: skip
     p.add_argument("--definition", default=str(tw.DEFINITION),
                    help="the twin definition (default: twins.toml beside this script)")  # fmt: skip
     a = p.parse_args(argv)
@@ -472,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in names:
             res = compare_twin(defn, n, seeds, work, warmup, duration,
                                log=lambda m: print(m, file=sys.stderr), ns=a.ns,
-                               paired=a.paired)  # fmt: skip
+                               paired=a.paired, reuse=a.reuse)  # fmt: skip
             results.append(res)
             print(table(res) + "\n", flush=True)
     except (CompareError, pr.PairedError) as e:

@@ -175,7 +175,8 @@ def run_ns2(defn: tw.Definition, name: str, seed: int, work: Path, warmup: str, 
             and done.exists() and "run sim_s=" in done.read_text():  # fmt: skip
         text = done.read_text()
         wall = float(text.rsplit("wall_s=", 1)[1].split()[0])
-        return parse_ns2(out, text, seed, tw.seconds(warmup, "warmup"), tw.seconds(duration, "duration"), wall)
+        w, d = tw.seconds(warmup, "warmup"), tw.seconds(duration, "duration")
+        return parse_ns2(out, text, seed, w, d, wall)
     if out.exists():
         shutil.rmtree(out)
     t0 = time.monotonic()

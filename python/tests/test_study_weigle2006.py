@@ -25,7 +25,7 @@ PRESET = ROOT / "scenarios" / "weigle2006" / "dumbbell.toml"
 REF = ROOT / "docs" / "reference" / "packmime" / "long_rtt_invcdf.csv"
 RTT_CSV = SDIR / "packmime_rtt_server.csv"
 #: conn/s per unit of offered load, each direction (studies/weigle2006/README.md).
-RATE_PER_LOAD = 136.2
+RATE_PER_LOAD = 135.0
 
 
 def _cdf() -> tuple[np.ndarray, np.ndarray]:

@@ -950,3 +950,29 @@ fn workload_delaybox_parses_and_its_mistakes_are_named() {
         Some(BoxRtt::PackMime { side: RttSide::Client, rate }) if rate == 5.0
     ));
 }
+
+#[test]
+fn ns2_loss_response_keys_take_their_words_only() {
+    rejects(
+        &format!("{BASE}\n[tcp]\nssthresh = \"cwnd\"\n"),
+        "tcp.ssthresh",
+        "unknown ssthresh \"cwnd\"; expected one of: rfc5681, ns2",
+    );
+    rejects(
+        &format!("{BASE}\n[tcp]\nbackoff_reset = \"karn\"\n"),
+        "tcp.backoff_reset",
+        "expected one of: sample, ack",
+    );
+    let e = parse_str(
+        &format!("{BASE}\n[tcp]\nssthresh = \"ns2\"\nbackoff_reset = \"ack\"\n"),
+        "ok.toml",
+        Path::new("."),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let tcp = &e[0].experiment.tcp;
+    assert_eq!(tcp.ssthresh_rule, tcp::SsthreshRule::Ns2);
+    assert_eq!(tcp.backoff_reset, tcp::BackoffReset::NewAck);
+    let d = parse_str(BASE, "ok.toml", Path::new(".")).unwrap();
+    assert_eq!(d[0].experiment.tcp.ssthresh_rule, tcp::SsthreshRule::Rfc5681);
+    assert_eq!(d[0].experiment.tcp.backoff_reset, tcp::BackoffReset::Sample);
+}

@@ -1,44 +1,10 @@
 //! Every mistake is rejected with the file, the exact key path and a distinctive reason; the
 //! Display form is "file: key: reason". Each case edits one valid fixture.
 
+mod fixture;
+use fixture::{edit, BASE};
 use scenario::{parse_str, ScenarioError};
 use std::path::Path;
-
-const BASE: &str = r#"
-[run]
-warmup = "1s"
-duration = "10s"
-
-[topology]
-kind = "dumbbell"
-clients = 2
-servers = 2
-access_rate = "100Mbps"
-access_delay = "1ms"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "10ms"
-
-[queue]
-kind = "droptail"
-limit = 100
-
-[[workload]]
-kind = "http10"
-arrival = "poisson"
-rate = 10.0
-request_size = { dist = "constant", value = "300B" }
-response_size = { dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }
-"#;
-
-/// BASE with each `(from, to)` replaced once (each `from` must occur).
-fn edit(pairs: &[(&str, &str)]) -> String {
-    let mut s = BASE.to_string();
-    for (from, to) in pairs {
-        assert!(s.contains(from), "fixture has no {from:?}");
-        s = s.replacen(from, to, 1);
-    }
-    s
-}
 
 /// Parse `text` (expecting failure) and check key and reason.
 fn rejects(text: &str, key: &str, reason_part: &str) -> ScenarioError {
@@ -973,6 +939,9 @@ fn ns2_loss_response_keys_take_their_words_only() {
     assert_eq!(tcp.ssthresh_rule, tcp::SsthreshRule::Ns2);
     assert_eq!(tcp.backoff_reset, tcp::BackoffReset::NewAck);
     let d = parse_str(BASE, "ok.toml", Path::new(".")).unwrap();
-    assert_eq!(d[0].experiment.tcp.ssthresh_rule, tcp::SsthreshRule::Rfc5681);
+    assert_eq!(
+        d[0].experiment.tcp.ssthresh_rule,
+        tcp::SsthreshRule::Rfc5681
+    );
     assert_eq!(d[0].experiment.tcp.backoff_reset, tcp::BackoffReset::Sample);
 }

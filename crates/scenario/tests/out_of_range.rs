@@ -2,34 +2,10 @@
 //! can represent or run is refused at parse time with the file, the key and the value as the
 //! user wrote it; values at the bounds of `units::limits` and `budget.rs` are accepted.
 
+mod fixture;
+use fixture::{edit, edit_of, BASE};
 use scenario::{parse_str, ScenarioError};
 use std::path::Path;
-
-const BASE: &str = r#"
-[run]
-warmup = "1s"
-duration = "10s"
-
-[topology]
-kind = "dumbbell"
-clients = 2
-servers = 2
-access_rate = "100Mbps"
-access_delay = "1ms"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "10ms"
-
-[queue]
-kind = "droptail"
-limit = 100
-
-[[workload]]
-kind = "http10"
-arrival = "poisson"
-rate = 10.0
-request_size = { dist = "constant", value = "300B" }
-response_size = { dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }
-"#;
 
 const PARKING_LOT: &str = r#"
 [run]
@@ -64,20 +40,6 @@ rate = 10.0
 client_cloud = "a"
 server_cloud = "b"
 "#;
-
-/// `base` with each `(from, to)` replaced once (each `from` must occur).
-fn edit_of(base: &str, pairs: &[(&str, &str)]) -> String {
-    let mut s = base.to_string();
-    for (from, to) in pairs {
-        assert!(s.contains(from), "fixture has no {from:?}");
-        s = s.replacen(from, to, 1);
-    }
-    s
-}
-
-fn edit(pairs: &[(&str, &str)]) -> String {
-    edit_of(BASE, pairs)
-}
 
 /// Parse `text` expecting failure at `key` with exactly `reason`.
 fn rejects(text: &str, key: &str, reason: &str) -> ScenarioError {

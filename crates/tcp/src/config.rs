@@ -155,7 +155,12 @@ pub struct TcpConfig {
     ///   `interval_·(⌊now/interval_⌋ + 1)`, then periodic). `delayed_ack = None` gives S = 1,
     ///   T = 100 ms (the twins' `segsperack_ 1`, `interval_ 0.1`); `Some(d)` gives S = 2,
     ///   T = d (`segsperack_ 2`, `interval_ d`). Out-of-order, hole-filling, duplicate data and
-    ///   FINs are ACKed at once, as without the option.
+    ///   FINs are ACKed at once, as without the option;
+    /// - (e) the last byte of the data queued, when it would leave alone in a segment (a size
+    ///   ≡ 1 mod MSS), waits until everything before it is acknowledged, then goes with the FIN
+    ///   (`send_much` loops while `t_seqno_ < curseq_`, and `curseq_` is that byte's sequence
+    ///   number; only `foutput`'s "quiet" path sends it). In a loss-free paired twin every
+    ///   response that ns-2 finished later than aqmlab was such a size.
     ///
     /// Not reproduced: Full-TCP's second pure ACK when the client has nothing queued at the
     /// SYN-ACK (`TF_ACKNOW` survives the direct `sendpacket`), and its FIN flag on pure ACKs sent

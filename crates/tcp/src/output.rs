@@ -161,6 +161,9 @@ impl Endpoint {
     /// fits the window `win`.
     fn emit_at(&mut self, now: SimTime, seq: u64, win: Win, limit: u64) -> Option<Segment> {
         let (len, fin) = if seq < self.data_end {
+            if self.ns2_holds_last_byte(seq) {
+                return None;
+            }
             let len = self
                 .eff_mss()
                 .min(self.data_end - seq)
@@ -238,6 +241,14 @@ impl Endpoint {
         let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
         s.ect = new_data && self.ecn_ok;
         Some(s)
+    }
+
+    /// `ns2_fulltcp` rule (e): the queued data's last byte, when it would go alone in a segment
+    /// starting at `seq`, waits until everything before it is acknowledged (Full-TCP's
+    /// `send_much` loops while `t_seqno_ < curseq_`, and `curseq_` is that byte's own
+    /// sequence number, so only the "quiet" path of `foutput` sends it, with the FIN).
+    fn ns2_holds_last_byte(&self, seq: u64) -> bool {
+        self.cfg.ns2_fulltcp && seq + 1 == self.data_end && self.snd_una < seq
     }
 
     /// Whether a FIN may be sent now: always, except with `ns2_fulltcp` before the first FIN

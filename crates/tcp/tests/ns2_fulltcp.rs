@@ -10,7 +10,9 @@
 //!     sends a pure ACK, then its own FIN;
 //! (d) with delayed ACKs off (the twins' `segsperack_ 1`, `interval_ 0.1`), in-order data is
 //!     acknowledged at once when ≥ 1 MSS is unacknowledged, otherwise at the next multiple of
-//!     100 ms of simulated time (Full-TCP's periodic delayed-ACK tick).
+//!     100 ms of simulated time (Full-TCP's periodic delayed-ACK tick);
+//! (e) a last byte that would go alone (a size ≡ 1 mod MSS) waits until everything before it
+//!     is acknowledged, then leaves with the FIN.
 //!
 //! Pipes use d = 30 ms one way (RTT 60 ms, so no arrival falls on a 100 ms tick), MSS 1460,
 //! request 300 B, and `engine_order` (the application runs before the segments are drained, as
@@ -149,6 +151,30 @@ fn two_segment_response_ns2_sequence_separate_fin() {
     );
     assert_eq!(p.completed, Some(ms(120)));
     assert_eq!(p.event_time(CLIENT, AppEvent::Closed), Some(ms(320)));
+}
+
+#[test]
+fn ns2_last_lone_byte_waits_for_the_ack_of_everything_before_it() {
+    // 4381 B = 3 × 1460 + 1. Default: 90 segments 1 and 2 (IW 2), ACKed by the client at 120;
+    // 150 those ACKs open cwnd: segment 3 and the last byte with the FIN; complete at 180.
+    // ns2_fulltcp (e): at 150 only segment 3 (the last byte waits: 1461, then 2921, are not all
+    // of 4381); 210 the ACK of segment 3 covers everything before the byte: it leaves with the
+    // FIN; complete at 240, one RTT later — what ns-2.35 does (validation/ns2/README.md,
+    // "Paired twins": every loss-free mismatch had a size ≡ 1 mod MSS). 4380 B and 4382 B are
+    // not held.
+    let lone = |rows: &[Row]| -> Vec<Row> {
+        rows.iter().filter(|r| r.1 == S && r.2 == 4381).copied().collect()
+    };
+    let (p, rows) = exchange(TcpConfig::default(), 4381);
+    assert_eq!(lone(&rows), vec![(150, S, 4381, 301, 1, FIN_ACK)]);
+    assert_eq!(p.completed, Some(ms(180)));
+    let (p, rows) = exchange(ns2(), 4381);
+    assert_eq!(lone(&rows), vec![(210, S, 4381, 301, 1, FIN_ACK)]);
+    assert_eq!(p.completed, Some(ms(240)));
+    for other in [4380, 4382] {
+        let (p, _) = exchange(ns2(), other);
+        assert_eq!(p.completed, Some(ms(180)), "{other} B");
+    }
 }
 
 #[test]

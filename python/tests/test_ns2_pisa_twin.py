@@ -81,6 +81,10 @@ def test_pisa_twin_is_the_preset_but_for_the_stated_changes():
     assert {v["name"]: v.get("queue") for v in twin["variant"]} == {"pi": None, "droptail": dt}
     assert twin["run"] | {"seed": 1} == preset["run"]
     assert {k: twin["tcp"][k] for k in preset["tcp"]} == preset["tcp"]
+    # the aqmlab side carries ns-2.35 Full-TCP's rules (the ns-2 side is Full-TCP); the preset not
+    rules = {"ns2_fulltcp": True, "ssthresh": "ns2", "backoff_reset": "ack"}
+    assert {k: twin["tcp"][k] for k in rules} == rules
+    assert not set(rules) & set(preset["tcp"])
     bulk, web, cbr = twin["workload"]
     p_bulk, p_web, p_cbr = preset["workload"]
     assert [(f["client"], f["server"], f["start"]) for f in bulk["flows"]] == [
@@ -141,6 +145,33 @@ def test_twin_statistics_by_hand():
     s = tk.summarize(m, ["k"])
     assert s["k"]["mean"] == 1.5 and s["responses"]["per_seed"] == [4.0, 4.0]
     assert s["ks_seed_to_seed"] == [0.25]
+
+
+def test_kept_ns2_runs_are_read_again_only_for_the_same_command(tmp_path):
+    # A stand-in for ns: it appends a line to a counter file and prints its argument.
+    counter = tmp_path / "calls"
+    out = tmp_path / "ns2_pi_s1"
+
+    def cmd(arg: str) -> list[str]:
+        code = (f"import pathlib,sys; pathlib.Path({str(out)!r}).mkdir(exist_ok=True); "
+                f"open({str(counter)!r}, 'a').write('x'); print(sys.argv[1])")  # fmt: skip
+        return [sys.executable, "-c", code, arg]
+
+    assert tk.run_ns2_kept(cmd("a"), "t", out, reuse=True)[0] == "a\n"  # nothing kept: runs
+    assert tk.run_ns2_kept(cmd("a"), "t", out, reuse=True)[0] == "a\n"  # kept: read again
+    assert counter.read_text() == "x"
+    assert tk.run_ns2_kept(cmd("b"), "t", out, reuse=True)[0] == "b\n"  # other command: runs
+    assert tk.run_ns2_kept(cmd("b"), "t", out, reuse=False)[0] == "b\n"  # no reuse: runs
+    assert counter.read_text() == "xxx"
+    (tmp_path / "ns2_pi_s1.out").write_text("tampered")
+    (tmp_path / "ns2_pi_s1.cmd.json").write_text("{not json")
+    assert tk.run_ns2_kept(cmd("b"), "t", out, reuse=True)[0] == "b\n"  # unreadable: runs
+    assert counter.read_text() == "xxxx"
+
+
+def test_reuse_needs_keep():
+    with pytest.raises(tk.TwinError, match="--reuse: needs --keep"):
+        tk.seeds_and_ns(tk.cli("x").parse_args(["--compare", "--reuse"]), [1])
 
 
 # --- the reduced comparison against ns-2.35 -------------------------------------------------

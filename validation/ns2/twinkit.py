@@ -110,6 +110,32 @@ def only(d: dict, keys: tuple[str, ...], where: str) -> None:
         raise TwinError(f"{where}.{extra[0]}: unknown key (allowed: {', '.join(keys)})")
 
 
+# Keys of a twin definition's [tcp] that act on the aqmlab side only: ns-2.35 Full-TCP's packet
+# sequence and loss response (crates/tcp/src/config.rs; validation/ns2/README.md, "Paired
+# twins"). ns-2 runs Full-TCP anyway; absent = aqmlab's defaults, and the scenario omits the key.
+AQMLAB_TCP_RULES = {"ns2_fulltcp": (True, False), "ssthresh": ("rfc5681", "ns2"),
+                    "backoff_reset": ("sample", "ack")}  # fmt: skip
+
+
+def check_aqmlab_tcp_rules(tcp: dict, where: str) -> None:
+    """Check the optional aqmlab-side TCP rules (AQMLAB_TCP_RULES) of a definition's [tcp]."""
+    for k, allowed in AQMLAB_TCP_RULES.items():
+        if k in tcp and (type(tcp[k]) is not type(allowed[0]) or tcp[k] not in allowed):
+            shown = ", ".join(str(a).lower() if isinstance(a, bool) else a for a in allowed)
+            raise TwinError(f"{where}.{k}: expected one of {shown}, got {tcp[k]!r}")
+
+
+def aqmlab_tcp_rule_lines(tcp: dict) -> list[str]:
+    """The scenario lines for the aqmlab-side TCP rules a definition's [tcp] sets."""
+    lines = []
+    if tcp.get("ns2_fulltcp"):
+        lines.append("ns2_fulltcp = true")
+    for k in ("ssthresh", "backoff_reset"):
+        if k in tcp:
+            lines.append(f'{k} = "{tcp[k]}"')
+    return lines
+
+
 def write_or_check(files: dict[Path, str], check: bool) -> list[Path]:
     """Write the generated files, or (check) return those whose checked-in text differs."""
     stale = []
@@ -148,6 +174,31 @@ def run_ns2(cmd: list[str], what: str) -> tuple[str, float]:
     if p.returncode != 0:
         raise RunError(f"{what}: ns-2 failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}{p.stdout}")
     return p.stdout, wall
+
+
+def run_ns2_kept(cmd: list[str], what: str, out: Path, reuse: bool = False) -> tuple[str, float]:
+    """Run an ns-2 command whose files go to the directory `out`; keep its stdout in
+    `out`.out and the command with its wall time in `out`.cmd.json. With `reuse`, a run kept
+    there by the same command is read again instead (its stdout and recorded wall time)."""
+    import json
+    import shutil
+
+    stdout_file = out.parent / f"{out.name}.out"
+    cmd_file = out.parent / f"{out.name}.cmd.json"
+    if reuse and out.is_dir() and stdout_file.exists() and cmd_file.exists():
+        try:
+            kept = json.loads(cmd_file.read_text())
+        except (OSError, ValueError):
+            kept = {}
+        if kept.get("cmd") == cmd and isinstance(kept.get("wall_s"), (int, float)):
+            return stdout_file.read_text(), float(kept["wall_s"])
+    if out.exists():
+        shutil.rmtree(out)
+    cmd_file.unlink(missing_ok=True)
+    stdout, wall = run_ns2(cmd, what)
+    stdout_file.write_text(stdout)
+    cmd_file.write_text(json.dumps({"cmd": cmd, "wall_s": wall}) + "\n")
+    return stdout, wall
 
 
 def key_values(stdout: str, tag: str) -> list[dict[str, str]]:
@@ -315,6 +366,8 @@ def cli(description: str, queue: tuple[str, str] | None = None):
     p.add_argument("--duration", help="measured time (default: the definition's)")
     p.add_argument("--out", default="ns2-out", help="--ns2: output directory for the command")
     p.add_argument("--keep", metavar="DIR", help="--compare: keep ns-2's files in DIR")
+    p.add_argument("--reuse", action="store_true",
+                   help="--compare with --keep: read DIR's ns-2 runs of the same command again")
     p.add_argument("--json", metavar="FILE", help="--compare: also write every number as JSON")
     p.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns)")
     return p
@@ -336,6 +389,8 @@ def seeds_and_ns(a, default_seeds) -> list[int]:
         seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else list(default_seeds)
     except ValueError:
         raise TwinError(f"--seeds: expected integers such as 1,2,3, got {a.seeds!r}") from None
+    if getattr(a, "reuse", False) and not a.keep:
+        raise TwinError("--reuse: needs --keep DIR (the directory whose ns-2 runs to read again)")
     if shutil.which(a.ns) is None:
         raise RunError(f"{a.ns}: not found (Debian: apt-get install ns2)")
     return seeds

@@ -91,7 +91,8 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     tcp = tk.need(raw, "tcp", dict, f)
     w = f"{f}: tcp"
     tk.only(tcp, ("mss", "initial_window", "receive_window", "min_rto", "initial_rto", "max_rto",
-                  "tick", "dupack_threshold", "ecn"), w)  # fmt: skip
+                  "tick", "dupack_threshold", "ecn", *tk.AQMLAB_TCP_RULES), w)  # fmt: skip
+    tk.check_aqmlab_tcp_rules(tcp, w)
     for k in ("mss", "initial_window", "receive_window", "dupack_threshold"):
         if tk.need(tcp, k, int, w) < 1:
             raise tk.TwinError(f"{w}.{k}: must be at least 1")
@@ -151,7 +152,8 @@ def scenario_text(d: Definition) -> str:
         "# ns-2.35 runs it; the ns-2 half is validation/ns2/parkinglot_twin/parkinglot.tcl.",
         f"# {GENERATED}",
         "# What differs from the preset: no ared variant; aqmlab's defaults written out (TCP, access",
-        "# queues, PI's a/b/w and REM's gamma/phi/input weight/period). Comparison:",
+        "# queues, PI's a/b/w and REM's gamma/phi/input weight/period); ns-2.35 Full-TCP's packet",
+        "# sequence and loss response on the aqmlab side (the last [tcp] keys). Comparison:",
         '# validation/ns2/README.md, "Seed 002 twin: parking lot, one congested link".',
         "",
         "[run]",
@@ -179,7 +181,7 @@ def scenario_text(d: Definition) -> str:
         f'initial_rto = "{tcp["initial_rto"]}"', f'max_rto = "{tcp["max_rto"]}"',
         f'clock_granularity = "{tcp["tick"]}"', "delayed_ack = false",
         f"dupack_threshold = {tcp['dupack_threshold']}", "limited_transmit = false",
-        "timestamps = false", "",
+        "timestamps = false", *tk.aqmlab_tcp_rule_lines(tcp), "",
     ]  # fmt: skip
 
     def http(i: int) -> list[str]:
@@ -372,8 +374,9 @@ def run_aqmlab(variant: str, seed: int, warmup: str, duration: str):
 
 
 def compare(queue: str, seeds: list[int], warmup: str, duration: str, work: Path, log=print,
-            ns: str = "ns") -> dict:  # fmt: skip
-    """Run one queue of the twin for every seed in both simulators (ns-2 first, one at a time)."""
+            ns: str = "ns", reuse: bool = False) -> dict:  # fmt: skip
+    """Run one queue of the twin for every seed in both simulators (ns-2 first, one at a time;
+    `reuse`: ns-2 runs kept in `work` by the same command are read again)."""
     d = load_definition()
     t = d.raw["topology"]
     rate = tk.bits_per_s(t["link_rate"], "link_rate")
@@ -383,11 +386,9 @@ def compare(queue: str, seeds: list[int], warmup: str, duration: str, work: Path
     runs: dict[str, list[tk.Measure]] = {"ns-2": [], "aqmlab": []}
     for seed in seeds:
         out = work / f"ns2_{queue}_s{seed}"
-        if out.exists():
-            shutil.rmtree(out)
         log(f"{queue} seed {seed}: ns-2 …")
-        stdout, wall = tk.run_ns2(ns2_command(queue, seed, warm_s, dur_s, out, ns), f"{queue} seed {seed}")
-        (work / f"ns2_{queue}_s{seed}.out").write_text(stdout)
+        stdout, wall = tk.run_ns2_kept(ns2_command(queue, seed, warm_s, dur_s, out, ns),
+                                       f"{queue} seed {seed}", out, reuse)  # fmt: skip
         runs["ns-2"].append(measure_ns2(stdout, out, seed, warm_s, dur_s, rate, unit, wall))
         log(f"{queue} seed {seed}: aqmlab …")
         t0 = time.monotonic()
@@ -446,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(f"aqmlab commit {tk.git_state()}; ns-2: {shutil.which(a.ns)}", file=sys.stderr)
         for q in queues:
-            res = compare(q, seeds, warmup, duration, work, log=lambda m: print(m, file=sys.stderr), ns=a.ns)
+            res = compare(q, seeds, warmup, duration, work, log=lambda m: print(m, file=sys.stderr), ns=a.ns,
+                          reuse=a.reuse)
             results.append(res)
             print(table(res) + "\n", flush=True)
     except tk.RunError as e:

@@ -99,7 +99,8 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     tcp = tk.need(raw, "tcp", dict, f)
     w = f"{f}: tcp"
     tk.only(tcp, ("mss", "initial_window", "receive_window", "min_rto", "initial_rto", "max_rto",
-                  "tick", "dupack_threshold"), w)  # fmt: skip
+                  "tick", "dupack_threshold", *tk.AQMLAB_TCP_RULES), w)  # fmt: skip
+    tk.check_aqmlab_tcp_rules(tcp, w)
     for k in ("mss", "initial_window", "receive_window", "dupack_threshold"):
         if tk.need(tcp, k, int, w) < 1:
             raise tk.TwinError(f"{w}.{k}: must be at least 1")
@@ -148,12 +149,14 @@ def scenario_text(d: Definition) -> str:
         f'  {{ start = "0s", client = {h}, server = {h}, bytes = "{ftp["bytes"]}B" }}'
         for h in range(first, first + ftp["flows"])
     )
+    rules = "".join(f"\n{line}" for line in tk.aqmlab_tcp_rule_lines(tcp))
     return f"""# Seed 003 twin: the standard experiment (Kim 2004 §4.7) as ns-2.35 can run it; the ns-2 half
 # is validation/ns2/pisa_twin/standard.tcl.
 # {GENERATED}
 # What differs from scenarios/pisa/standard.toml: drop-tail buffers as ns-2 limit_ values with
 # profile = "ns2" (hold limit − 1: the preset's 800 and 1000 waiting packets); FTP flows carry
-# {ftp["bytes"]} bytes (never finish in a run, as the preset's 10 GB); every TCP default written out.
+# {ftp["bytes"]} bytes (never finish in a run, as the preset's 10 GB); every TCP default written out;
+# ns-2.35 Full-TCP's packet sequence and loss response on the aqmlab side (the last [tcp] keys).
 # Comparison: validation/ns2/README.md, "Seed 003 twin: PI standard experiment".
 
 [run]
@@ -197,7 +200,7 @@ clock_granularity = "{tcp["tick"]}"
 delayed_ack = false
 dupack_threshold = {tcp["dupack_threshold"]}
 limited_transmit = false
-timestamps = false
+timestamps = false{rules}
 
 [[workload]]
 kind = "bulk"
@@ -382,8 +385,9 @@ def measure_aqmlab(run, seed: int, rate_bps: int, mss: int) -> tk.Measure:
 
 
 def compare(queue: str, seeds: list[int], warmup: str, duration: str, work: Path,
-            log=print, ns: str = "ns") -> dict:  # fmt: skip
-    """Run the twin for every seed in both simulators (ns-2 first, one at a time)."""
+            log=print, ns: str = "ns", reuse: bool = False) -> dict:  # fmt: skip
+    """Run the twin for every seed in both simulators (ns-2 first, one at a time; `reuse`: ns-2
+    runs kept in `work` by the same command are read again)."""
     d = load_definition()
     rate = tk.bits_per_s(d.raw["topology"]["bottleneck_rate"], "bottleneck_rate")
     mss = d.raw["tcp"]["mss"]
@@ -391,11 +395,9 @@ def compare(queue: str, seeds: list[int], warmup: str, duration: str, work: Path
     runs: dict[str, list[tk.Measure]] = {"ns-2": [], "aqmlab": []}
     for seed in seeds:
         out = work / f"ns2_{queue}_s{seed}"
-        if out.exists():
-            shutil.rmtree(out)
         log(f"{queue} seed {seed}: ns-2 …")
-        stdout, wall = tk.run_ns2(ns2_command(seed, dur_s, queue, out, warm_s, ns), f"seed {seed}")
-        (work / f"ns2_{queue}_s{seed}.out").write_text(stdout)
+        stdout, wall = tk.run_ns2_kept(ns2_command(seed, dur_s, queue, out, warm_s, ns),
+                                       f"seed {seed}", out, reuse)  # fmt: skip
         runs["ns-2"].append(measure_ns2(stdout, out, seed, dur_s, rate, wall))
         log(f"{queue} seed {seed}: aqmlab …")
         run = tk.run_aqmlab(SCENARIO, queue, seed, warmup, duration)
@@ -438,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(f"aqmlab commit {tk.git_state()}; ns-2: {shutil.which(a.ns)}", file=sys.stderr)
         res = compare(a.queue, seeds, warmup, duration, work,
-                      log=lambda m: print(m, file=sys.stderr), ns=a.ns)  # fmt: skip
+                      log=lambda m: print(m, file=sys.stderr), ns=a.ns, reuse=a.reuse)
         print(table(res), flush=True)
     except tk.RunError as e:
         print(f"twin.py: error: {e}", file=sys.stderr)

@@ -276,8 +276,9 @@ def measure_aqmlab(run, seed: int, rate_bps: int, mss: int) -> tk.Measure:
 
 
 def compare(seeds: list[int], warmup: str, duration: str, work: Path, log=print,
-            ns: str = "ns") -> dict:  # fmt: skip
-    """Run the twin for every seed in both simulators (ns-2 first, one at a time)."""
+            ns: str = "ns", reuse: bool = False) -> dict:  # fmt: skip
+    """Run the twin for every seed in both simulators (ns-2 first, one at a time; `reuse`: ns-2
+    runs kept in `work` by the same command are read again)."""
     d = load_definition()
     rate = tk.bits_per_s(d.raw["topology"]["bottleneck_rate"], "bottleneck_rate")
     mss = d.raw["tcp"]["mss"]
@@ -285,11 +286,9 @@ def compare(seeds: list[int], warmup: str, duration: str, work: Path, log=print,
     runs: dict[str, list[tk.Measure]] = {"ns-2": [], "aqmlab": []}
     for seed in seeds:
         out = work / f"ns2_s{seed}"
-        if out.exists():
-            shutil.rmtree(out)
         log(f"seed {seed}: ns-2 …")
-        stdout, wall = tk.run_ns2(ns2_command(seed, dur_s, out, warm_s, ns), f"seed {seed}")
-        (work / f"ns2_s{seed}.out").write_text(stdout)
+        stdout, wall = tk.run_ns2_kept(ns2_command(seed, dur_s, out, warm_s, ns), f"seed {seed}",
+                                       out, reuse)  # fmt: skip
         runs["ns-2"].append(measure_ns2(stdout, out, seed, dur_s, rate, wall))
         log(f"seed {seed}: aqmlab …")
         run = tk.run_aqmlab(SCENARIO, VARIANT, seed, warmup, duration)
@@ -328,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         print(f"aqmlab commit {tk.git_state()}; ns-2: {shutil.which(a.ns)}", file=sys.stderr)
-        res = compare(seeds, warmup, duration, work, log=lambda m: print(m, file=sys.stderr), ns=a.ns)
+        res = compare(seeds, warmup, duration, work, log=lambda m: print(m, file=sys.stderr), ns=a.ns,
+                      reuse=a.reuse)
         print(table(res), flush=True)
     except tk.RunError as e:
         print(f"twin.py: error: {e}", file=sys.stderr)

@@ -6,7 +6,7 @@
 //! (durations), `delayed_ack` (false, or a duration such as "200ms"), `dupack_threshold`,
 //! `max_syn_retries`, `max_retries` (integers), `ecn`, `limited_transmit`, `timestamps`, `ns2_fulltcp`
 //! (booleans), `rto` ("rfc6298" | "bsd": `tcp::RtoRules`), `ssthresh` ("rfc5681" | "ns2":
-//! `tcp::SsthreshRule`).
+//! `tcp::SsthreshRule`), `slow_start` ("rfc5681" | "ns2": `tcp::SlowStartGrowth`).
 //!
 //! Checks: mss ≥ 1, initial_window ≥ 1, receive_window ≥ mss, RTOs > 0 with
 //! min_rto ≤ max_rto and initial_rto ≤ max_rto, clock_granularity > 0, delayed ACK in
@@ -17,7 +17,7 @@
 
 use crate::error::Res;
 use crate::value::{positive, size_u32, Tbl};
-use tcp::{BackoffReset, RtoRules, SsthreshRule, TcpConfig, Variant};
+use tcp::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
 use toml::Value;
 use units::SimDuration;
 
@@ -41,6 +41,7 @@ const KEYS: &[&str] = &[
     "rto",
     "ssthresh",
     "backoff_reset",
+    "slow_start",
 ];
 
 /// Parse `[tcp]` of the root (absent table = all defaults).
@@ -122,6 +123,12 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
         c.backoff_reset = match crate::value::kind(&t, "backoff_reset", &["sample", "ack"])? {
             "ack" => BackoffReset::NewAck,
             _ => BackoffReset::Sample,
+        };
+    }
+    if t.has("slow_start") {
+        c.slow_start = match crate::value::kind(&t, "slow_start", &["rfc5681", "ns2"])? {
+            "ns2" => SlowStartGrowth::Ns2,
+            _ => SlowStartGrowth::Rfc5681,
         };
     }
     if t.has("ssthresh") {

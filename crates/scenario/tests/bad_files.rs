@@ -945,3 +945,21 @@ fn ns2_loss_response_keys_take_their_words_only() {
     );
     assert_eq!(d[0].experiment.tcp.backoff_reset, tcp::BackoffReset::Sample);
 }
+
+#[test]
+fn slow_start_key_takes_its_words_only() {
+    rejects(
+        &format!("{BASE}\n[tcp]\nslow_start = \"abc\"\n"),
+        "tcp.slow_start",
+        "expected one of: rfc5681, ns2",
+    );
+    let e = parse_str(
+        &format!("{BASE}\n[tcp]\nslow_start = \"ns2\"\n"),
+        "ok.toml",
+        Path::new("."),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(e[0].experiment.tcp.slow_start, tcp::SlowStartGrowth::Ns2);
+    let d = parse_str(BASE, "ok.toml", Path::new(".")).unwrap();
+    assert_eq!(d[0].experiment.tcp.slow_start, tcp::SlowStartGrowth::Rfc5681);
+}

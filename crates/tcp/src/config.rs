@@ -72,6 +72,19 @@ pub enum SsthreshRule {
     Ns2,
 }
 
+/// How slow start grows cwnd on an ACK of new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlowStartGrowth {
+    /// RFC 5681 §3.1 eq. 2 (byte counting, RFC 3465 with L = 1): cwnd += min(bytes newly
+    /// acknowledged, MSS).
+    Rfc5681,
+    /// ns-2.35 (`tcp/tcp.cc` `opencwnd()`, `increase_num_` 1; Full-TCP counts its window in
+    /// segments): one whole segment per ACK of new data, however few bytes it acknowledges — so
+    /// on a persistent connection the ACK of a short response (or request) opens cwnd by a full
+    /// segment for the next one.
+    Ns2,
+}
+
 /// When the RTO backoff (the doubling after each expiry) ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackoffReset {
@@ -172,6 +185,9 @@ pub struct TcpConfig {
     /// When the RTO backoff ends. Default [`BackoffReset::Sample`] (RFC 6298, Karn); `NewAck`
     /// is ns-2.35 Full-TCP's rule.
     pub backoff_reset: BackoffReset,
+    /// Slow-start growth per ACK. Default [`SlowStartGrowth::Rfc5681`]; `Ns2` is ns-2's
+    /// segment-counting rule (issue 11: HTTP/1.1 persistent connections in the seed-002 twin).
+    pub slow_start: SlowStartGrowth,
 }
 
 impl Default for TcpConfig {
@@ -197,6 +213,7 @@ impl Default for TcpConfig {
             ns2_fulltcp: false,                              // RFC behaviour
             ssthresh_rule: SsthreshRule::Rfc5681,            // RFC 5681 eq. 4
             backoff_reset: BackoffReset::Sample,             // RFC 6298 §5.5, Karn
+            slow_start: SlowStartGrowth::Rfc5681,            // RFC 5681 eq. 2
         }
     }
 }

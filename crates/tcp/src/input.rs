@@ -159,8 +159,12 @@ impl Endpoint {
         } else {
             self.cfg.initial_window.max(1) as u64 * mss
         };
-        self.cc
-            .on_connected(iw, self.peer_wnd, self.cfg.ssthresh_rule);
+        self.cc.on_connected(
+            iw,
+            self.peer_wnd,
+            self.cfg.ssthresh_rule,
+            self.cfg.slow_start,
+        );
         self.events |= EV_CONNECTED;
         if self.close_pending {
             self.state = State::FinWait1;

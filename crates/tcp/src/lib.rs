@@ -27,6 +27,8 @@ pub mod segment;
 pub mod timers;
 mod timestamps;
 
-pub use config::{BackoffReset, FullAck, RtoRules, SsthreshRule, TcpConfig, Variant};
+pub use config::{
+    BackoffReset, FullAck, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant,
+};
 pub use endpoint::{AppEvent, Endpoint, State, TcpStats, LOSS_TRACE_LEN};
 pub use segment::{Flags, SackBlocks, Segment, Timestamps, TxKind};

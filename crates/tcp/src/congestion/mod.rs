@@ -4,7 +4,8 @@
 //! NewReno recovery; it needs the time and SRTT, given by [`Congestion::set_clock`]).
 //!
 //! Shared arithmetic, RFC 5681 counted in bytes ([`Window`]):
-//! - slow start (cwnd < ssthresh): cwnd += min(bytes newly acked, MSS) per ACK (§3.1 eq. 2);
+//! - slow start (cwnd < ssthresh): cwnd += min(bytes newly acked, MSS) per ACK (§3.1 eq. 2;
+//!   with `SlowStartGrowth::Ns2` one MSS per ACK, [`Window::per_ack`]);
 //! - congestion avoidance (cwnd ≥ ssthresh): cwnd += max(1, MSS·MSS/cwnd) per ACK (eq. 3);
 //! - loss by dupACKs: ssthresh = max(FlightSize/2, 2·MSS) (eq. 4), cwnd = ssthresh + k·MSS where
 //!   k = dupACK threshold (3 in the RFC, which names 3·SMSS; ns-2 adds `numdupacks_` too);
@@ -42,7 +43,7 @@ pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
 
-use crate::config::{FullAck, SsthreshRule, TcpConfig, Variant};
+use crate::config::{FullAck, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
 use units::{SimDuration, SimTime};
 
 /// cwnd and ssthresh, bytes, with the RFC 5681 arithmetic shared by every variant.
@@ -54,6 +55,8 @@ pub struct Window {
     /// ns-2's ssthresh rule ([`SsthreshRule::Ns2`]): `Some(peer window in bytes)` once
     /// connected; `None` = RFC 5681.
     pub ns2: Option<u64>,
+    /// ns-2's slow-start growth ([`SlowStartGrowth::Ns2`]): one MSS per ACK of new data.
+    pub per_ack: bool,
 }
 
 impl Window {
@@ -65,6 +68,7 @@ impl Window {
             cwnd: mss,
             ssthresh: u64::MAX,
             ns2: None,
+            per_ack: false,
         }
     }
     /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF)` in bytes: max(⌊W/2⌋, 2)·MSS with W =
@@ -76,7 +80,11 @@ impl Window {
     /// Slow start or congestion avoidance for an ACK that newly acknowledged `acked` bytes.
     pub fn grow(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
-            self.cwnd += acked.min(self.mss);
+            self.cwnd += if self.per_ack {
+                self.mss
+            } else {
+                acked.min(self.mss)
+            };
         } else {
             self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
         }
@@ -248,10 +256,19 @@ impl Congestion {
     pub fn window(&self) -> &Window {
         each!(self, c => c.window())
     }
-    /// Handshake complete; `rule` = the endpoint's ssthresh rule (the peer's window caps ns-2's).
-    pub fn on_connected(&mut self, initial_window: u64, peer_window: u64, rule: SsthreshRule) {
+    /// Handshake complete; `rule` = the endpoint's ssthresh rule (the peer's window caps ns-2's),
+    /// `growth` its slow-start growth.
+    pub fn on_connected(
+        &mut self,
+        initial_window: u64,
+        peer_window: u64,
+        rule: SsthreshRule,
+        growth: SlowStartGrowth,
+    ) {
         each!(self, c => c.on_connected(initial_window, peer_window));
-        self.window_mut().ns2 = (rule == SsthreshRule::Ns2).then_some(peer_window);
+        let w = self.window_mut();
+        w.ns2 = (rule == SsthreshRule::Ns2).then_some(peer_window);
+        w.per_ack = growth == SlowStartGrowth::Ns2;
     }
     pub fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
         each!(self, c => c.on_new_ack(a))
@@ -278,11 +295,31 @@ mod tests {
             cwnd: 2000,
             ssthresh: 65535,
             ns2: None,
+            per_ack: false,
         };
         w.grow(2000); // a stretch ACK of 2 segments still adds 1 MSS (RFC 5681 eq. 2)
         assert_eq!(w.cwnd, 3000);
         w.grow(300);
         assert_eq!(w.cwnd, 3300);
+    }
+
+    #[test]
+    fn ns2_slow_start_adds_one_mss_per_ack_however_little_it_acknowledges() {
+        let mut w = Window {
+            mss: 1000,
+            cwnd: 2000,
+            ssthresh: 4500,
+            ns2: None,
+            per_ack: true,
+        };
+        w.grow(300); // ns-2 opencwnd(): cwnd_ += 1 segment
+        assert_eq!(w.cwnd, 3000);
+        w.grow(2000);
+        assert_eq!(w.cwnd, 4000);
+        w.grow(1); // 4000 < 4500: still slow start
+        assert_eq!(w.cwnd, 5000);
+        w.grow(1); // congestion avoidance: MSS²/cwnd, as without the rule
+        assert_eq!(w.cwnd, 5200);
     }
 
     #[test]
@@ -293,6 +330,7 @@ mod tests {
             cwnd: 4000,
             ssthresh: 4000,
             ns2: None,
+            per_ack: false,
         };
         w.grow(1000);
         assert_eq!(w.cwnd, 4250);
@@ -304,6 +342,7 @@ mod tests {
             cwnd: 1000,
             ssthresh: 10,
             ns2: None,
+            per_ack: false,
         };
         w.grow(10);
         assert_eq!(w.cwnd, 1001);
@@ -316,6 +355,7 @@ mod tests {
             cwnd: 10_000,
             ssthresh: u64::MAX,
             ns2: None,
+            per_ack: false,
         };
         w.enter_fast_recovery(7000, 3);
         assert_eq!((w.ssthresh, w.cwnd), (3500, 6500));

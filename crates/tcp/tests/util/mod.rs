@@ -163,6 +163,9 @@ pub struct Pipe {
     /// the segments (so a client's FIN rides on its ACK of the last response byte). Default
     /// false: segments first, then events (what every older test was derived with).
     pub engine_order: bool,
+    /// Application writes at fixed instants, (time, side, bytes, close after the write), in
+    /// time order: the persistent-connection tests (`Pipe::scripted`).
+    pub writes: Vec<(SimTime, usize, u64, bool)>,
 }
 
 impl Pipe {
@@ -219,9 +222,43 @@ impl Pipe {
             completed: None,
             done: [false; 2],
             engine_order: false,
+            writes: Vec::new(),
         };
         p.service(CLIENT);
         p
+    }
+
+    /// Client and server without an application: the client connects at t = 0 and each side
+    /// writes `writes` (time, side, bytes, close after) at the instants given, as a test script
+    /// of ns-2 (`advance-bytes`, `sendmsg … MSG_EOF`) drives two Full-TCP agents. Runs in
+    /// engine order. A write at t = 0 by the client goes with the connect.
+    pub fn scripted(
+        cfg: TcpConfig,
+        delay: SimDuration,
+        writes: Vec<(SimTime, usize, u64, bool)>,
+    ) -> Pipe {
+        let mut p = Self::http_full(cfg.clone(), cfg, delay, 0, 0, 0, vec![]);
+        p.app = None;
+        p.engine_order = true;
+        p.writes = writes;
+        p.writes.sort_by_key(|w| w.0);
+        p.do_writes();
+        p
+    }
+
+    /// Perform the scripted writes due now.
+    fn do_writes(&mut self) {
+        while let Some(&(t, side, bytes, close)) = self.writes.first() {
+            if t > self.now {
+                break;
+            }
+            self.writes.remove(0);
+            self.eps[side].send(bytes);
+            if close {
+                self.eps[side].close();
+            }
+            self.service(side);
+        }
     }
 
     fn dropped(&mut self, side: usize, s: &Segment) -> bool {
@@ -368,7 +405,8 @@ impl Pipe {
     fn next_time(&self) -> Option<SimTime> {
         let d = self.in_flight.iter().map(|f| f.0).min();
         let t = self.eps.iter().filter_map(|e| e.next_deadline()).min();
-        [d, t].into_iter().flatten().min()
+        let w = self.writes.first().map(|w| w.0);
+        [d, t, w].into_iter().flatten().min()
     }
 
     /// Process one instant's first event. False when nothing is left.
@@ -381,6 +419,10 @@ impl Pipe {
         };
         assert!(t >= self.now, "time went backwards");
         self.now = t;
+        if self.writes.first().is_some_and(|w| w.0 <= t) {
+            self.do_writes();
+            return true;
+        }
         // Deliveries at t first, in send order.
         if let Some(i) = (0..self.in_flight.len())
             .filter(|&i| self.in_flight[i].0 == t)

@@ -114,7 +114,7 @@ def only(d: dict, keys: tuple[str, ...], where: str) -> None:
 # sequence and loss response (crates/tcp/src/config.rs; validation/ns2/README.md, "Paired
 # twins"). ns-2 runs Full-TCP anyway; absent = aqmlab's defaults, and the scenario omits the key.
 AQMLAB_TCP_RULES = {"ns2_fulltcp": (True, False), "ssthresh": ("rfc5681", "ns2"),
-                    "backoff_reset": ("sample", "ack")}  # fmt: skip
+                    "backoff_reset": ("sample", "ack"), "slow_start": ("rfc5681", "ns2")}  # fmt: skip
 
 
 def check_aqmlab_tcp_rules(tcp: dict, where: str) -> None:
@@ -130,7 +130,7 @@ def aqmlab_tcp_rule_lines(tcp: dict) -> list[str]:
     lines = []
     if tcp.get("ns2_fulltcp"):
         lines.append("ns2_fulltcp = true")
-    for k in ("ssthresh", "backoff_reset"):
+    for k in ("ssthresh", "backoff_reset", "slow_start"):
         if k in tcp:
             lines.append(f'{k} = "{tcp[k]}"')
     return lines

@@ -2,6 +2,7 @@
 
 usage (from the repository root, with .venv active):
     python validation/ns2/packmime/compare.py --ns2 DIR --http 1.0 --seeds 1 2 3 [--run-aqmlab]
+        [--ns2-fulltcp]
 
 DIR holds the ns-2 outputs of `pm_offered.tcl` named h10_r<seed>.{req,link} (HTTP/1.0) or
 h11_r<seed>.{req,link} (HTTP/1.1); with --run-aqmlab the aqmlab twin `pm_offered.toml` is run
@@ -64,15 +65,22 @@ def ns2_seed(d: pathlib.Path, tag: str, seed: int) -> dict:
     }
 
 
-def aqmlab_seed(d: pathlib.Path, tag: str, seed: int, http: str, run: bool) -> dict:
-    out = d / f"aq{tag[1:]}_s{seed}"
+def aqmlab_seed(d: pathlib.Path, tag: str, seed: int, http: str, run: bool, fulltcp: bool = False) -> dict:
+    """One aqmlab run of pm_offered.toml (HTTP and seed substituted; with `fulltcp`,
+    `[tcp] ns2_fulltcp = true` and `slow_start = "ns2"`, Full-TCP's packet sequence, to compare
+    with `pm_offered.tcl … twin`) in DIR/aq<10|11>[f]_s<seed>/."""
+    name = f"aq{tag[1:]}{'f' if fulltcp else ''}_s{seed}"
+    out = d / name
     if run:
         import aqmlab
 
         text = (HERE / "pm_offered.toml").read_text()
         text = re.sub(r"(?m)^seed = \d+", f"seed = {seed}", text)
         text = text.replace("rate = 101.0", f'rate = 101.0\nhttp = "{http}"')
-        scen = d / f"aq{tag[1:]}_s{seed}.toml"
+        if fulltcp:
+            rules = 'delayed_ack = false\nns2_fulltcp = true\nslow_start = "ns2"'
+            text = text.replace("delayed_ack = false", rules)
+        scen = d / f"{name}.toml"
         scen.write_text(text)
         aqmlab.run(scen, out=out)
     import aqmlab
@@ -142,10 +150,12 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--aq-seeds", type=int, nargs="+")
     ap.add_argument("--run-aqmlab", action="store_true")
+    ap.add_argument("--ns2-fulltcp", action="store_true",
+                    help="aqmlab with Full-TCP's packet sequence (ns2_fulltcp, slow_start ns2)")  # fmt: skip
     a = ap.parse_args()
     tag = "h10" if a.http == "1.0" else "h11"
     ns = {s: ns2_seed(a.ns2, tag, s) for s in a.seeds}
-    aq = {s: aqmlab_seed(a.ns2, tag, s, a.http, a.run_aqmlab) for s in (a.aq_seeds or a.seeds)}
+    aq = {s: aqmlab_seed(a.ns2, tag, s, a.http, a.run_aqmlab, a.ns2_fulltcp) for s in (a.aq_seeds or a.seeds)}
     rows = [row("ns-2", s, v) for s, v in ns.items()] + [row("aqmlab", s, v) for s, v in aq.items()]
     df = pd.DataFrame(rows)
     pd.set_option("display.width", 250)

@@ -1,7 +1,7 @@
 # pm_offered.tcl — offered load of ns-2.35 PackMimeHTTP on an uncongested link (aqmlab
 # validation, validation/ns2/packmime/README.md). Written for aqmlab; not an ns-2 example.
 #
-# usage: ns pm_offered.tcl RATE RUN DURATION WARMUP HTTP SEGSIZE OUTPREFIX
+# usage: ns pm_offered.tcl RATE RUN DURATION WARMUP HTTP SEGSIZE OUTPREFIX [twin]
 #   RATE      new connections per second (PackMime `set-rate`)
 #   RUN       substream index (PackMime `set-run`; the model's seed)
 #   DURATION  seconds after WARMUP during which link bytes are counted
@@ -19,11 +19,11 @@
 # 100000-packet drop-tail queue in each direction (never congested, never drops),
 # so every byte PackMime offers crosses it.
 
-if {$argc != 7} {
-    puts stderr "usage: ns pm_offered.tcl RATE RUN DURATION WARMUP HTTP SEGSIZE OUTPREFIX"
+if {$argc != 7 && $argc != 8} {
+    puts stderr "usage: ns pm_offered.tcl RATE RUN DURATION WARMUP HTTP SEGSIZE OUTPREFIX \[twin\]"
     exit 1
 }
-lassign $argv rate run duration warmup http segsize out
+lassign $argv rate run duration warmup http segsize out tcpset
 
 remove-all-packet-headers
 add-packet-header IP TCP
@@ -37,6 +37,12 @@ $ns queue-limit $c $s 100000
 $ns queue-limit $s $c 100000
 
 Agent/TCP/FullTcp set segsize_ $segsize
+# "twin": the Full-TCP settings of the ns-2 twins (validation/ns2/README.md), which aqmlab's
+# `ns2_fulltcp` reproduces packet for packet: Nagle off, no slow-start restart after idle.
+if {$tcpset == "twin"} {
+    Agent/TCP/FullTcp set nodelay_ true
+    Agent/TCP set slow_start_restart_ false
+}
 # a receive window of about 64 KB so that no transfer is window-starved on the 2 ms RTT
 Agent/TCP/FullTcp set window_ [expr {65535 / $segsize}]
 

@@ -80,7 +80,8 @@ def load_definition(path: Path = DEFINITION) -> Definition:
     tcp = tk.need(raw, "tcp", dict, f)
     w = f"{f}: tcp"
     tk.only(tcp, ("mss", "initial_window", "receive_window", "min_rto", "initial_rto", "max_rto",
-                  "tick", "dupack_threshold"), w)  # fmt: skip
+                  "tick", "dupack_threshold", *tk.AQMLAB_TCP_RULES), w)  # fmt: skip
+    tk.check_aqmlab_tcp_rules(tcp, w)
     for k in ("mss", "initial_window", "receive_window", "dupack_threshold"):
         if tk.need(tcp, k, int, w) < 1:
             raise tk.TwinError(f"{w}.{k}: must be at least 1")
@@ -102,12 +103,14 @@ def scenario_text(d: Definition) -> str:
     t, box, tcp, http = r["topology"], r["delaybox"], r["tcp"], r["http"]
     rsp = (f'{{ dist = "bounded_pareto", shape = {tk.num(http["response_shape"])}, '
            f'min = "{http["response_min"]}B", max = "{http["response_max"]}B" }}')  # fmt: skip
+    rules = "".join(f"\n{line}" for line in tk.aqmlab_tcp_rule_lines(tcp))
     return f"""# Quickstart twin: scenarios/quickstart.toml's drop-tail variant as ns-2.35 runs it; the ns-2
 # half is validation/ns2/quickstart_twin/quickstart.tcl.
 # {GENERATED}
 # What differs from scenarios/quickstart.toml: the drop-tail buffers as ns-2 limit_ values with
 # profile = "ns2" (hold limit − 1: the quickstart's 120 and aqmlab's default 1000 waiting), and
-# every TCP default written out. Comparison: validation/ns2/README.md, "Quickstart twin".
+# every TCP default written out; ns-2.35 Full-TCP's packet sequence and loss response on the
+# aqmlab side (the last [tcp] keys). Comparison: validation/ns2/README.md, "Quickstart twin".
 
 [run]
 seed = {d.seeds[0]}
@@ -149,7 +152,7 @@ clock_granularity = "{tcp["tick"]}"
 delayed_ack = false
 dupack_threshold = {tcp["dupack_threshold"]}
 limited_transmit = false
-timestamps = false
+timestamps = false{rules}
 
 [[workload]]
 kind = "http10"

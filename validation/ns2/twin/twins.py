@@ -136,7 +136,7 @@ class _Table:
 
 SETUP_KEYS = ("bottleneck_rate", "access_rate", "link_delay", "access_queue", "warmup", "duration", "seeds")
 TCP_KEYS = ("mss", "initial_window", "window", "timestamps", "tick", "min_rto", "initial_rto", "max_rto",
-            "delayed_ack", "ns2_fulltcp", "ssthresh", "backoff_reset")  # fmt: skip
+            "delayed_ack", "ns2_fulltcp", "ssthresh", "backoff_reset", "slow_start")  # fmt: skip
 QUEUE_KEYS = ("label", "kind", "limit", "target_delay", "units", "mean_pktsize", "ecn")
 
 
@@ -208,9 +208,11 @@ def load_definition(path: str | Path = DEFINITION) -> Definition:
     # Full-TCP anyway). Absent = false, and the scenarios then omit the key.
     if "ns2_fulltcp" in tc.d and not isinstance(tc.d["ns2_fulltcp"], bool):
         raise TwinError(f"{tc.where}.ns2_fulltcp: expected true or false, got {tc.d['ns2_fulltcp']!r}")
-    # Optional, aqmlab side only: ns-2's loss-response rules (`ssthresh = "ns2"`,
-    # `backoff_reset = "ack"`); absent = aqmlab's defaults, and the scenarios omit the key.
-    for k, allowed in (("ssthresh", ("rfc5681", "ns2")), ("backoff_reset", ("sample", "ack"))):
+    # Optional, aqmlab side only: ns-2's loss-response and window rules (`ssthresh = "ns2"`,
+    # `backoff_reset = "ack"`, `slow_start = "ns2"`); absent = aqmlab's defaults, and the
+    # scenarios omit the key.
+    for k, allowed in (("ssthresh", ("rfc5681", "ns2")), ("backoff_reset", ("sample", "ack")),
+                       ("slow_start", ("rfc5681", "ns2"))):  # fmt: skip
         if k in tc.d and tc.d[k] not in allowed:
             raise TwinError(f"{tc.where}.{k}: expected one of {', '.join(allowed)}, got {tc.d[k]!r}")
     loads_t = _Table(top.get("loads", dict), f"{file}: loads")
@@ -344,7 +346,7 @@ def aqmlab_scenario(defn: Definition, name: str, seed: int | None = None, warmup
     ]
     if t.get("ns2_fulltcp"):
         lines.append("ns2_fulltcp = true")
-    for k in ("ssthresh", "backoff_reset"):
+    for k in ("ssthresh", "backoff_reset", "slow_start"):
         if k in t:
             lines.append(f'{k} = "{t[k]}"')
     for reverse in (False, True):

@@ -95,15 +95,20 @@ def apply_overrides(doc: dict, overrides: dict[str, object], file: str) -> dict:
 
 def apply_reading(doc: dict, reading: Reading, file: str) -> dict:
     """A copy of the sweep document `doc` with `reading.queue_options` set in every queue table
-    (`queue`, `reverse_queue`, and each `[[variant]]`'s) whose kind is in `reading.kinds` (an
-    option whose value is None is removed from the table, so its default applies).
+    (`queue`, `reverse_queue`, each `topology.link_queue.<link>`, and the same in each
+    `[[variant]]`) whose kind is in `reading.kinds` (an option whose value is None is removed
+    from the table, so its default applies).
     Raises ReproduceError if no table of the file matched (the reading would change nothing)."""
     out = copy.deepcopy(doc)
     tables = [out] + [v for v in out.get("variant", []) if isinstance(v, dict)]
     hits = 0
     for t in tables:
-        for key in ("queue", "reverse_queue"):
-            q = t.get(key)
+        queues = [t.get("queue"), t.get("reverse_queue")]
+        topo = t.get("topology")
+        links = topo.get("link_queue") if isinstance(topo, dict) else None
+        if isinstance(links, dict):
+            queues += list(links.values())
+        for q in queues:
             if isinstance(q, dict) and q.get("kind") in reading.kinds:
                 for k, v in reading.queue_options.items():
                     if v is None:
@@ -499,9 +504,15 @@ def publish(out: Path, name: str, root: Path = REPO_ROOT) -> Path:
 
 def add_parser(sub) -> None:
     """The `aqmlab reproduce` subcommand."""
-    from aqmlab.studies import known
+    from aqmlab.studies import known, load
 
     names = ", ".join(known())
+    studies = [load(n) for n in known()]
+    readings = "; ".join(
+        f"{st.name}: {', '.join([st.default_reading, *(r.name for r in st.readings)])}"
+        for st in studies
+        if st.readings
+    )
     p = sub.add_parser(
         "reproduce",
         help="run a study's sweeps and write a report beside the paper's numbers",
@@ -515,8 +526,7 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
     p.add_argument("--reading", metavar="NAME",
-                   help="one of the study's readings of the paper's queue configuration "
-                        "(weigle2006: as-stated, ns2.35-bytes)")  # fmt: skip
+                   help=f"one of the study's readings of the paper's queue configuration ({readings})")
     p.add_argument("--publish", action="store_true",
                    help="copy the report to docs/reproductions/STUDY[-READING]/")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")

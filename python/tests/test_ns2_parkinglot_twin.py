@@ -70,9 +70,12 @@ def test_twin_is_the_preset_but_for_the_stated_changes():
     assert set(gv) == {"dt", "pi", "rem"} and gv["dt"] == pv["dt"]
     defaults = {"pi": {"a": 1.822e-5, "b": 1.816e-5, "w_hz": 170},
                 "rem": {"gamma": 0.001, "phi": 1.001, "input_weight": 1, "update_period": "2ms"}}  # fmt: skip
+    # REM's ECN: ns-2's markpkts_ on both sides (the preset: aqmlab's RFC 3168 rule)
+    changed = {"pi": {}, "rem": {"ecn": "ns2_markpkts"}}
     for q in ("pi", "rem"):
         for link, table in gv[q]["topology"]["link_queue"].items():
-            assert table == pv[q]["topology"]["link_queue"][link] | defaults[q]
+            assert table == pv[q]["topology"]["link_queue"][link] | defaults[q] | changed[q]
+            assert pv[q]["topology"]["link_queue"][link]["ecn"] is True
 
 
 def test_ns2_parameters_follow_the_definition():

@@ -340,6 +340,24 @@ def test_reading_sets_queue_options_in_matching_tables_only():
         apply_reading(tomllib.loads(TOY_SWEEP), r, "sw.toml")
 
 
+def test_reading_reaches_per_link_queue_tables():
+    from aqmlab.reproduce import apply_reading
+    from aqmlab.studies import Reading
+
+    # weigle-multi's variants set their AQMs per router link (topology.link_queue.<link>)
+    doc = tomllib.loads(
+        TOY_SWEEP
+        + '\n[[variant]]\nname = "REM-DT"\n[variant.topology.link_queue]\n'
+        + 'r1_r2 = { kind = "rem", b_star = 20, ecn = true }\n'
+        + 'r3_r4 = { kind = "droptail", limit = 200 }\n'
+    )
+    r = Reading("markpkts", "ns-2 REM", {"ecn": "ns2_markpkts"}, kinds=("rem",))
+    links = apply_reading(doc, r, "sw.toml")["variant"][0]["topology"]["link_queue"]
+    assert links["r1_r2"] == {"kind": "rem", "b_star": 20, "ecn": "ns2_markpkts"}
+    assert links["r3_r4"] == {"kind": "droptail", "limit": 200}
+    assert doc["variant"][0]["topology"]["link_queue"]["r1_r2"]["ecn"] is True
+
+
 def test_reading_runs_into_its_own_directory(tmp_path, toy_dir, fake):
     import dataclasses
 

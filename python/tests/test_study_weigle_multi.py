@@ -51,6 +51,26 @@ def test_sweep_files_expand_to_every_mix():
     assert counts == {1: 4, 2: 10, 3: 22}
 
 
+def test_rem_markpkts_reading_changes_only_rem_routers(tmp_path):
+    from aqmlab.reproduce import resolved_sweep_file
+
+    study = load("weigle-multi")
+    reading = study.reading("ns2-rem-markpkts")
+    assert study.reading(None) is None and study.reading("as-stated") is None
+    base = expand(STUDY_DIR / "table1_2cl.toml")
+    read = expand(resolved_sweep_file(STUDY_DIR / "table1_2cl.toml", {}, tmp_path, reading))
+    assert [r.name for r in read.runs] == [r.name for r in base.runs]
+    for b, r in zip(base.runs, read.runs, strict=True):
+        bq, rq = (x.doc["topology"].get("link_queue", {}) for x in (b, r))
+        for link, q in bq.items():
+            if q["kind"] == "rem":  # the sweep file's REM: RFC 3168 marking, as §IV-B says
+                assert q["ecn"] is True and rq[link] == q | {"ecn": "ns2_markpkts"}
+            else:  # drop-tail, PI and ARED untouched
+                assert rq[link] == q
+        # runs without a REM router are the same scenario, so the same run id
+        assert (b.id == r.id) == ("REM" not in b.name)
+
+
 def test_goodput_from_links_solves_data_and_ack_counts():
     # 100 data segments (1500 B) and 50 ACKs (40 B) in 2 s after the warm-up; the row before the
     # warm-up and other links do not count: 100·1460·8 / 2 s = 584 kbit/s.

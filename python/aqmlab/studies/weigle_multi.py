@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import Study, Table, Verdict
+from aqmlab.studies import Reading, Study, Table, Verdict
 
 #: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
 HEADER_B = 40
@@ -289,6 +289,22 @@ def _tables() -> tuple[Table, ...]:
     )
 
 
+# §IV-B describes REM with ECN as RFC 3168 practice ("the only packets that are dropped are those
+# that arrive when the queue is full or those that are chosen for marking but are not
+# ECN-enabled"), which the sweep files run (`ecn = true`). The paper's simulator had one ECN rule
+# for REM, `markpkts_` (queue/rem.cc, unchanged since REM entered ns-2): ECT packets are marked
+# at dequeue and nothing is dropped early, SYNs and ACKs included. The seed-002 twin runs that
+# rule on both sides (validation/ns2/README.md, "Seed 002 twin").
+NS2_REM_MARKPKTS = Reading(
+    name="ns2-rem-markpkts",
+    about=(
+        "REM with ns-2's markpkts_ (ECT packets marked at dequeue, no early drops at all), the only "
+        "ECN mode of ns-2's Queue/REM, instead of §IV-B's description (non-ECT packets dropped)."
+    ),
+    queue_options={"ecn": "ns2_markpkts"},
+    kinds=("rem",),
+)
+
 STUDY = Study(
     name="weigle-multi",
     paper="M. C. Weigle, D. Vembar, Z. Du, Assessing the Impact of Multiple Active Queue "
@@ -321,4 +337,6 @@ STUDY = Study(
     # Quick: 60 s warm-up kept (the long-lived flows start at 60 s), 150 s measured, one seed:
     # 36 runs × ≈ 4 s on one core.
     quick_overrides={"run.duration": "150s", "sweep.replications": 1},
+    readings=(NS2_REM_MARKPKTS,),
+    default_reading="as-stated",
 )

@@ -118,14 +118,27 @@ def load_definition(path: Path = DEFINITION) -> Definition:
         sec = tk.need(raw, q, dict, f)
         tk.only(sec, keys, f"{f}: {q}")
         for k in keys:
+            if q == "rem" and k == "ecn":
+                continue
             tk.need(sec, k, (bool,) if k in ("byte_mode", "ecn") else
                     (str,) if k == "update_period" else (int, float), f"{f}: {q}")  # fmt: skip
+    # REM's ECN: ns-2 has only `markpkts_` (mark ECT at dequeue, never drop early), which is
+    # aqmlab's `ecn = "ns2_markpkts"`; `true` is aqmlab's RFC 3168 rule (mark ECT at enqueue,
+    # drop non-ECT), a different rule than the ns-2 side's, kept for the record.
+    rem_ecn = tk.need(raw["rem"], "ecn", (bool, str), f"{f}: rem")
+    if isinstance(rem_ecn, str) and rem_ecn != "ns2_markpkts":
+        raise tk.TwinError(f'{f}: rem.ecn: expected true, false or "ns2_markpkts", got {rem_ecn!r}')
     return Definition(raw, warmup, duration, seeds)
 
 
 def _reverse(link: str) -> str:
     a, b = link.split("_")
     return f"{b}_{a}"
+
+
+def _rem_ecn(v: bool | str) -> str:
+    """The aqmlab spelling of the definition's rem.ecn."""
+    return f'"{v}"' if isinstance(v, str) else ("true" if v else "false")
 
 
 def _aqm_tables(d: Definition) -> dict[str, str]:
@@ -140,7 +153,7 @@ def _aqm_tables(d: Definition) -> dict[str, str]:
                 f'input_weight = {tk.num(float(rem["input_weight"]))}, '
                 f'update_period = "{rem["update_period"]}", b_star = {rem["b_star"]}, '
                 f'limit = {rem["limit"]}, mean_pktsize = "{rem["mean_pktsize"]}B", '
-                f'byte_mode = {b[rem["byte_mode"]]}, ecn = {b[rem["ecn"]]} }}'),
+                f'byte_mode = {b[rem["byte_mode"]]}, ecn = {_rem_ecn(rem["ecn"])} }}'),
     }  # fmt: skip
 
 
@@ -152,7 +165,8 @@ def scenario_text(d: Definition) -> str:
         "# ns-2.35 runs it; the ns-2 half is validation/ns2/parkinglot_twin/parkinglot.tcl.",
         f"# {GENERATED}",
         "# What differs from the preset: no ared variant; aqmlab's defaults written out (TCP, access",
-        "# queues, PI's a/b/w and REM's gamma/phi/input weight/period); ns-2.35 Full-TCP's packet",
+        "# queues, PI's a/b/w and REM's gamma/phi/input weight/period); REM's ECN as ns-2's",
+        '# markpkts_ (ecn = "ns2_markpkts"; the preset: true); ns-2.35 Full-TCP\'s packet',
         "# sequence and loss response on the aqmlab side (the last [tcp] keys). Comparison:",
         '# validation/ns2/README.md, "Seed 002 twin: parking lot, one congested link".',
         "",
@@ -269,7 +283,7 @@ def params_text(d: Definition) -> str:
         "rem_mean_pktsize": rem["mean_pktsize"],
         "rem_qib": tf[rem["byte_mode"]],
         # ns-2's only ECN mode for REM: never drop early, mark ECT packets at dequeue
-        "rem_markpkts": tf[rem["ecn"]],
+        "rem_markpkts": tf[bool(rem["ecn"])],  # true and "ns2_markpkts" are markpkts_ in ns-2
     }
     lines = ["# Parameters of parkinglot.tcl.", f"# {GENERATED}"]
     lines += [f"set P({k}) {v}" for k, v in p.items()]

@@ -69,6 +69,9 @@ pub enum SsthreshRule {
     /// `dupack_action` and by `timeout_action` on *every* timeout): ssthresh = max(⌊W/2⌋, 2)
     /// segments with W = ⌊min(cwnd, peer window)⌋ in segments — half the window, not the
     /// FlightSize, so after a first timeout (cwnd 1) a second one sets ssthresh to 2 segments.
+    /// The ECN-Echo response follows the same routine (`TcpAgent::ecn()`:
+    /// `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`): cwnd = max(⌊W/2⌋, 1) segments, not
+    /// ssthresh.
     Ns2,
 }
 

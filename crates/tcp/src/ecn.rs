@@ -17,7 +17,10 @@
 //!   starts a new echo).
 //!
 //! Differences: ns-2 and Linux halve cwnd itself (ns-2 `slowdown(CLOSE_CWND_HALF|…)`); we use
-//! FlightSize as RFC 5681 does for a loss — the same when the sender is window-limited. No
+//! FlightSize as RFC 5681 does for a loss — the same when the sender is window-limited. With
+//! `ssthresh = "ns2"` the response is ns-2's: cwnd = max(⌊W/2⌋, 1) segments, ssthresh =
+//! max(⌊W/2⌋, 2) (congestion/mod.rs `Window::on_ece`). Not modelled: ns-2's RTO backoff on a
+//! second ECN-Echo at cwnd 1 (`ecn_backoff_`). No
 //! immediate ACK on CE with delayed ACKs (Linux's quick-ACK on CE changes is not in RFC 3168).
 //! No ECN on SYN-ACK (ns-2 `ecn_syn_ false`), no ECN nonce, no AccECN.
 //!

@@ -77,6 +77,17 @@ impl Window {
         let w = self.cwnd.min(peer_window) / self.mss;
         (w / 2).max(2) * self.mss
     }
+    /// ECN-Echo response: RFC 3168 §6.1.2 as for a loss, ssthresh = max(FlightSize/2, 2·MSS)
+    /// and cwnd = ssthresh. With ns-2's rule ([`Window::ns2`]) `slowdown(CLOSE_CWND_HALF |
+    /// CLOSE_SSTHRESH_HALF)` from `TcpAgent::ecn()`: cwnd = max(⌊W/2⌋, 1) segments and
+    /// ssthresh = max(⌊W/2⌋, 2), so a window of 2 or 3 segments drops to 1 (not 2).
+    pub fn on_ece(&mut self, flight: u64) {
+        self.halve(flight);
+        self.cwnd = match self.ns2 {
+            Some(peer) => ((self.cwnd.min(peer) / self.mss) / 2).max(1) * self.mss,
+            None => self.ssthresh,
+        };
+    }
     /// Slow start or congestion avoidance for an ACK that newly acknowledged `acked` bytes.
     pub fn grow(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
@@ -226,16 +237,12 @@ impl Congestion {
             c.set_clock(now, srtt);
         }
     }
-    /// ECN-Echo window reduction (RFC 3168 §6.1.2): Reno family ssthresh = max(FlightSize/2,
-    /// 2·MSS), cwnd = ssthresh; CUBIC its β reduction (RFC 9438 §4.6).
+    /// ECN-Echo window reduction (RFC 3168 §6.1.2): Reno family [`Window::on_ece`]; CUBIC its
+    /// β reduction (RFC 9438 §4.6).
     pub fn on_ece(&mut self, flight: u64) {
         match self {
             Congestion::Cubic(c) => c.on_ece(flight),
-            _ => {
-                let w = self.window_mut();
-                w.halve(flight);
-                w.cwnd = w.ssthresh;
-            }
+            _ => self.window_mut().on_ece(flight),
         }
     }
     /// A `Sack` endpoint whose peer did not agree to SACK recovers as NewReno (before the
@@ -301,6 +308,33 @@ mod tests {
         assert_eq!(w.cwnd, 3000);
         w.grow(300);
         assert_eq!(w.cwnd, 3300);
+    }
+
+    #[test]
+    fn ecn_response_halves_the_window_to_one_segment_with_ns2s_rule() {
+        let w0 = Window {
+            mss: 1000,
+            cwnd: 3000,
+            ssthresh: 65535,
+            ns2: None,
+            per_ack: false,
+        };
+        // RFC 3168 / 5681: cwnd = ssthresh = max(FlightSize/2, 2 MSS) = 2000
+        let mut w = w0;
+        w.on_ece(3000);
+        assert_eq!((w.cwnd, w.ssthresh), (2000, 2000));
+        // ns-2 slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): W = 3, ⌊3/2⌋ = 1
+        let mut w = Window { ns2: Some(65535), ..w0 };
+        w.on_ece(3000);
+        assert_eq!((w.cwnd, w.ssthresh), (1000, 2000));
+        // W = 9 segments, peer window 6: W = min(cwnd, wnd) = 6 → 3 and 3
+        let mut w = Window { cwnd: 9000, ns2: Some(6000), ..w0 };
+        w.on_ece(9000);
+        assert_eq!((w.cwnd, w.ssthresh), (3000, 3000));
+        // W = 1 stays 1
+        let mut w = Window { cwnd: 1000, ns2: Some(65535), ..w0 };
+        w.on_ece(1000);
+        assert_eq!((w.cwnd, w.ssthresh), (1000, 2000));
     }
 
     #[test]

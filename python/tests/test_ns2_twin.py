@@ -73,7 +73,7 @@ def test_aqmlab_scenarios_by_hand():
         "receive_window": "105080B", "timestamps": False, "clock_granularity": "10ms",
         "min_rto": "1s", "initial_rto": "6s", "max_rto": "60s", "delayed_ack": False,
         # aqmlab side only: ns-2.35 Full-TCP's packet sequence and loss response (twins.toml)
-        "ns2_fulltcp": True, "ssthresh": "ns2", "backoff_reset": "ack",
+        "ns2_fulltcp": True, "ssthresh": "ns2", "backoff_reset": "ack", "slow_start": "ns2",
     }  # fmt: skip
     box = {"client": "packmime", "server": "packmime"}
     assert dt["workload"] == [

@@ -43,8 +43,8 @@ fn unknown_key_at_top_level() {
 #[test]
 fn unknown_key_in_tcp() {
     rejects(
-        &format!("{BASE}\n[tcp]\nmss = \"1460B\"\nslow_start = true\n"),
-        "tcp.slow_start",
+        &format!("{BASE}\n[tcp]\nmss = \"1460B\"\nslow_starts = true\n"),
+        "tcp.slow_starts",
         "unknown key; expected one of: variant, mss,",
     );
 }

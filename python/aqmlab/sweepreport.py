@@ -13,10 +13,13 @@ pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
 - with a load axis (`[sweep] load_axis`, or a swept workload rate/users/flows): utilization and
   drop rate against load, one line per configuration of the other axes, with CI error bars.
 
-Only runs with status "ok" count; failed runs are listed with their error. Labels name the
-variant and the axes that are not determined by the axes before them (the load axis first), so a
-derived value (`[sweep.derive]`, e.g. a rate computed from the load) does not clutter them, and
-the lines against load join the points of one variant across loads.
+Only runs with status "ok" count; failed runs are listed with their error. A configuration is
+one distinct resolved scenario up to the seed: the sweep table leaves an axis empty in the runs it
+does not apply to (another variant's key, a key the variant hides), so a variant that no axis
+touches is one configuration, listed once, whatever the number of points. Labels name the variant
+and, of the axes that apply to it, those not determined by the axes before them (the load axis
+first), so a derived value (`[sweep.derive]`, e.g. a rate computed from the load) does not clutter
+them, and the lines against load join the points of one variant across loads.
 
 Validation: python/tests/test_sweep_report.py.
 """
@@ -78,10 +81,18 @@ def label_axes(df: pd.DataFrame) -> list[str]:
     return [a for a in axes if a in kept]
 
 
+def _missing(v) -> bool:
+    """An axis value that is absent: the axis does not apply to the run (aqmlab.sweep)."""
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
 def _label(cols: list[str], key: tuple, multi_variant: bool, named: list[str] | None = None) -> str:
+    """The variant (when there are several) and the named axes that apply to the configuration."""
     parts = [str(key[0])] if multi_variant or len(cols) == 1 else []
     parts += [
-        f"{c}={_fmt_axis(v)}" for c, v in zip(cols[1:], key[1:], strict=True) if named is None or c in named
+        f"{c}={_fmt_axis(v)}"
+        for c, v in zip(cols[1:], key[1:], strict=True)
+        if (named is None or c in named) and not _missing(v)
     ]
     return ", ".join(parts) or str(key[0])
 
@@ -219,7 +230,7 @@ def fig_rt_by_size(gs: list[Group]) -> bytes:
 
 
 def fig_vs_load(df: pd.DataFrame, load_axis: str, column: str, ylabel: str) -> bytes:
-    ok = df[df["status"] == "ok"]
+    ok = df[(df["status"] == "ok") & df[load_axis].notna()]  # not: runs the load does not apply to
     # One line per variant and non-derived axis other than the load (derived values such as a
     # rate computed from the load change along the line).
     cols = ["variant", *[a for a in label_axes(df) if a != load_axis]]
@@ -311,8 +322,9 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
         li = cols.index(load_axis)
         by_key = {g.key: g for g in gs}
         sets = []
-        for v in sorted({g.key[li] for g in gs}):
-            sub = [g for g in groups(df, d, drop=load_axis) if g.key[li] == v]
+        # A configuration the load axis does not apply to is the same at every load: in each set.
+        for v in sorted({g.key[li] for g in gs if not _missing(g.key[li])}):
+            sub = [g for g in groups(df, d, drop=load_axis) if _missing(g.key[li]) or g.key[li] == v]
             for g in sub:
                 g.samples = by_key[g.key].samples
             sets.append((f" at {load_axis} = {_fmt_axis(v)}", sub))

@@ -7,7 +7,9 @@ pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
 - response-time CDFs (mean of the replications' empirical CDFs with the pointwise band) and
   CCDFs (log-log), per configuration; with more than `MAX_FIG_GROUPS` configurations and a load
   axis, these are drawn once per load value and the two figures below at the highest load only;
-- the crossover points between the pooled CDFs of each pair of configurations (up to 8);
+- the crossover points of the CDFs of each pair of configurations (up to 8), only where the
+  replications' 95 % bands separate on both sides (aqmlab.stats.band_crossovers; the report
+  states the definition), with the number of raw sign changes beside them;
 - queue length over time at the forward bottleneck (100 ms means, the first replication);
 - median response time by response size (pooled replications);
 - with a load axis (`[sweep] load_axis`, or a swept workload rate/users/flows): utilization and
@@ -40,7 +42,7 @@ import pandas as pd
 
 from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
 from aqmlab.report import CDF_COLUMNS, COLUMNS, fmt_value, response_time_cdf
-from aqmlab.stats import cdf_band, crossovers, rt_by_size, summary_ci
+from aqmlab.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
 from aqmlab.sweep import RUNS, load_sweep
 
 FWD_LINK = "bottleneck_fwd"
@@ -250,13 +252,42 @@ def fig_vs_load(df: pd.DataFrame, load_axis: str, column: str, ylabel: str) -> b
     return _png(plt, fig)
 
 
+#: Columns of the crossover table.
+CROSSOVER_HEADER = [
+    "A", "B", "crossings where the 95 % bands separate (s)", "sign changes of the pooled CDFs",
+]  # fmt: skip
+#: The report's definition of the crossover table (also in README.md, "Sweeps").
+CROSSOVER_NOTE = (
+    "A crossing is listed only where the replications' bands separate on both sides: the 95 % "
+    "pointwise bands of the two CDFs (Student t over the replications' CDFs, as in the figure) do "
+    "not overlap just before it, with one configuration above, nor just after it, with the other "
+    "above. Each is given as x [lo, hi]: the mean CDFs cross at x (after the last point where the "
+    "first was above); at lo the first's band is wholly above the other's, at hi wholly below; "
+    "between them the bands overlap. Sign changes of the mean CDFs where the bands overlap are "
+    "noise at this number of replications; the last column counts all sign changes of the pooled "
+    "CDFs. With one replication there are no bands and no crossing is claimed."
+)
+
+
+def _crossing_text(c, a: str, b: str) -> str:
+    first, then = (a, b) if c.before > 0 else (b, a)
+    return f"{c.x:.3f} [{c.lo:.3f}, {c.hi:.3f}]: {first} above, then {then}"
+
+
 def crossover_rows(gs: list[Group]) -> list[list[str]]:
+    """One row per pair of configurations (none above MAX_PAIRS_GROUPS): the crossings where the
+    bands separate (stats.band_crossovers) and the number of raw sign changes."""
     if len(gs) > MAX_PAIRS_GROUPS:
         return []
     rows = []
     for a, b in itertools.combinations(gs, 2):
-        xs = crossovers(np.concatenate(a.samples), np.concatenate(b.samples))
-        rows.append([a.label, b.label, ", ".join(f"{x:.3f}" for x in xs) or "none"])
+        cs = band_crossovers(a.samples, b.samples)
+        if cs is None:
+            cell = "no bands (one replication)"
+        else:
+            cell = "; ".join(_crossing_text(c, "A", "B") for c in cs) or "none"
+        raw = len(crossovers(np.concatenate(a.samples), np.concatenate(b.samples)))
+        rows.append([a.label, b.label, cell, str(raw)])
     return rows
 
 
@@ -299,7 +330,7 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     for g in gs:
         _load_samples(g)
 
-    sections: list[tuple[str, str, list[str], list[list[str]]] | tuple[str, str, bytes]] = []
+    sections: list[tuple] = []  # ("table", name, header, rows), ("figure", name, png), ("text", text)
     header, rows = ci_table(df)
     sections.append(("table", "Summary (seed 000's columns; mean ± 95 % CI over replications)", header, rows))
     failed = df[df["status"] != "ok"]
@@ -333,9 +364,8 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
         sections.append(("figure", f"Response-time CCDF{suffix}", fig_ccdf(gset)))
         cross = crossover_rows(gset)
         if cross:
-            sections.append(
-                ("table", f"CDF crossover points (s){suffix}", ["A", "B", "F_A − F_B changes sign at"], cross)
-            )
+            sections.append(("table", f"CDF crossover points (s){suffix}", CROSSOVER_HEADER, cross))
+            sections.append(("text", CROSSOVER_NOTE))
         # Split by load: the queue and size figures at the highest load only (they vary least
         # in kind between loads, and the report stays readable).
         if i == len(sets) - 1:
@@ -360,7 +390,10 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
     n_fig = 0
     for s in sections:
-        if s[0] == "table":
+        if s[0] == "text":
+            md += [s[1], ""]
+            body += [f"<p>{html.escape(s[1])}</p>"]
+        elif s[0] == "table":
             _, name, h, r = s
             md += [f"## {name}", "", _md_table(h, r), ""]
             body += [f"<h2>{html.escape(name)}</h2>", _html_table(h, r)]

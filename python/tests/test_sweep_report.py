@@ -49,7 +49,10 @@ def test_html_and_markdown_reports(sweep_dir, capsys):
         ("queue.limit=60, workload[0].rate=200", "3", "1062 ± 2.48"),
     ]
     # Every run has the same response times, so the CDFs never cross.
-    assert "<h2>CDF crossover points (s)</h2>" in page and page.count("<td>none</td>") == 6
+    assert "<h2>CDF crossover points (s)</h2>" in page and page.count("<td>none</td><td>0</td>") == 6
+    # The table says what a listed crossing means (bands separate on both sides).
+    assert "<th>crossings where the 95 % bands separate (s)</th>" in page
+    assert "only where the replications&#x27; bands separate on both sides" in page
     # Figures: CDF, CCDF, queue, response time by size, utilization and loss vs load; embedded.
     imgs = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([A-Za-z0-9+/=]+)">', page)
     assert [a for a, _ in imgs] == [
@@ -105,7 +108,8 @@ def test_many_configurations_split_figures_by_load_and_drop_derived_axes(tmp_pat
     assert imgs == [*want, "Utilization vs load", "Loss vs load"]
     # Each load's crossover table pairs the two limits only.
     assert page.count("<h2>CDF crossover points (s) at var.load") == 5
-    assert page.count("<td>queue.limit=10</td><td>queue.limit=60</td>") == 5
+    row = "<td>queue.limit=10</td><td>queue.limit=60</td><td>no bands (one replication)</td>"
+    assert page.count(row) == 5
 
 
 QUICKSTART_LIKE = SWEEP.replace(

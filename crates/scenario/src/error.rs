@@ -19,8 +19,25 @@ pub struct ScenarioError {
 }
 
 impl fmt::Display for ScenarioError {
+    /// `FILE: KEY: reason` on one line: a line break inside any part (a quoted value or key as
+    /// the user wrote it) is shown as `\n`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.file, self.key, self.reason)
+        write!(
+            f,
+            "{}: {}: {}",
+            one_line(&self.file),
+            one_line(&self.key),
+            one_line(&self.reason)
+        )
+    }
+}
+
+/// `s` with carriage returns and line feeds escaped (`\r`, `\n`).
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['\n', '\r']) {
+        s.replace('\r', "\\r").replace('\n', "\\n").into()
+    } else {
+        s.into()
     }
 }
 
@@ -64,4 +81,22 @@ pub(crate) fn join(parent: &str, child: &str) -> String {
 /// `parent[i]`.
 pub(crate) fn index(parent: &str, i: usize) -> String {
     format!("{parent}[{i}]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_is_one_line() {
+        let e = ScenarioError {
+            file: "f.toml".into(),
+            key: "queue.\"a\nb\"".into(),
+            reason: "\"10\r\nMbps\": expected a rate".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "f.toml: queue.\"a\\nb\": \"10\\r\\nMbps\": expected a rate"
+        );
+    }
 }

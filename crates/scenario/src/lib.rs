@@ -150,7 +150,8 @@ mod tests {
         assert_eq!(e.key, "line 2, column 1");
         assert!(!e.reason.contains('\n'), "{:?}", e.reason);
         assert!(
-            e.reason.starts_with("TOML syntax error: invalid table header: duplicate key"),
+            e.reason
+                .starts_with("TOML syntax error: invalid table header: duplicate key"),
             "{}",
             e.reason
         );

@@ -69,10 +69,22 @@ impl KeyError {
 
 pub(crate) type Res<T> = Result<T, KeyError>;
 
-/// `parent.child`, or `child` at the top level.
+/// `parent.child`, or `child` at the top level; a key that is not a TOML bare key (empty, or
+/// with characters other than `A-Za-z0-9_-`) is quoted, `""` or `"a b"`, so the path is never
+/// blank or ambiguous (an empty key gave `FILE: : unknown key`, found by
+/// tests/fuzz_parser.rs).
 pub(crate) fn join(parent: &str, child: &str) -> String {
-    if parent.is_empty() {
+    let bare = !child.is_empty()
+        && child
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let child = if bare {
         child.to_string()
+    } else {
+        format!("{child:?}")
+    };
+    if parent.is_empty() {
+        child
     } else {
         format!("{parent}.{child}")
     }
@@ -86,6 +98,15 @@ pub(crate) fn index(parent: &str, i: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_that_are_not_bare_are_quoted() {
+        assert_eq!(join("", "queue"), "queue");
+        assert_eq!(join("queue", "min_th"), "queue.min_th");
+        assert_eq!(join("", ""), "\"\"");
+        assert_eq!(join("queue", "limit "), "queue.\"limit \"");
+        assert_eq!(join("topology.clouds", "a.b"), "topology.clouds.\"a.b\"");
+    }
 
     #[test]
     fn display_is_one_line() {

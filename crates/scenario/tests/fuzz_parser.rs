@@ -338,6 +338,21 @@ proptest! {
 }
 
 #[test]
+fn regression_an_empty_key_is_named() {
+    // Found by `arbitrary_text` (1,000,000 inputs): `"" = "droptail"` gave `fuzz.toml: : unknown
+    // key`; the key path now quotes it.
+    let e = scenario::parse_str("\"\" = \"droptail\"\n", "fuzz.toml", Path::new(".")).unwrap_err();
+    assert_eq!(e.key, "\"\"");
+    assert!(
+        e.to_string()
+            .starts_with("fuzz.toml: \"\": unknown key; expected one of: run,"),
+        "{e}"
+    );
+    let e = scenario::parse_str("[run]\n\"seed \" = 1\n", "fuzz.toml", Path::new(".")).unwrap_err();
+    assert_eq!(e.key, "run.\"seed \"");
+}
+
+#[test]
 fn a_value_mutation_replaces_exactly_one_value() {
     let text = "[queue]\nkind = \"red\"\nq = { a = 1, b = [1, 2], c = \"x\" } # note\n";
     assert_eq!(

@@ -18,7 +18,8 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    aqmlab's mean − the paper's value.
 4. Each verdict's check gets {table id: results}; a check that raises (e.g. a row that quick
    mode does not run) is reported as not evaluated, with the reason.
-5. OUT/report.md and OUT/report.html (self-contained) hold the date, the exact command, per
+5. OUT/report.md and OUT/report.html (self-contained) hold the date, the command (as a user can
+   rerun it from the repository root: `rerunnable_argv`), per
    table the paper / aqmlab ± CI / difference lines, the verdict table, and the figures of
    each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
    Every file is written under a temporary name and renamed.
@@ -347,7 +348,7 @@ def write_report(
     intro = [
         f"Paper: {study.paper}",
         f"Date: {date}",
-        f"Command: `{command}`",
+        f"Command (from the repository root): `{command}`",
         f"Mode: {'quick (quick_overrides applied: ' + _overrides_text(study) + ')' if quick else 'full'}; "
         f"{n_ok} runs finished, {n_failed} failed.",
         "Each table: per paper row, the paper's value, aqmlab's mean ± 95 % CI over replications "
@@ -532,6 +533,32 @@ def add_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
+def rerunnable_argv(argv: list[str], cwd: Path, root: Path = REPO_ROOT) -> list[str]:
+    """The arguments of `aqmlab reproduce` as a report records them: a command a user can rerun
+    from the repository root on any machine. `--out` inside the repository becomes relative to
+    its root (whatever the directory it was typed in); `--out` outside it (a path of the machine
+    it ran on) is left out, as is `--dask ADDRESS` (a cluster of that machine): neither changes
+    the results, and the rerun uses the default output directory and local processes."""
+    out: list[str] = []
+    it = iter(argv)
+    for a in it:
+        name, eq, value = a.partition("=")
+        if name in ("--out", "--dask"):
+            if not eq:
+                value = next(it, "")
+            if name == "--dask":
+                continue
+            p = Path(os.path.normpath(cwd / value))
+            try:
+                rel = p.relative_to(Path(os.path.normpath(root)))
+            except ValueError:
+                continue  # outside the repository
+            out += ["--out", rel.as_posix() or "."]
+            continue
+        out.append(a)
+    return out
+
+
 def cmd_reproduce(args, argv: list[str] | None = None) -> int:
     """Run `aqmlab reproduce` with parsed `args`; `argv` (the arguments as typed) makes the
     command line recorded in the report."""
@@ -546,7 +573,7 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
     if args.publish:  # fail now rather than after the sweeps
         check_out_dir(REPO_ROOT / "docs" / "reproductions")
     argv = sys.argv[1:] if argv is None else argv
-    command = "aqmlab " + " ".join(shlex.quote(a) for a in argv)
+    command = "aqmlab " + " ".join(shlex.quote(a) for a in rerunnable_argv(argv, Path.cwd()))
     md, htm, verdicts = reproduce(
         study, args.out, quick=args.quick, jobs=args.jobs, dask=args.dask, command=command,
         progress=not args.quiet, log=lambda m: print(m, file=sys.stderr), reading=args.reading,

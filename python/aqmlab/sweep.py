@@ -10,10 +10,13 @@ readable there).
 
 Store layout:
     DIR/sweep.json            the sweep: scenario, axes, load axis, replications (for reports)
-    DIR/sweep.parquet         one row per run: `run` (id), `variant`, `replication`, `seed`, one
-                              column per axis (key path), `status` ("ok", "failed", "pending"),
-                              `error` (first line of the error), then every summary column
-                              (NaN unless ok)
+    DIR/sweep.parquet         one row per distinct run (resolved scenario): `run` (id),
+                              `variant`, `replication`, `seed`, one column per axis (key path;
+                              null where the axis does not apply to the run: a key of another
+                              variant, one the run's variant hides, a variable no derived value
+                              of the run reads), `status` ("ok", "failed", "pending"), `error`
+                              (first line of the error), then every summary column (NaN unless
+                              ok)
     DIR/runs/<id>/            as `aqmlab run` writes a run (summary.json, the Parquet tables,
                               run.json) plus scenario.toml, the resolved scenario; a failed run
                               has scenario.toml and error.txt only.
@@ -22,7 +25,8 @@ Resume: a run whose directory holds summary.json is finished and never recompute
 interrupted sweep started again runs only the rest. A failed run is tried again by the next
 `aqmlab sweep` (its error stays in the table until then). The sweep table is rewritten at the
 end of every invocation, also after Ctrl-C. Runs with the same resolved scenario (e.g. two points
-that a derived value rounds to the same value) share one id and are run once.
+that a derived value rounds to the same value, or a variant that an axis of another variant does
+not touch) share one id, are run once and are one row of the table (the first point's values).
 
 Validation: python/tests/test_sweep_run.py (resume, failures, Dask vs process pool).
 """
@@ -224,14 +228,19 @@ def _status_of(d: Path) -> tuple[str, str | None]:
 
 
 def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
-    """One row per run of `sweep` (see the module doc), from what is on disk under `out`."""
+    """One row per distinct run of `sweep` (see the module doc), from what is on disk under
+    `out`."""
     rows = []
     summary_cols: list[str] = []
+    listed: set[str] = set()
     for r in sweep.runs:
+        if r.id in listed:
+            continue
+        listed.add(r.id)
         d = run_dir(out, r)
         status, error = _status_of(d)
         row = {"run": r.id, "variant": r.name, "replication": r.replication, "seed": r.seed}
-        row.update({a: r.values.get(a) for a in sweep.axes})
+        row.update({a: r.values.get(a) if a in r.applies else None for a in sweep.axes})
         row.update(status=status, error=error)
         if status == "ok":
             s = read_summary(d)
@@ -239,13 +248,22 @@ def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
             row.update(s)
         rows.append(row)
     df = pd.DataFrame(rows, columns=[*META_COLUMNS, *sweep.axes, *STATUS_COLUMNS, *summary_cols])
-    for a in sweep.axes:  # an axis mixing numbers and strings is kept as strings
-        kinds = {type(v) for v in df[a]}
-        if len(kinds) > 1 and not kinds <= {int, float}:
-            df[a] = df[a].map(str)
+    for a in sweep.axes:  # from the values as written (the frame would make int + None float)
+        df[a] = _axis_column([r[a] for r in rows], df.index)
     for c in summary_cols:
         df[c] = pd.to_numeric(df[c])
     return df
+
+
+def _axis_column(values: list, index: pd.Index) -> pd.Series:
+    """An axis column with None where the axis does not apply: integers as Int64 (nullable, not
+    floats), a mix of numbers and strings as strings, otherwise as pandas infers it."""
+    kinds = {type(v) for v in values if v is not None}
+    if kinds == {int}:
+        return pd.Series(values, dtype="Int64" if None in values else "int64", index=index)
+    if len(kinds) > 1 and not kinds <= {int, float}:
+        return pd.Series([None if v is None else str(v) for v in values], dtype=object, index=index)
+    return pd.Series(values, index=index)
 
 
 def write_sweep_table(df: pd.DataFrame, path: Path) -> None:
@@ -269,6 +287,11 @@ def load_sweep(dir: str | os.PathLike) -> pd.DataFrame:
     d = Path(dir)
     if not is_sweep_dir(d):
         raise FileNotFoundError(f"{d}: not a sweep directory (no {SWEEP_TABLE} and {SWEEP_INFO})")
-    df = pq.read_table(d / SWEEP_TABLE).to_pandas()
-    df.attrs["sweep"] = json.loads((d / SWEEP_INFO).read_text(encoding="utf-8"))
+    t = pq.read_table(d / SWEEP_TABLE)
+    df = t.to_pandas()
+    info = json.loads((d / SWEEP_INFO).read_text(encoding="utf-8"))
+    for a in info.get("axes", []):  # an integer axis with nulls: Int64, as sweep_table made it
+        if a in df.columns and pa.types.is_integer(t.schema.field(a).type) and t.column(a).null_count:
+            df[a] = t.column(a).to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+    df.attrs["sweep"] = info
     return df

@@ -3,9 +3,9 @@ paper's (issue 6; the study interface is aqmlab.studies).
 
 Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
 1. Each distinct sweep file of the study's tables (studies/NAME/<scenario>) runs once with
-   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a finished run is
-   never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
-   has any) are applied to the sweep document first; the resolved sweep file is written to
+   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished
+   by the same engine build is never recomputed). In quick mode the study's `quick_overrides`
+   (then the table's own, if it has any) are applied to the sweep document first; the resolved sweep file is written to
    OUT/scenarios/<file> and that file runs. Overrides are key paths as in aqmlab.sweepspec,
    with one addition: under `sweep.grid.`, `sweep.zip.` and `sweep.derive.` the rest of the
    path is one key (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`),
@@ -519,7 +519,8 @@ def add_parser(sub) -> None:
         help="run a study's sweeps and write a report beside the paper's numbers",
         description="Run every table's sweep of STUDY (studies/STUDY/, aqmlab.studies), compare "
         "with the paper's numbers (paper.csv), evaluate the paper's conclusions and write "
-        f"OUT/report.md and OUT/report.html. Finished runs are never recomputed. Studies: {names}.",
+        f"OUT/report.md and OUT/report.html. Runs finished by the same engine build are never "
+        f"recomputed. Studies: {names}.",
     )
     p.add_argument("study", metavar="STUDY", help=f"the study to reproduce: {names}")
     p.add_argument("--quick", action="store_true", help="short runs, one replication, fewer loads")

@@ -21,7 +21,9 @@ Store layout:
                               run.json) plus scenario.toml, the resolved scenario; a failed run
                               has scenario.toml and error.txt only.
 
-Resume: a run whose directory holds summary.json is finished and never recomputed; an
+Resume: a run whose directory holds summary.json and was made by the engine build now loaded
+(run.json `engine.build`, aqmlab.build) is finished and never recomputed; a run made by another
+build is recomputed (and the count printed), so one table never mixes two engines. An
 interrupted sweep started again runs only the rest. A failed run is tried again by the next
 `aqmlab sweep` (its error stays in the table until then). The sweep table is rewritten at the
 end of every invocation, also after Ctrl-C. Runs with the same resolved scenario (e.g. two points
@@ -36,6 +38,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -45,7 +48,16 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from aqmlab.io import check_out_dir, is_run_dir, read_summary, remove_stale_scratch, write_parquet, write_run
+from aqmlab.build import engine_build
+from aqmlab.io import (
+    check_out_dir,
+    is_run_dir,
+    read_info,
+    read_summary,
+    remove_stale_scratch,
+    write_parquet,
+    write_run,
+)
 from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
 from aqmlab.workers import pool, terminate
 
@@ -178,13 +190,22 @@ def run_sweep(
     for r in sweep.runs:
         by_id.setdefault(r.id, r)
     todo: dict[str, Task] = {}
+    stale = 0
+    build = engine_build()
     for rid, r in by_id.items():
         d = run_dir(out, r)
         if is_run_dir(d):
-            if not (d / SCENARIO).is_file():
-                _write_text_atomic(d / SCENARIO, r.text)
-            continue
+            if read_info(d).get("engine", {}).get("build") == build:
+                if not (d / SCENARIO).is_file():
+                    _write_text_atomic(d / SCENARIO, r.text)
+                continue
+            stale += 1  # made by another engine build (or before builds were recorded)
         todo[rid] = (r.text, sweep.scenario, sweep.base_dir, r.name)
+    if stale:
+        print(
+            f"{out}: {stale} finished run(s) were made by another engine build; recomputing them",
+            file=sys.stderr,
+        )
 
     bar = _progress_bar(len(todo), progress and bool(todo))
     failed = 0
@@ -221,6 +242,9 @@ def sweep_info(sweep: Sweep) -> dict:
 
 def _status_of(d: Path) -> tuple[str, str | None]:
     if is_run_dir(d):
+        # a run of another engine build that was not recomputed (interrupted) is not a result
+        if read_info(d).get("engine", {}).get("build") != engine_build():
+            return "pending", None
         return "ok", None
     if (d / ERROR).is_file():
         return "failed", (d / ERROR).read_text(encoding="utf-8").split("\n\n", 1)[0]

@@ -3,14 +3,14 @@ paper's (issue 6; the study interface is aqmlab.studies).
 
 Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
 1. Each distinct sweep file of the study's tables (studies/NAME/<scenario>) runs once with
-   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished
-   by the same engine build is never recomputed). In quick mode the study's `quick_overrides`
-   (then the table's own, if it has any) are applied to the sweep document first; the resolved
-   sweep file is written to OUT/scenarios/<file> and that file runs. Overrides are key paths
-   as in aqmlab.sweepspec, with one addition: under `sweep.grid.`, `sweep.zip.` and
-   `sweep.derive.` the rest of the path is one key (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`),
-   and such a key is applied only to files whose table already has that key (so one
-   study-wide override can shorten the load axis of every table that sweeps the load).
+   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished by the same
+   engine build is never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
+   has any) are applied to the sweep document first; the resolved sweep file is written to
+   OUT/scenarios/<file> and that file runs. Overrides are key paths as in aqmlab.sweepspec, with one addition:
+   under `sweep.grid.`, `sweep.zip.` and `sweep.derive.` the rest of the path is one key
+   (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`), and such a key is applied only
+   to files whose table already has that key (so one study-wide override can shorten the load axis of every
+   table that sweeps the load).
 2. Each ok run of the sweep gets its paper row label from `Table.row_label` (None: left out);
    per row and metric, the mean over replications and the half width of the 95 % Student-t
    interval (aqmlab.stats.summary_ci; NaN with one replication).

@@ -6,7 +6,8 @@ directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
 `aqmlab.calibrate` fits offered load against a workload's users/rate (`calibrate.calibrate()`)
 and resolves `load = …` in a scenario's [[workload]] (`calibrate.run()`).
 `run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweep, aqmlab.sweepspec) and
-`load_sweep()` reads its table back as a DataFrame.
+`load_sweep()` reads its table back as a DataFrame. `params("red")` lists a queue kind's keys
+with units, defaults, ranges and sources, as the core declares them (aqmlab.queue_params).
 """
 
 from aqmlab import calibrate
@@ -14,9 +15,11 @@ from aqmlab._core import ScenarioError, SimError
 from aqmlab.api import RunResult, run, variants
 from aqmlab.io import load_run, write_run
 from aqmlab.pages import page_times
+from aqmlab.queue_params import params
 from aqmlab.sweep import load_sweep, run_sweep
 
 __all__ = [
-    "RunResult", "ScenarioError", "SimError", "calibrate", "load_run", "page_times", "run", "variants",
+    "RunResult", "ScenarioError", "SimError", "calibrate", "load_run", "page_times", "params", "run",
+    "variants",
     "write_run", "load_sweep", "run_sweep",
 ]  # fmt: skip

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab import _core
+from aqmlab.build import engine_build
 from aqmlab.io import check_out_dir, check_run_target, parse_summary, remove_stale_scratch, write_run
 from aqmlab.tables import arrow_to_frame, columns_to_arrow
 
@@ -46,7 +47,7 @@ def _from_core(d: dict, scenario: str) -> RunResult:
         requests=arrow_to_frame(columns_to_arrow("requests", d["requests"])),
         queue=arrow_to_frame(columns_to_arrow("queue", d["queue"])),
         links=arrow_to_frame(columns_to_arrow("links", d["links"])),
-        engine=dict(d["engine"]),
+        engine={**dict(d["engine"]), "build": engine_build()},
         summary_json=d["summary_json"],
         warmup_ns=int(d["warmup_ns"]),
         seed=int(d["seed"]),

@@ -3,14 +3,14 @@ paper's (issue 6; the study interface is aqmlab.studies).
 
 Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
 1. Each distinct sweep file of the study's tables (studies/NAME/<scenario>) runs once with
-   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a finished run is
-   never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
+   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished by the same
+   engine build is never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
    has any) are applied to the sweep document first; the resolved sweep file is written to
-   OUT/scenarios/<file> and that file runs. Overrides are key paths as in aqmlab.sweepspec,
-   with one addition: under `sweep.grid.`, `sweep.zip.` and `sweep.derive.` the rest of the
-   path is one key (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`),
-   and such a key is applied only to files whose table already has that key (so one
-   study-wide override can shorten the load axis of every table that sweeps the load).
+   OUT/scenarios/<file> and that file runs. Overrides are key paths as in aqmlab.sweepspec, with one addition:
+   under `sweep.grid.`, `sweep.zip.` and `sweep.derive.` the rest of the path is one key
+   (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`), and such a key is applied only
+   to files whose table already has that key (so one study-wide override can shorten the load axis of every
+   table that sweeps the load).
 2. Each ok run of the sweep gets its paper row label from `Table.row_label` (None: left out);
    per row and metric, the mean over replications and the half width of the 95 % Student-t
    interval (aqmlab.stats.summary_ci; NaN with one replication).
@@ -18,7 +18,8 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    aqmlab's mean − the paper's value.
 4. Each verdict's check gets {table id: results}; a check that raises (e.g. a row that quick
    mode does not run) is reported as not evaluated, with the reason.
-5. OUT/report.md and OUT/report.html (self-contained) hold the date, the exact command, per
+5. OUT/report.md and OUT/report.html (self-contained) hold the date, the command (as a user can
+   rerun it from the repository root: `rerunnable_argv`), per
    table the paper / aqmlab ± CI / difference lines, the verdict table, and the figures of
    each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
    Every file is written under a temporary name and renamed.
@@ -347,7 +348,7 @@ def write_report(
     intro = [
         f"Paper: {study.paper}",
         f"Date: {date}",
-        f"Command: `{command}`",
+        f"Command (from the repository root): `{command}`",
         f"Mode: {'quick (quick_overrides applied: ' + _overrides_text(study) + ')' if quick else 'full'}; "
         f"{n_ok} runs finished, {n_failed} failed.",
         "Each table: per paper row, the paper's value, aqmlab's mean ± 95 % CI over replications "
@@ -518,7 +519,8 @@ def add_parser(sub) -> None:
         help="run a study's sweeps and write a report beside the paper's numbers",
         description="Run every table's sweep of STUDY (studies/STUDY/, aqmlab.studies), compare "
         "with the paper's numbers (paper.csv), evaluate the paper's conclusions and write "
-        f"OUT/report.md and OUT/report.html. Finished runs are never recomputed. Studies: {names}.",
+        f"OUT/report.md and OUT/report.html. Runs finished by the same engine build are never "
+        f"recomputed. Studies: {names}.",
     )
     p.add_argument("study", metavar="STUDY", help=f"the study to reproduce: {names}")
     p.add_argument("--quick", action="store_true", help="short runs, one replication, fewer loads")
@@ -530,6 +532,32 @@ def add_parser(sub) -> None:
     p.add_argument("--publish", action="store_true",
                    help="copy the report to docs/reproductions/STUDY[-READING]/")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def rerunnable_argv(argv: list[str], cwd: Path, root: Path = REPO_ROOT) -> list[str]:
+    """The arguments of `aqmlab reproduce` as a report records them: a command a user can rerun
+    from the repository root on any machine. `--out` inside the repository becomes relative to
+    its root (whatever the directory it was typed in); `--out` outside it (a path of the machine
+    it ran on) is left out, as is `--dask ADDRESS` (a cluster of that machine): neither changes
+    the results, and the rerun uses the default output directory and local processes."""
+    out: list[str] = []
+    it = iter(argv)
+    for a in it:
+        name, eq, value = a.partition("=")
+        if name in ("--out", "--dask"):
+            if not eq:
+                value = next(it, "")
+            if name == "--dask":
+                continue
+            p = Path(os.path.normpath(cwd / value))
+            try:
+                rel = p.relative_to(Path(os.path.normpath(root)))
+            except ValueError:
+                continue  # outside the repository
+            out += ["--out", rel.as_posix() or "."]
+            continue
+        out.append(a)
+    return out
 
 
 def cmd_reproduce(args, argv: list[str] | None = None) -> int:
@@ -546,7 +574,7 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
     if args.publish:  # fail now rather than after the sweeps
         check_out_dir(REPO_ROOT / "docs" / "reproductions")
     argv = sys.argv[1:] if argv is None else argv
-    command = "aqmlab " + " ".join(shlex.quote(a) for a in argv)
+    command = "aqmlab " + " ".join(shlex.quote(a) for a in rerunnable_argv(argv, Path.cwd()))
     md, htm, verdicts = reproduce(
         study, args.out, quick=args.quick, jobs=args.jobs, dask=args.dask, command=command,
         progress=not args.quiet, log=lambda m: print(m, file=sys.stderr), reading=args.reading,

@@ -10,7 +10,8 @@ bands, the crossover points of two CDFs, and response time by response size.
 - A CDF band is that interval taken pointwise on the empirical CDFs of the replications
   (evaluated on a common grid), clipped to [0, 1].
 - Crossovers (seed 001 discusses where two response-time CDFs cross): the points where
-  F_a − F_b changes sign (see `crossovers`).
+  F_a − F_b changes sign (see `crossovers`); with replications, only the crossings where the
+  two CDF bands separate on both sides (see `band_crossovers`): the rest is noise.
 - Response time by response size (seed 000 Figure 6.4, seed 001 Figure 18): medians in size
   bins.
 
@@ -131,6 +132,67 @@ def crossovers(a: np.ndarray, b: np.ndarray) -> list[float]:
             out.append(left_at if left_at is not None else float(x))
         last_sign = s
         left_at = None
+    return out
+
+
+#: Probabilities at which `band_crossovers` evaluates the CDFs by default (pooled quantiles).
+BAND_GRID_POINTS = 4001
+
+
+@dataclass(frozen=True)
+class BandCrossover:
+    """A crossing of two CDFs whose bands separate on both sides: the band of the CDF that is
+    above (`before`: +1 = a, −1 = b) lies wholly above the other's at `lo`, wholly below it at
+    `hi`, and they overlap between; `x` is where the mean CDFs last stopped having the old
+    order before `hi` (where they met or passed each other)."""
+
+    x: float
+    lo: float
+    hi: float
+    before: int
+
+
+def band_grid(samples: Sequence[np.ndarray], points: int = BAND_GRID_POINTS) -> np.ndarray:
+    """The distinct quantiles of the pooled `samples` at `points` evenly spaced probabilities:
+    a grid as fine where the responses are as the data allow, whatever their number."""
+    pooled = np.concatenate([np.asarray(s, np.float64) for s in samples])
+    if len(pooled) == 0:
+        return pooled
+    return np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, points), method="inverted_cdf"))
+
+
+def band_crossovers(
+    a: Sequence[np.ndarray], b: Sequence[np.ndarray], level: float = 0.95, x: np.ndarray | None = None
+) -> list[BandCrossover] | None:
+    """The crossings of two CDFs that their replications' bands make significant. `a`, `b`: the
+    samples of each replication; the bands are `cdf_band`'s pointwise `level` intervals, on `x`
+    (default `band_grid` of both). At each x the bands are separate with a above when
+    lo_a(x) > hi_b(x), with b above when lo_b(x) > hi_a(x), else they overlap. A crossing is
+    recorded when the order of separate bands reverses: from the last point `lo` where one is
+    above to the first point `hi` where the other is; sign changes of the mean CDFs between two
+    separations in the same order, or with overlapping bands on one side, are not crossings.
+    None when either side has fewer than two replications (no bands)."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    if x is None:
+        x = band_grid([*a, *b])
+    if len(x) == 0:
+        return []
+    mean_a, lo_a, hi_a = cdf_band(a, x, level)
+    mean_b, lo_b, hi_b = cdf_band(b, x, level)
+    state = np.where(lo_a > hi_b, 1, np.where(lo_b > hi_a, -1, 0))
+    d = mean_a - mean_b
+    out: list[BandCrossover] = []
+    last, last_i = 0, -1
+    for j, s in enumerate(state):
+        if s == 0:
+            continue
+        if last != 0 and s != last:
+            # The means leave the old order after the last point of that order before j.
+            old = np.nonzero(np.sign(d[last_i:j]) == last)[0]
+            k = last_i + int(old[-1]) + 1
+            out.append(BandCrossover(float(x[k]), float(x[last_i]), float(x[j]), int(last)))
+        last, last_i = int(s), j
     return out
 
 

@@ -10,19 +10,25 @@ readable there).
 
 Store layout:
     DIR/sweep.json            the sweep: scenario, axes, load axis, replications (for reports)
-    DIR/sweep.parquet         one row per run: `run` (id), `variant`, `replication`, `seed`, one
-                              column per axis (key path), `status` ("ok", "failed", "pending"),
-                              `error` (first line of the error), then every summary column
-                              (NaN unless ok)
+    DIR/sweep.parquet         one row per distinct run (resolved scenario): `run` (id),
+                              `variant`, `replication`, `seed`, one column per axis (key path;
+                              null where the axis does not apply to the run: a key of another
+                              variant, one the run's variant hides, a variable no derived value
+                              of the run reads), `status` ("ok", "failed", "pending"), `error`
+                              (first line of the error), then every summary column (NaN unless
+                              ok)
     DIR/runs/<id>/            as `aqmlab run` writes a run (summary.json, the Parquet tables,
                               run.json) plus scenario.toml, the resolved scenario; a failed run
                               has scenario.toml and error.txt only.
 
-Resume: a run whose directory holds summary.json is finished and never recomputed; an
+Resume: a run whose directory holds summary.json and was made by the engine build now loaded
+(run.json `engine.build`, aqmlab.build) is finished and never recomputed; a run made by another
+build is recomputed (and the count printed), so one table never mixes two engines. An
 interrupted sweep started again runs only the rest. A failed run is tried again by the next
 `aqmlab sweep` (its error stays in the table until then). The sweep table is rewritten at the
 end of every invocation, also after Ctrl-C. Runs with the same resolved scenario (e.g. two points
-that a derived value rounds to the same value) share one id and are run once.
+that a derived value rounds to the same value, or a variant that an axis of another variant does
+not touch) share one id, are run once and are one row of the table (the first point's values).
 
 Validation: python/tests/test_sweep_run.py (resume, failures, Dask vs process pool).
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -41,7 +48,16 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from aqmlab.io import check_out_dir, is_run_dir, read_summary, remove_stale_scratch, write_parquet, write_run
+from aqmlab.build import engine_build
+from aqmlab.io import (
+    check_out_dir,
+    is_run_dir,
+    read_info,
+    read_summary,
+    remove_stale_scratch,
+    write_parquet,
+    write_run,
+)
 from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
 from aqmlab.workers import pool, terminate
 
@@ -174,13 +190,22 @@ def run_sweep(
     for r in sweep.runs:
         by_id.setdefault(r.id, r)
     todo: dict[str, Task] = {}
+    stale = 0
+    build = engine_build()
     for rid, r in by_id.items():
         d = run_dir(out, r)
         if is_run_dir(d):
-            if not (d / SCENARIO).is_file():
-                _write_text_atomic(d / SCENARIO, r.text)
-            continue
+            if read_info(d).get("engine", {}).get("build") == build:
+                if not (d / SCENARIO).is_file():
+                    _write_text_atomic(d / SCENARIO, r.text)
+                continue
+            stale += 1  # made by another engine build (or before builds were recorded)
         todo[rid] = (r.text, sweep.scenario, sweep.base_dir, r.name)
+    if stale:
+        print(
+            f"{out}: {stale} finished run(s) were made by another engine build; recomputing them",
+            file=sys.stderr,
+        )
 
     bar = _progress_bar(len(todo), progress and bool(todo))
     failed = 0
@@ -217,6 +242,9 @@ def sweep_info(sweep: Sweep) -> dict:
 
 def _status_of(d: Path) -> tuple[str, str | None]:
     if is_run_dir(d):
+        # a run of another engine build that was not recomputed (interrupted) is not a result
+        if read_info(d).get("engine", {}).get("build") != engine_build():
+            return "pending", None
         return "ok", None
     if (d / ERROR).is_file():
         return "failed", (d / ERROR).read_text(encoding="utf-8").split("\n\n", 1)[0]
@@ -224,14 +252,19 @@ def _status_of(d: Path) -> tuple[str, str | None]:
 
 
 def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
-    """One row per run of `sweep` (see the module doc), from what is on disk under `out`."""
+    """One row per distinct run of `sweep` (see the module doc), from what is on disk under
+    `out`."""
     rows = []
     summary_cols: list[str] = []
+    listed: set[str] = set()
     for r in sweep.runs:
+        if r.id in listed:
+            continue
+        listed.add(r.id)
         d = run_dir(out, r)
         status, error = _status_of(d)
         row = {"run": r.id, "variant": r.name, "replication": r.replication, "seed": r.seed}
-        row.update({a: r.values.get(a) for a in sweep.axes})
+        row.update({a: r.values.get(a) if a in r.applies else None for a in sweep.axes})
         row.update(status=status, error=error)
         if status == "ok":
             s = read_summary(d)
@@ -239,13 +272,22 @@ def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
             row.update(s)
         rows.append(row)
     df = pd.DataFrame(rows, columns=[*META_COLUMNS, *sweep.axes, *STATUS_COLUMNS, *summary_cols])
-    for a in sweep.axes:  # an axis mixing numbers and strings is kept as strings
-        kinds = {type(v) for v in df[a]}
-        if len(kinds) > 1 and not kinds <= {int, float}:
-            df[a] = df[a].map(str)
+    for a in sweep.axes:  # from the values as written (the frame would make int + None float)
+        df[a] = _axis_column([r[a] for r in rows], df.index)
     for c in summary_cols:
         df[c] = pd.to_numeric(df[c])
     return df
+
+
+def _axis_column(values: list, index: pd.Index) -> pd.Series:
+    """An axis column with None where the axis does not apply: integers as Int64 (nullable, not
+    floats), a mix of numbers and strings as strings, otherwise as pandas infers it."""
+    kinds = {type(v) for v in values if v is not None}
+    if kinds == {int}:
+        return pd.Series(values, dtype="Int64" if None in values else "int64", index=index)
+    if len(kinds) > 1 and not kinds <= {int, float}:
+        return pd.Series([None if v is None else str(v) for v in values], dtype=object, index=index)
+    return pd.Series(values, index=index)
 
 
 def write_sweep_table(df: pd.DataFrame, path: Path) -> None:
@@ -269,6 +311,11 @@ def load_sweep(dir: str | os.PathLike) -> pd.DataFrame:
     d = Path(dir)
     if not is_sweep_dir(d):
         raise FileNotFoundError(f"{d}: not a sweep directory (no {SWEEP_TABLE} and {SWEEP_INFO})")
-    df = pq.read_table(d / SWEEP_TABLE).to_pandas()
-    df.attrs["sweep"] = json.loads((d / SWEEP_INFO).read_text(encoding="utf-8"))
+    t = pq.read_table(d / SWEEP_TABLE)
+    df = t.to_pandas()
+    info = json.loads((d / SWEEP_INFO).read_text(encoding="utf-8"))
+    for a in info.get("axes", []):  # an integer axis with nulls: Int64, as sweep_table made it
+        if a in df.columns and pa.types.is_integer(t.schema.field(a).type) and t.column(a).null_count:
+            df[a] = t.column(a).to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+    df.attrs["sweep"] = info
     return df

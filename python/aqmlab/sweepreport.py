@@ -7,16 +7,21 @@ pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
 - response-time CDFs (mean of the replications' empirical CDFs with the pointwise band) and
   CCDFs (log-log), per configuration; with more than `MAX_FIG_GROUPS` configurations and a load
   axis, these are drawn once per load value and the two figures below at the highest load only;
-- the crossover points between the pooled CDFs of each pair of configurations (up to 8);
+- the crossover points of the CDFs of each pair of configurations (up to 8), only where the
+  replications' 95 % bands separate on both sides (aqmlab.stats.band_crossovers; the report
+  states the definition), with the number of raw sign changes beside them;
 - queue length over time at the forward bottleneck (100 ms means, the first replication);
 - median response time by response size (pooled replications);
 - with a load axis (`[sweep] load_axis`, or a swept workload rate/users/flows): utilization and
   drop rate against load, one line per configuration of the other axes, with CI error bars.
 
-Only runs with status "ok" count; failed runs are listed with their error. Labels name the
-variant and the axes that are not determined by the axes before them (the load axis first), so a
-derived value (`[sweep.derive]`, e.g. a rate computed from the load) does not clutter them, and
-the lines against load join the points of one variant across loads.
+Only runs with status "ok" count; failed runs are listed with their error. A configuration is
+one distinct resolved scenario up to the seed: the sweep table leaves an axis empty in the runs it
+does not apply to (another variant's key, a key the variant hides), so a variant that no axis
+touches is one configuration, listed once, whatever the number of points. Labels name the variant
+and, of the axes that apply to it, those not determined by the axes before them (the load axis
+first), so a derived value (`[sweep.derive]`, e.g. a rate computed from the load) does not clutter
+them, and the lines against load join the points of one variant across loads.
 
 Validation: python/tests/test_sweep_report.py.
 """
@@ -37,7 +42,7 @@ import pandas as pd
 
 from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
 from aqmlab.report import CDF_COLUMNS, COLUMNS, fmt_value, response_time_cdf
-from aqmlab.stats import cdf_band, crossovers, rt_by_size, summary_ci
+from aqmlab.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
 from aqmlab.sweep import RUNS, load_sweep
 
 FWD_LINK = "bottleneck_fwd"
@@ -78,10 +83,18 @@ def label_axes(df: pd.DataFrame) -> list[str]:
     return [a for a in axes if a in kept]
 
 
+def _missing(v) -> bool:
+    """An axis value that is absent: the axis does not apply to the run (aqmlab.sweep)."""
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
 def _label(cols: list[str], key: tuple, multi_variant: bool, named: list[str] | None = None) -> str:
+    """The variant (when there are several) and the named axes that apply to the configuration."""
     parts = [str(key[0])] if multi_variant or len(cols) == 1 else []
     parts += [
-        f"{c}={_fmt_axis(v)}" for c, v in zip(cols[1:], key[1:], strict=True) if named is None or c in named
+        f"{c}={_fmt_axis(v)}"
+        for c, v in zip(cols[1:], key[1:], strict=True)
+        if (named is None or c in named) and not _missing(v)
     ]
     return ", ".join(parts) or str(key[0])
 
@@ -219,7 +232,7 @@ def fig_rt_by_size(gs: list[Group]) -> bytes:
 
 
 def fig_vs_load(df: pd.DataFrame, load_axis: str, column: str, ylabel: str) -> bytes:
-    ok = df[df["status"] == "ok"]
+    ok = df[(df["status"] == "ok") & df[load_axis].notna()]  # not: runs the load does not apply to
     # One line per variant and non-derived axis other than the load (derived values such as a
     # rate computed from the load change along the line).
     cols = ["variant", *[a for a in label_axes(df) if a != load_axis]]
@@ -239,13 +252,42 @@ def fig_vs_load(df: pd.DataFrame, load_axis: str, column: str, ylabel: str) -> b
     return _png(plt, fig)
 
 
+#: Columns of the crossover table.
+CROSSOVER_HEADER = [
+    "A", "B", "crossings where the 95 % bands separate (s)", "sign changes of the pooled CDFs",
+]  # fmt: skip
+#: The report's definition of the crossover table (also in README.md, "Sweeps").
+CROSSOVER_NOTE = (
+    "A crossing is listed only where the replications' bands separate on both sides: the 95 % "
+    "pointwise bands of the two CDFs (Student t over the replications' CDFs, as in the figure) do "
+    "not overlap just before it, with one configuration above, nor just after it, with the other "
+    "above. Each is given as x [lo, hi]: the mean CDFs cross at x (after the last point where the "
+    "first was above); at lo the first's band is wholly above the other's, at hi wholly below; "
+    "between them the bands overlap. Sign changes of the mean CDFs where the bands overlap are "
+    "noise at this number of replications; the last column counts all sign changes of the pooled "
+    "CDFs. With one replication there are no bands and no crossing is claimed."
+)
+
+
+def _crossing_text(c, a: str, b: str) -> str:
+    first, then = (a, b) if c.before > 0 else (b, a)
+    return f"{c.x:.3f} [{c.lo:.3f}, {c.hi:.3f}]: {first} above, then {then}"
+
+
 def crossover_rows(gs: list[Group]) -> list[list[str]]:
+    """One row per pair of configurations (none above MAX_PAIRS_GROUPS): the crossings where the
+    bands separate (stats.band_crossovers) and the number of raw sign changes."""
     if len(gs) > MAX_PAIRS_GROUPS:
         return []
     rows = []
     for a, b in itertools.combinations(gs, 2):
-        xs = crossovers(np.concatenate(a.samples), np.concatenate(b.samples))
-        rows.append([a.label, b.label, ", ".join(f"{x:.3f}" for x in xs) or "none"])
+        cs = band_crossovers(a.samples, b.samples)
+        if cs is None:
+            cell = "no bands (one replication)"
+        else:
+            cell = "; ".join(_crossing_text(c, "A", "B") for c in cs) or "none"
+        raw = len(crossovers(np.concatenate(a.samples), np.concatenate(b.samples)))
+        rows.append([a.label, b.label, cell, str(raw)])
     return rows
 
 
@@ -288,7 +330,7 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     for g in gs:
         _load_samples(g)
 
-    sections: list[tuple[str, str, list[str], list[list[str]]] | tuple[str, str, bytes]] = []
+    sections: list[tuple] = []  # ("table", name, header, rows), ("figure", name, png), ("text", text)
     header, rows = ci_table(df)
     sections.append(("table", "Summary (seed 000's columns; mean ± 95 % CI over replications)", header, rows))
     failed = df[df["status"] != "ok"]
@@ -311,8 +353,9 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
         li = cols.index(load_axis)
         by_key = {g.key: g for g in gs}
         sets = []
-        for v in sorted({g.key[li] for g in gs}):
-            sub = [g for g in groups(df, d, drop=load_axis) if g.key[li] == v]
+        # A configuration the load axis does not apply to is the same at every load: in each set.
+        for v in sorted({g.key[li] for g in gs if not _missing(g.key[li])}):
+            sub = [g for g in groups(df, d, drop=load_axis) if _missing(g.key[li]) or g.key[li] == v]
             for g in sub:
                 g.samples = by_key[g.key].samples
             sets.append((f" at {load_axis} = {_fmt_axis(v)}", sub))
@@ -321,9 +364,8 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
         sections.append(("figure", f"Response-time CCDF{suffix}", fig_ccdf(gset)))
         cross = crossover_rows(gset)
         if cross:
-            sections.append(
-                ("table", f"CDF crossover points (s){suffix}", ["A", "B", "F_A − F_B changes sign at"], cross)
-            )
+            sections.append(("table", f"CDF crossover points (s){suffix}", CROSSOVER_HEADER, cross))
+            sections.append(("text", CROSSOVER_NOTE))
         # Split by load: the queue and size figures at the highest load only (they vary least
         # in kind between loads, and the report stays readable).
         if i == len(sets) - 1:
@@ -348,7 +390,10 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
     n_fig = 0
     for s in sections:
-        if s[0] == "table":
+        if s[0] == "text":
+            md += [s[1], ""]
+            body += [f"<p>{html.escape(s[1])}</p>"]
+        elif s[0] == "table":
             _, name, h, r = s
             md += [f"## {name}", "", _md_table(h, r), ""]
             body += [f"<h2>{html.escape(name)}</h2>", _html_table(h, r)]

@@ -187,7 +187,10 @@ def _is_var(path: str) -> bool:
 @dataclass
 class SweepRun:
     """One run of a sweep. `values`: the point's swept, zipped, derived and variable values by
-    key path (in that order); `doc` the resolved scenario document, `text` the same as TOML."""
+    key path (in that order); `doc` the resolved scenario document, `text` the same as TOML;
+    `applies`: the keys of `values` that take effect in this run (in axis order; a key of
+    another variant, one this run's variant hides, or a variable no effective derived value
+    reads does not; see "Keys that change no run" below)."""
 
     id: str
     name: str
@@ -196,6 +199,7 @@ class SweepRun:
     values: dict
     doc: dict = field(repr=False)
     text: str = field(repr=False)
+    applies: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass
@@ -381,6 +385,8 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
                     )
                 )
     _check_effect(file, runs, grid, zipped, exprs, reps, selected, only)
+    for run in runs:
+        _drop_hidden(base, run, reps)
     # Relative data files (`file = ...`) resolve against `sweep.data_dir` (itself relative to
     # the sweep file) or the sweep file's directory; `[sweep]` is not part of a run's identity.
     parent = Path(file).parent / data_dir
@@ -392,6 +398,23 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
         load_axis=load_axis or _guess_load_axis(axes),
         runs=runs,
     )
+
+
+def _drop_hidden(base: dict, run: SweepRun, reps: int) -> None:
+    """Rebuild `run`'s document from `base` with only the values that apply to it, so a base key
+    its variant hides (e.g. the base `[queue]`'s limit under a variant with another queue kind)
+    does not make two ids of one scenario, run twice and counted as two replications."""
+    if all(p in run.applies for p in run.values if not _is_var(p)):
+        return
+    doc = copy.deepcopy(base)
+    if reps > 1:
+        set_path(doc, "run.seed", run.seed)
+    for p in run.applies:
+        if not _is_var(p):
+            set_path(doc, p, run.values[p])
+    if run.name and isinstance(doc.get("variant"), list):
+        doc["variant"] = [v for v in doc["variant"] if v.get("name") == run.name]
+    run.doc, run.id, run.text = doc, scenario_hash(doc), tomli_w.dumps(doc)
 
 
 def get_seed(doc: dict, default: int) -> int:
@@ -488,16 +511,16 @@ def _check_effect(
 ) -> None:
     """Reject a swept, zipped or derived key that changes no run (see the module doc), naming
     the key, the variants that hide it and the path that would work. Checked on every distinct
-    (point, variant): a key counts if it reaches at least one run."""
+    (point, variant): a key counts if it reaches at least one run. Sets each run's `applies`."""
     sections = {**{p: "grid" for p in grid}, **{p: "zip" for p in zipped}, **{p: "derive" for p in exprs}}
     why: dict[str, dict[str, str]] = {p: {} for p in sections}  # key → {variant: reason}
     effective: set[str] = set()
-    seen: set[tuple] = set()
+    seen: dict[tuple, tuple[str, ...]] = {}
     for run in runs:
         key = (tuple((k, repr(v)) for k, v in run.values.items()), run.name)
         if key in seen:
+            run.applies = seen[key]
             continue
-        seen.add(key)
         variant = run.doc["variant"][0] if run.name and run.doc.get("variant") else None
         here: set[str] = set()
         # Derived values last-first: a key read by an effective derived value is effective.
@@ -518,6 +541,7 @@ def _check_effect(
             else:
                 why[path].setdefault(run.name, reason)
         effective |= here
+        run.applies = seen[key] = tuple(p for p in sections if p in here)
     if reps > 1 and selected:
         # Replications differ only by run.seed: a variant that sets it makes them all one run.
         hiding = [shadowed_by(r.doc, r.doc["variant"][0], "run.seed") for r in runs]

@@ -236,7 +236,8 @@ def test_full_run_report_resume(tmp_path, toy_dir, fake):
     assert "| difference | +11.5 | -1.50 |" in text
     assert "| qlen=999 | paper | 1.00 | – |" in text and "qlen=5 " not in text
     assert (
-        "Command: `aqmlab x`" in text and "| a longer queue carries more | yes | 1061.5 vs 1011.5 |" in text
+        "Command (from the repository root): `aqmlab x`" in text
+        and "| a longer queue carries more | yes | 1061.5 vs 1011.5 |" in text
     )
     assert "1012 ± 6.35" in htm.read_text() and "data:image/png;base64," in htm.read_text()
     figs = sorted(p.name for p in (out / "figures").iterdir())
@@ -256,7 +257,7 @@ def test_quick_mode_applies_overrides(tmp_path, toy_dir, fake):
     assert resolved["sweep"]["grid"] == {"queue.limit": [10, 60]} and resolved["run"]["duration"] == "7s"
     text = md.read_text()
     assert "| aqmlab (n=1) | 1011 | 1.00 |" in text  # one replication: no interval
-    assert "Command: `aqmlab reproduce toy --quick`" in text
+    assert "Command (from the repository root): `aqmlab reproduce toy --quick`" in text
 
 
 def test_cli_unknown_study(capsys):
@@ -375,3 +376,53 @@ def test_reading_runs_into_its_own_directory(tmp_path, toy_dir, fake):
     assert "Reading 'long': a longer buffer Set in every droptail queue: limit = 99." in md.read_text()
     with pytest.raises(ReproduceError, match="unknown reading 'short'; expected one of: as-stated, long"):
         reproduce(study, tmp_path / "s", jobs=1, studies_dir=toy_dir, progress=False, reading="short")
+
+
+def test_recorded_command_can_be_rerun_from_the_repository_root(tmp_path):
+    # issue 15: the published reports recorded `--out /work/notes/…` of the machine they ran on.
+    from aqmlab.reproduce import rerunnable_argv
+
+    root = tmp_path / "repo"
+    argv = ["reproduce", "pisa", "--jobs", "1", "--out", "/work/notes/pisa-full", "--publish"]
+    assert rerunnable_argv(argv, cwd=root, root=root) == ["reproduce", "pisa", "--jobs", "1", "--publish"]
+    # Inside the repository: relative to its root, whether typed absolute, relative to a
+    # subdirectory, or with `=`; a Dask address (that machine's cluster) is left out.
+    for cwd, out in [(root, str(root / "runs/x")), (root / "docs", "../runs/x"), (root, "runs/./x")]:
+        assert rerunnable_argv(["reproduce", "pisa", "--out", out], cwd=cwd, root=root) == [
+            "reproduce", "pisa", "--out", "runs/x",
+        ]  # fmt: skip
+    argv = ["reproduce", "pisa", "--out=/tmp/y", "--dask", "tcp://h:8786", "--quick"]
+    assert rerunnable_argv(argv, root, root) == ["reproduce", "pisa", "--quick"]
+
+
+def test_cli_records_the_rerunnable_command(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    from aqmlab import reproduce as rp
+
+    seen = {}
+
+    def fake(study, out, **kw):
+        seen["command"] = kw["command"]
+        md = Path(tmp_path / "report.md")
+        return md, md.with_suffix(".html"), []
+
+    monkeypatch.setattr(rp, "reproduce", fake)
+    monkeypatch.chdir(rp.REPO_ROOT / "docs")
+    argv = ["reproduce", "pisa", "--quick", "--out", str(tmp_path / "out"), "--jobs", "2"]
+    assert cli.main(argv) == 0
+    assert seen["command"] == "aqmlab reproduce pisa --quick --jobs 2"
+    argv = ["reproduce", "pisa", "--quick", "--out", "../runs/reproduce/p q"]
+    assert cli.main(argv) == 0
+    assert seen["command"] == "aqmlab reproduce pisa --quick --out 'runs/reproduce/p q'"
+
+
+def test_published_reports_record_rerunnable_commands():
+    from aqmlab.reproduce import REPO_ROOT
+
+    reports = sorted((REPO_ROOT / "docs" / "reproductions").glob("*/report.md"))
+    assert len(reports) >= 5
+    for r in reports:
+        (line,) = [x for x in r.read_text().splitlines() if x.startswith("Command")]
+        assert line.startswith("Command (from the repository root): `aqmlab reproduce "), (r, line)
+        assert "/work/" not in line and "/tmp/" not in line and " --out /" not in line, (r, line)

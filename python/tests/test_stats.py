@@ -10,7 +10,17 @@ import pandas as pd
 import pytest
 from conftest import synthetic_requests
 
-from aqmlab.stats import cdf_band, crossovers, ecdf_at, rt_by_size, summary_ci, t_ci, t_quantile
+from aqmlab.stats import (
+    BandCrossover,
+    band_crossovers,
+    cdf_band,
+    crossovers,
+    ecdf_at,
+    rt_by_size,
+    summary_ci,
+    t_ci,
+    t_quantile,
+)
 
 
 def test_t_quantiles_match_the_printed_table():
@@ -96,3 +106,50 @@ def test_rt_by_size_medians_by_hand():
         "n": [3, 1],
         "median_rt_s": [1.0, 2.0],
     }
+
+
+def test_band_crossover_by_hand_with_zero_width_bands():
+    # Identical replications: the bands are the CDFs themselves. On x = 1..5, F_a = .5, .75,
+    # .75, .75, 1 and F_b = 0, .25, .75, 1, 1: a above at 1 and 2, equal at 3, b above at 4.
+    # The order reverses between lo = 2 and hi = 4; the means stop having a above at 3.
+    a = [np.array([1.0, 1.0, 2.0, 5.0])] * 2
+    b = [np.array([2.0, 3.0, 3.0, 4.0])] * 2
+    x = np.arange(1.0, 6.0)
+    assert band_crossovers(a, b, x=x) == [BandCrossover(3.0, 2.0, 4.0, 1)]
+    assert band_crossovers(b, a, x=x) == [BandCrossover(3.0, 2.0, 4.0, -1)]
+
+
+def test_band_crossover_needs_separate_bands_on_both_sides():
+    # a is above at x = 1 (b's band is [0, 0] there); at x = 2 the means change order (F_a .25,
+    # F_b .5) but b's two replications (CDF 0 and 1) give a band covering [0, 1]: the bands
+    # overlap, so the sign change is not a crossing. One replication: no bands, no claim.
+    a = [np.array([1.0, 3.0, 9.0, 9.0])] * 2
+    b = [np.full(4, 5.0), np.full(4, 2.0)]
+    x = np.array([1.0, 2.0, 3.0])
+    assert crossovers(np.concatenate(a), np.concatenate(b)) != []
+    assert band_crossovers(a, b, x=x) == []
+    assert band_crossovers(a[:1], b) is None and band_crossovers(a, b[:1]) is None
+
+
+def test_noise_crossings_of_one_distribution_are_not_band_crossings():
+    # Five replications of 2000 exponential responses each for both sides (the same law): the
+    # pooled CDFs change sign many times, the bands never separate in both orders.
+    rng = np.random.default_rng(15)
+    a = [rng.exponential(0.3, 2000) for _ in range(5)]
+    b = [rng.exponential(0.3, 2000) for _ in range(5)]
+    assert len(crossovers(np.concatenate(a), np.concatenate(b))) > 10
+    assert band_crossovers(a, b) == []
+
+
+def test_band_crossover_of_uniform_and_exponential_replications():
+    # As test_crossover_of_uniform_and_exponential_samples, three replications each, scaled by
+    # 0.99, 1 and 1.01: one crossing near x* = 1.59362; below it the exponential (b) is above.
+    n = 20_000
+    q = (np.arange(n) + 0.5) / n
+    a = [2.0 * q * f for f in (0.99, 1.0, 1.01)]
+    b = [-np.log1p(-q) * f for f in (0.99, 1.0, 1.01)]
+    cs = band_crossovers(a, b)
+    assert len(cs) == 1
+    c = cs[0]
+    assert c.before == -1 and c.lo < c.x <= c.hi
+    assert c.x == pytest.approx(1.59362, abs=0.02) and c.hi - c.lo < 0.2

@@ -200,7 +200,11 @@ def test_keys_without_effect_are_rejected(tmp_path, sweep, key, words):
 )
 def test_keys_that_reach_a_run_are_accepted(tmp_path, sweep):
     s = expand(sweep_of(tmp_path, sweep))
-    assert len({r.id for r in s.runs}) == len(s.runs)  # every run distinct: each key does something
+    # Runs whose values that apply differ are distinct runs; a run the key does not reach (the
+    # variant hides it) is one run whatever its value (the hidden value is not written).
+    applied = {(r.name, tuple((p, r.values[p]) for p in r.applies)) for r in s.runs}
+    assert len({r.id for r in s.runs}) == len(applied)
+    assert any("queue.min_th" in r.applies for r in s.runs)
 
 
 def test_shadowed_by_follows_the_core_merge_rule():

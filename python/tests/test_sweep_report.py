@@ -49,7 +49,10 @@ def test_html_and_markdown_reports(sweep_dir, capsys):
         ("queue.limit=60, workload[0].rate=200", "3", "1062 ± 2.48"),
     ]
     # Every run has the same response times, so the CDFs never cross.
-    assert "<h2>CDF crossover points (s)</h2>" in page and page.count("<td>none</td>") == 6
+    assert "<h2>CDF crossover points (s)</h2>" in page and page.count("<td>none</td><td>0</td>") == 6
+    # The table says what a listed crossing means (bands separate on both sides).
+    assert "<th>crossings where the 95 % bands separate (s)</th>" in page
+    assert "only where the replications&#x27; bands separate on both sides" in page
     # Figures: CDF, CCDF, queue, response time by size, utilization and loss vs load; embedded.
     imgs = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([A-Za-z0-9+/=]+)">', page)
     assert [a for a, _ in imgs] == [
@@ -105,4 +108,44 @@ def test_many_configurations_split_figures_by_load_and_drop_derived_axes(tmp_pat
     assert imgs == [*want, "Utilization vs load", "Loss vs load"]
     # Each load's crossover table pairs the two limits only.
     assert page.count("<h2>CDF crossover points (s) at var.load") == 5
-    assert page.count("<td>queue.limit=10</td><td>queue.limit=60</td>") == 5
+    row = "<td>queue.limit=10</td><td>queue.limit=60</td><td>no bands (one replication)</td>"
+    assert page.count(row) == 5
+
+
+QUICKSTART_LIKE = SWEEP.replace(
+    '[sweep]\nreplications = 2\n\n[sweep.grid]\n"queue.limit" = [10, 30, 60]\n',
+    '[[variant]]\nname = "droptail"\nqueue = { kind = "droptail", limit = 120 }\n\n'
+    '[[variant]]\nname = "red"\n'
+    'queue = { kind = "red", min_th = 30, max_th = 90, w_q = "1/512", max_p = 0.1, limit = 480 }\n\n'
+    '[sweep]\nreplications = 2\n\n[sweep.grid]\n"variant[red].queue.min_th" = [10, 30]\n',
+)
+
+
+def test_a_variant_no_axis_touches_is_listed_once_without_the_axes(tmp_path, monkeypatch):
+    # The issue's example: a sweep of red's min_th over the quickstart's two variants. drop-tail
+    # is one resolved scenario per seed whatever min_th is: one row per replication in the
+    # table, with the axis empty, and one configuration in the report, labelled without it.
+    from aqmlab.sweep import load_sweep
+
+    assert QUICKSTART_LIKE != SWEEP
+    out = _fake_sweep(tmp_path, monkeypatch, QUICKSTART_LIKE)
+    df = load_sweep(out)
+    assert len(df) == 6 and df["run"].is_unique
+    dt = df[df["variant"] == "droptail"]
+    assert dt["replication"].tolist() == [0, 1] and dt["variant[red].queue.min_th"].isna().all()
+    red = df[df["variant"] == "red"]
+    assert str(df["variant[red].queue.min_th"].dtype) == "Int64"
+    assert red["variant[red].queue.min_th"].tolist() == [10, 10, 30, 30]
+    assert cli.main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    labels = re.findall(r"<tr><td>([^<]*)</td><td>(\d+)</td>", page.split("<h2>Response-time CDF")[0])
+    assert labels == [
+        ("droptail", "2"),
+        ("red, variant[red].queue.min_th=10", "2"),
+        ("red, variant[red].queue.min_th=30", "2"),
+    ]
+    assert "droptail, variant[red]" not in page
+    assert "2 configurations" not in page and "6 runs (6 finished), 3 configurations" in page
+    # The crossover table pairs the three configurations once each.
+    cross = page.split("<h2>CDF crossover points")[1].split("</table>")[0]
+    assert cross.count("<tr><td>") == 3

@@ -130,6 +130,45 @@ def test_resume_runs_only_the_unfinished_runs(tmp_path, sweep_file, monkeypatch)
     assert third.calls == []  # a finished sweep is never recomputed
 
 
+def test_runs_of_another_engine_build_are_recomputed(tmp_path, sweep_file, monkeypatch, capsys):
+    import json
+
+    from aqmlab.build import engine_build
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(_core, "run_scenario_text", FakeCore())
+    t = run_sweep(sweep_file, out, jobs=1, progress=False)
+    build = engine_build()
+    assert len(build) == 16 and int(build, 16) >= 0
+    for rid in t["run"]:  # every run records the build that made it
+        assert json.loads((out / "runs" / rid / "run.json").read_text())["engine"]["build"] == build
+    # Two runs as an older engine left them: another build, and none recorded.
+    for rid, old in zip(t["run"][:2], ["0123456789abcdef", None], strict=True):
+        p = out / "runs" / rid / "run.json"
+        info = json.loads(p.read_text())
+        if old is None:
+            del info["engine"]["build"]
+        else:
+            info["engine"]["build"] = old
+        p.write_text(json.dumps(info))
+    again = FakeCore()
+    monkeypatch.setattr(_core, "run_scenario_text", again)
+    capsys.readouterr()
+    t2 = run_sweep(sweep_file, out, jobs=1, progress=False)
+    assert again.calls == [(10, 1), (10, 2)]  # only those two
+    assert "2 finished run(s) were made by another engine build" in capsys.readouterr().err
+    assert t2["status"].tolist() == ["ok"] * 6
+    # Interrupted before it could recompute a stale run: that run is pending, not a result.
+    p = out / "runs" / t["run"][5] / "run.json"
+    info = json.loads(p.read_text())
+    info["engine"]["build"] = "0123456789abcdef"
+    p.write_text(json.dumps(info))
+    monkeypatch.setattr(_core, "run_scenario_text", FakeCore(interrupt_at_call=1))
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(sweep_file, out, jobs=1, progress=False)
+    assert load_sweep(out)["status"].tolist() == ["ok"] * 5 + ["pending"]
+
+
 def test_a_failing_run_is_recorded_and_the_others_run(tmp_path, sweep_file, monkeypatch, capsys):
     fake = FakeCore(fail_limit=30)
     monkeypatch.setattr(_core, "run_scenario_text", fake)

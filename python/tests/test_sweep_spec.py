@@ -201,3 +201,39 @@ def test_core_rejects_a_resolved_point_and_the_error_names_the_point(tmp_path):
     ok = expand(sweep_file(tmp_path, '[sweep.grid]\n"queue.min_th" = [5, 10]\n'))
     validate(ok)
     assert [r.name for r in ok.runs] == ["s", "s"]  # no variants: named after the file
+
+
+APPLIES_VARIANTS = """
+[[variant]]
+name = "dt"
+
+[[variant]]
+name = "red"
+queue = { kind = "red", min_th = 5, max_th = 15, limit = 50 }
+"""
+
+
+def test_applies_lists_only_the_keys_that_reach_each_run(tmp_path):
+    # The base queue is drop-tail; variant red replaces it (another kind), so the base's
+    # queue.limit reaches dt only, red's own keys reach red only, and var.x reaches the runs
+    # whose derived value reads it (red's max_th); workload[0].rate reaches both.
+    base = BASE.replace('kind = "red"\nmin_th = 5\nmax_th = 15\nlimit = 50', 'kind = "droptail"\nlimit = 60')
+    p = tmp_path / "s.toml"
+    p.write_text(
+        base + APPLIES_VARIANTS + "\n[sweep]\n[sweep.grid]\n"
+        '"queue.limit" = [10, 60]\n"variant[red].queue.min_th" = [5, 30]\n"var.x" = [2, 3]\n'
+        '"workload[0].rate" = [50.0]\n'
+        '[sweep.derive]\n"variant[red].queue.max_th" = "var.x * variant[red].queue.min_th"\n'
+    )
+    sw = expand(p)
+    assert len(sw.runs) == 2 * 2 * 2 * 2
+    by = {}
+    for r in sw.runs:
+        by.setdefault(r.name, set()).add(r.applies)
+    assert by["dt"] == {("queue.limit", "workload[0].rate")}
+    assert by["red"] == {
+        ("variant[red].queue.min_th", "var.x", "workload[0].rate", "variant[red].queue.max_th")
+    }
+    # dt's resolved scenario depends on queue.limit only: 2 distinct runs for its 8 points.
+    assert len({r.id for r in sw.runs if r.name == "dt"}) == 2
+    assert len({r.id for r in sw.runs if r.name == "red"}) == 4

@@ -42,8 +42,13 @@
 //! `max_p_holds_inside_band`, `timer_runs_without_arrivals`, `ns2_frozen_gentle_slope`,
 //! `bad_parameters_name_their_key`; closed loop in crates/sim/tests/aqm_red_family.rs.
 
-use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, LinkInfo, ParamError, QueueDisc};
+use crate::field;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{
+    check_ranges, Access, KeyRule, Model, Param, Profile, ProfileSet, Range, Syntax, Value,
+};
+use crate::red::{red_rule_options, RULE_OPTION_NS2, RULE_OPTION_RULES};
 use crate::red::{CountRule, EcnRule, IdleDecay, Red, RedParams};
 use crate::stats::QueueStats;
 use units::{Rng, SimDuration, SimTime};
@@ -118,33 +123,235 @@ pub enum AdaptOn {
 }
 
 impl Default for AredParams {
+    /// FGS 2001 as seed 001 uses it; sources in [`MODEL`].
     fn default() -> Self {
         AredParams {
-            target_delay: SimDuration::from_millis(5), // ns-2 targetdelay_; seed 001 ARED-5ms
-            interval: SimDuration::from_millis(500),   // FGS 2001; seed 001 Table 3
-            alpha: 0.01,                               // FGS 2001; seed 001 Table 3
-            beta: 0.9,                                 // FGS 2001; seed 001 Table 3
-            top: 0.5,                                  // FGS 2001; seed 001 Table 3
-            bottom: 0.01,                              // FGS 2001; seed 001 Table 3
-            initial_max_p: 0.1,                        // ns-2 1/linterm_
-            w_q: None,                                 // FGS 2001: 1 − exp(−1/C)
-            limit: 50,                                 // ns-2 limit_
-            mean_pktsize: 1250,                        // seed 001 §5.1
-            ecn: false,                                // seed 001 ARED (drops)
-            ecn_rule: EcnRule::GentleDrop,             // seed 001 §2.3
-            count_rule: CountRule::Paper,              // FJ93 eq. 2.5
-            byte_mode: false,                          // seed 001 Table 3 packet mode
-            queue_in_bytes: false,                     // seed 001 Table 3 packet mode
-            clamp_max_p: true,                         // FGS 2001 range [0.01, 0.5]
-            gentle_uses_initial_max_p: false,          // FGS 2001
-            adapt_on: AdaptOn::Timer,                  // FGS 2001
-            auto_bottom: false,                        // FGS 2001; seed 001 Table 3
-            backlog_gate: false,                       // FJ93
-            forced_drop_on_avg: true,                  // FJ93; Floyd 2000
-            idle_decay: IdleDecay::Paper,              // FJ93
+            target_delay: SimDuration::from_millis(5),
+            interval: SimDuration::from_millis(500),
+            alpha: 0.01,
+            beta: 0.9,
+            top: 0.5,
+            bottom: 0.01,
+            initial_max_p: 0.1,
+            w_q: None,
+            limit: 50,
+            mean_pktsize: 1250,
+            ecn: false,
+            ecn_rule: EcnRule::GentleDrop,
+            count_rule: CountRule::Paper,
+            byte_mode: false,
+            queue_in_bytes: false,
+            clamp_max_p: true,
+            gentle_uses_initial_max_p: false,
+            adapt_on: AdaptOn::Timer,
+            auto_bottom: false,
+            backlog_gate: false,
+            forced_drop_on_avg: true,
+            idle_decay: IdleDecay::Paper,
         }
     }
 }
+
+/// ARED's scenario keys (`kind = "ared"`): the single declaration of each parameter.
+pub const MODEL: Model<AredParams> = Model {
+    kind: "ared",
+    title: "Adaptive RED, Floyd, Gummadi & Shenker 2001 (seed 001), gentle, max_p adapted",
+    params: &[&ARED_KEYS, &RED_RULE_OPTIONS],
+    rules: &[
+        KeyRule::ConflictIfTrue {
+            key: "auto_bottom",
+            other: "bottom",
+            reason: "conflicts with bottom: auto_bottom computes bottom from the link rate; give one of them",
+        },
+        RULE_OPTION_RULES[0],
+        RULE_OPTION_RULES[1],
+        RULE_OPTION_RULES[2],
+    ],
+    profiles: &[Profile {
+        name: "ns2",
+        doc: "ns-2.35's adaptive_ 1 REDQueue with automatic bottom (ns-default.tcl, red.cc); not its units",
+        sets: &[
+            RULE_OPTION_NS2[0],
+            RULE_OPTION_NS2[1],
+            RULE_OPTION_NS2[2],
+            RULE_OPTION_NS2[3],
+            RULE_OPTION_NS2[4],
+            ProfileSet {
+                key: "adapt_on",
+                value: Value::Choice("arrival"),
+                unless: &[],
+                when: None,
+            },
+            ProfileSet {
+                key: "clamp_max_p",
+                value: Value::Bool(false),
+                unless: &[],
+                when: None,
+            },
+            ProfileSet {
+                key: "gentle_uses_initial_max_p",
+                value: Value::Bool(true),
+                unless: &[],
+                when: None,
+            },
+            ProfileSet {
+                key: "auto_bottom",
+                value: Value::Bool(true),
+                unless: &["bottom"],
+                when: None,
+            },
+        ],
+    }],
+    validate: AredParams::validate,
+    wrap: DisciplineParams::Ared,
+};
+
+const RED_RULE_OPTIONS: [Param<AredParams>; 9] = red_rule_options!(AredParams);
+
+const ARED_KEYS: [Param<AredParams>; 14] = [
+    Param {
+        key: "target_delay",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Positive,
+        doc: "Target average queueing delay; min_th = max(5, target_delay·C/2), max_th = 3·min_th",
+        source: "ns-2 targetdelay_; seed 001 ARED-5ms (also 60ms)",
+        access: field!(target_delay),
+    },
+    Param {
+        key: "interval",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Positive,
+        doc: "Time between max_p adaptations",
+        source: "FGS 2001; seed 001 Table 3",
+        access: field!(interval),
+    },
+    Param {
+        key: "alpha",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "Cap on the additive increase: step = min(alpha, max_p/4)",
+        source: "FGS 2001; seed 001 Table 3",
+        access: field!(alpha),
+    },
+    Param {
+        key: "beta",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Open(0.0, 1.0),
+        doc: "Multiplicative decrease factor of max_p",
+        source: "FGS 2001; seed 001 Table 3",
+        access: field!(beta),
+    },
+    Param {
+        key: "top",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "Upper bound of max_p",
+        source: "FGS 2001; seed 001 Table 3",
+        access: field!(top),
+    },
+    Param {
+        key: "bottom",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Cross("(0, top)"),
+        doc: "Lower bound of max_p (not with auto_bottom)",
+        source: "FGS 2001; seed 001 Table 3 (ns-2.35: min(0.01, 80000/bps))",
+        access: field!(bottom),
+    },
+    Param {
+        key: "initial_max_p",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Cross("[bottom, top]"),
+        doc: "max_p at the start",
+        source: "ns-2 1/linterm_",
+        access: field!(initial_max_p),
+    },
+    Param {
+        key: "w_q",
+        syntax: Syntax::Fraction,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "EWMA weight of the average queue; unset = 1 − exp(−1/C)",
+        source: "FGS 2001 (ns-2 q_weight_ 0)",
+        access: field!(w_q),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit("ARED's limit is in packets"),
+        unit: "packets",
+        range: Range::AtLeast(1.0),
+        doc: "Buffer, packets waiting (× mean_pktsize bytes with queue_in_bytes)",
+        source: "ns-2 limit_ (seed 001: 111 or 370)",
+        access: field!(limit),
+    },
+    Param {
+        key: "mean_pktsize",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "Mean packet size: unit of the capacity C and of byte mode",
+        source: "seed 001 §5.1 (ns-2's default is 500)",
+        access: field!(mean_pktsize),
+    },
+    Param {
+        key: "clamp_max_p",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Clamp max_p to [bottom, top] after each step (false = ns-2)",
+        source: "FGS 2001",
+        access: field!(clamp_max_p),
+    },
+    Param {
+        key: "gentle_uses_initial_max_p",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "ns-2 quirk: the gentle segment keeps starting from initial_max_p",
+        source: "FGS 2001 (true = ns-2's frozen gentle slope)",
+        access: field!(gentle_uses_initial_max_p),
+    },
+    Param {
+        key: "adapt_on",
+        syntax: Syntax::Choice {
+            noun: "adapt_on",
+            options: &["timer", "arrival"],
+        },
+        unit: "",
+        range: Range::Any,
+        doc: "When max_p adapts: timer (every interval), arrival (ns-2.35 estimator())",
+        source: "FGS 2001",
+        access: Access {
+            set: |p, v| {
+                p.adapt_on = match v.choice() {
+                    "arrival" => AdaptOn::Arrival,
+                    _ => AdaptOn::Timer,
+                }
+            },
+            get: |p| {
+                Value::Choice(match p.adapt_on {
+                    AdaptOn::Timer => "timer",
+                    AdaptOn::Arrival => "arrival",
+                })
+            },
+        },
+    },
+    Param {
+        key: "auto_bottom",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "bottom = min(0.01, 80000/bandwidth_bps) (ns-2.35 bottom_ 0); not with bottom",
+        source: "FGS 2001; seed 001 Table 3",
+        access: field!(auto_bottom),
+    },
+];
 
 impl AredParams {
     /// The lower bound of max_p on `link`: `bottom`, or ns-2.35's rule with `auto_bottom`.
@@ -184,6 +391,7 @@ impl AredParams {
         }
     }
 
+    /// The declared ranges ([`MODEL`]), then `bottom` and `initial_max_p` against `top`.
     fn validate(&self) -> Result<(), ParamError> {
         let err = |key: &str, reason: String| {
             Err(ParamError {
@@ -191,21 +399,7 @@ impl AredParams {
                 reason,
             })
         };
-        if self.target_delay.as_nanos() == 0 {
-            return err("target_delay", "must be positive".into());
-        }
-        if self.interval.as_nanos() == 0 {
-            return err("interval", "must be positive".into());
-        }
-        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
-            return err("alpha", format!("must be in (0, 1], got {}", self.alpha));
-        }
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return err("beta", format!("must be in (0, 1), got {}", self.beta));
-        }
-        if !(self.top > 0.0 && self.top <= 1.0) {
-            return err("top", format!("must be in (0, 1], got {}", self.top));
-        }
+        check_ranges(MODEL.params, self)?;
         if !(self.bottom > 0.0 && self.bottom < self.top) {
             return err(
                 "bottom",
@@ -220,11 +414,6 @@ impl AredParams {
                     self.bottom, self.top, self.initial_max_p
                 ),
             );
-        }
-        if let Some(w) = self.w_q {
-            if !(w > 0.0 && w <= 1.0) {
-                return err("w_q", format!("must be in (0, 1], got {w}"));
-            }
         }
         Ok(())
     }

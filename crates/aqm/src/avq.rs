@@ -25,9 +25,11 @@
 //! `ns2_update_skips_dropped_arrivals`, `packet_mode_counts_packets`,
 //! `bad_parameters_name_their_key`.
 
-use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, LinkInfo, ParamError, QueueDisc};
+use crate::field;
 use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
 use units::{Rng, SimTime};
 
@@ -58,57 +60,121 @@ pub struct AvqParams {
 }
 
 impl Default for AvqParams {
+    /// Kunniyur & Srikant 2001 as ns-2's `Queue/Vq`; sources in [`MODEL`].
     fn default() -> Self {
         AvqParams {
-            gamma: 0.98,                // Kunniyur & Srikant 2001; ns-2 gamma_ 0.98
-            alpha: 0.15,                // Kunniyur & Srikant 2001; ns-2 alpha2 = 0.15
-            initial_capacity: 0.8,      // ns-2 ecnlim_ 0.8
-            buflim: 1.0,                // ns-2 buflim_ 1.0
-            limit: 50,                  // ns-2 limit_ 50
-            byte_mode: true,            // ns-2 queue_in_bytes_ true
-            mean_pktsize: 1000,         // ns-2 mean_pktsize_ 1000
-            ecn: false,                 // ns-2 markpkts_ false
-            ns2_capacity_update: false, // the paper's update
+            gamma: 0.98,
+            alpha: 0.15,
+            initial_capacity: 0.8,
+            buflim: 1.0,
+            limit: 50,
+            byte_mode: true,
+            mean_pktsize: 1000,
+            ecn: false,
+            ns2_capacity_update: false,
         }
     }
 }
 
+/// AVQ's scenario keys (`kind = "avq"`): the single declaration of each parameter.
+pub const MODEL: Model<AvqParams> = Model {
+    kind: "avq",
+    title: "AVQ, Kunniyur & Srikant 2001 (virtual queue at a lower virtual capacity), as ns-2's Queue/Vq",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[],
+    validate: AvqParams::validate,
+    wrap: DisciplineParams::Avq,
+};
+
+const KEYS: [Param<AvqParams>; 9] = [
+    Param {
+        key: "gamma",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "Desired utilisation γ",
+        source: "Kunniyur & Srikant 2001; ns-2 gamma_",
+        access: field!(gamma),
+    },
+    Param {
+        key: "alpha",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Above(0.0),
+        doc: "Smoothing α of the capacity adaptation",
+        source: "Kunniyur & Srikant 2001; ns-2 hard-codes 0.15",
+        access: field!(alpha),
+    },
+    Param {
+        key: "initial_capacity",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "Initial virtual capacity as a fraction of C",
+        source: "ns-2 ecnlim_",
+        access: field!(initial_capacity),
+    },
+    Param {
+        key: "buflim",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Above(0.0),
+        doc: "Virtual buffer as a fraction of the real buffer",
+        source: "ns-2 buflim_",
+        access: field!(buflim),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit("AVQ's limit is in packets"),
+        unit: "packets",
+        range: Range::AtLeast(1.0),
+        doc: "Real buffer, packets waiting",
+        source: "ns-2 limit_",
+        access: field!(limit),
+    },
+    Param {
+        key: "byte_mode",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Count the virtual queue and capacity in bytes (false: packets)",
+        source: "ns-2 queue_in_bytes_ true",
+        access: field!(byte_mode),
+    },
+    Param {
+        key: "mean_pktsize",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "Scales the virtual buffer in byte mode and the capacity in packet mode",
+        source: "ns-2 mean_pktsize_",
+        access: field!(mean_pktsize),
+    },
+    Param {
+        key: "ecn",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Mark ECN-capable packets instead of dropping them early",
+        source: "ns-2 markpkts_ false",
+        access: field!(ecn),
+    },
+    Param {
+        key: "ns2_capacity_update",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "ns-2's capacity update instead of the paper's (see avq.rs)",
+        source: "Kunniyur & Srikant 2001",
+        access: field!(ns2_capacity_update),
+    },
+];
+
 impl AvqParams {
+    /// The declared ranges ([`MODEL`]).
     fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| {
-            Err(ParamError {
-                key: key.into(),
-                reason,
-            })
-        };
-        if !(self.gamma > 0.0 && self.gamma <= 1.0) {
-            return err("gamma", format!("must be in (0, 1], got {}", self.gamma));
-        }
-        if !(self.alpha > 0.0 && self.alpha.is_finite()) {
-            return err(
-                "alpha",
-                format!("must be a finite number > 0, got {}", self.alpha),
-            );
-        }
-        if !(self.initial_capacity > 0.0 && self.initial_capacity <= 1.0) {
-            return err(
-                "initial_capacity",
-                format!("must be in (0, 1], got {}", self.initial_capacity),
-            );
-        }
-        if !(self.buflim > 0.0 && self.buflim.is_finite()) {
-            return err(
-                "buflim",
-                format!("must be a finite number > 0, got {}", self.buflim),
-            );
-        }
-        if self.limit == 0 {
-            return err("limit", "must be at least 1 packet".into());
-        }
-        if self.mean_pktsize == 0 {
-            return err("mean_pktsize", "must be at least 1 byte".into());
-        }
-        Ok(())
+        check_ranges(MODEL.params, self)
     }
 }
 

@@ -23,9 +23,11 @@
 //! `decrease_on_idle_and_bounds`, `threshold_counts_as_congestion`, `draws_with_p_m`,
 //! `ecn_marks_early_but_overflow_drops`, `bad_parameters_name_their_key`.
 
-use crate::discipline::{ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
+use crate::field;
 use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
 use rand::Rng as _;
 use units::{Rng, SimDuration, SimTime};
@@ -52,41 +54,97 @@ pub struct BlueParams {
 }
 
 impl Default for BlueParams {
+    /// Feng et al. 1999 §4 with ns-2's limit; sources in [`MODEL`].
     fn default() -> Self {
         BlueParams {
-            d1: 0.0025,                                 // Feng et al. 1999 §4 (δ1)
-            d2: 0.00025,                                // Feng et al. 1999 §4 (δ2 = δ1/10)
-            freeze_time: SimDuration::from_millis(100), // Feng et al. 1999 §4
-            limit: 50,                                  // ns-2 Queue limit_ 50
-            threshold: None,                            // paper: loss is the event
-            ecn: false,                                 // aqmlab: ECN is opt-in
+            d1: 0.0025,
+            d2: 0.00025,
+            freeze_time: SimDuration::from_millis(100),
+            limit: 50,
+            threshold: None,
+            ecn: false,
         }
     }
 }
 
+/// BLUE's scenario keys (`kind = "blue"`): the single declaration of each parameter.
+pub const MODEL: Model<BlueParams> = Model {
+    kind: "blue",
+    title: "BLUE, Feng, Kandlur, Saha & Shin 1999 (p_m driven by loss and link idle)",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[],
+    validate: BlueParams::validate,
+    wrap: DisciplineParams::Blue,
+};
+
+const KEYS: [Param<BlueParams>; 6] = [
+    Param {
+        key: "d1",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "Increment of p_m on a congestion event",
+        source: "Feng et al. 1999 §4 (δ1)",
+        access: field!(d1),
+    },
+    Param {
+        key: "d2",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Closed(0.0, 1.0),
+        doc: "Decrement of p_m when the link goes idle",
+        source: "Feng et al. 1999 §4 (δ2 = δ1/10)",
+        access: field!(d2),
+    },
+    Param {
+        key: "freeze_time",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Any,
+        doc: "Minimum time between two changes of p_m",
+        source: "Feng et al. 1999 §4",
+        access: field!(freeze_time),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit("BLUE's limit is in packets"),
+        unit: "packets",
+        range: Range::AtLeast(1.0),
+        doc: "Buffer, packets waiting",
+        source: "ns-2 Queue limit_ 50",
+        access: field!(limit),
+    },
+    Param {
+        key: "threshold",
+        syntax: Syntax::Integer(i64::MAX as u64),
+        unit: "packets",
+        range: Range::Cross("< limit"),
+        doc: "Queue length above which an arrival is a congestion event; unset = only overflow",
+        source: "Feng et al. 1999: loss is the event",
+        access: field!(threshold),
+    },
+    Param {
+        key: "ecn",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Mark ECN-capable packets instead of dropping them early",
+        source: "aqmlab: ECN is opt-in",
+        access: field!(ecn),
+    },
+];
+
 impl BlueParams {
+    /// The declared ranges ([`MODEL`]), then `threshold < limit`.
     fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| {
-            Err(ParamError {
-                key: key.into(),
-                reason,
-            })
-        };
-        if !(self.d1 > 0.0 && self.d1 <= 1.0) {
-            return err("d1", format!("must be in (0, 1], got {}", self.d1));
-        }
-        if !(self.d2 >= 0.0 && self.d2 <= 1.0) {
-            return err("d2", format!("must be in [0, 1], got {}", self.d2));
-        }
-        if self.limit == 0 {
-            return err("limit", "must be at least 1 packet".into());
-        }
+        check_ranges(MODEL.params, self)?;
         if let Some(l) = self.threshold {
             if l >= self.limit {
-                return err(
-                    "threshold",
-                    format!("must be less than limit ({}), got {l}", self.limit),
-                );
+                return Err(ParamError {
+                    key: "threshold".into(),
+                    reason: format!("must be less than limit ({}), got {l}", self.limit),
+                });
             }
         }
         Ok(())

@@ -35,8 +35,10 @@
 //! `control_law_values`, `bad_parameters_name_their_key`; closed loop in
 //! `crates/sim/tests/aqm_modern.rs`.
 
-use crate::discipline::{ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
+use crate::field;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
 use std::collections::VecDeque;
 use units::{Rng, SimDuration, SimTime};
@@ -61,45 +63,97 @@ pub struct CodelParams {
 }
 
 impl Default for CodelParams {
+    /// RFC 8289 with Linux's limit; sources in [`MODEL`].
     fn default() -> Self {
         CodelParams {
-            target: SimDuration::from_millis(5),     // RFC 8289 §4.4
-            interval: SimDuration::from_millis(100), // RFC 8289 §4.3
-            mtu: 1500,                               // RFC 8289 §5: MAXPACKET = one MTU
-            limit: 1000,                             // Linux sch_codel default limit
-            ecn: false,                              // RFC 3168 marking is an option
+            target: SimDuration::from_millis(5),
+            interval: SimDuration::from_millis(100),
+            mtu: 1500,
+            limit: 1000,
+            ecn: false,
         }
     }
 }
 
+/// CoDel's scenario keys (`kind = "codel"`): the single declaration of each parameter.
+pub const MODEL: Model<CodelParams> = Model {
+    kind: "codel",
+    title: "CoDel, RFC 8289 (sojourn-time control law, drops at dequeue)",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[],
+    validate: CodelParams::validate,
+    wrap: DisciplineParams::Codel,
+};
+
+const KEYS: [Param<CodelParams>; 5] = [
+    Param {
+        key: "target",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Positive,
+        doc: "Acceptable standing queue delay (sojourn time)",
+        source: "RFC 8289 §4.4",
+        access: field!(target),
+    },
+    Param {
+        key: "interval",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Cross("> target"),
+        doc: "Window the sojourn must stay ≥ target before dropping; base of the control law",
+        source: "RFC 8289 §4.3",
+        access: field!(interval),
+    },
+    Param {
+        key: "mtu",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "MAXPACKET: no drop while at most this many bytes remain queued",
+        source: "RFC 8289 §5 (one MTU)",
+        access: field!(mtu),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit("CoDel's limit is in packets"),
+        unit: "packets",
+        range: Range::AtLeast(1.0),
+        doc: "Buffer, packets waiting",
+        source: "Linux sch_codel (the RFC sets none)",
+        access: field!(limit),
+    },
+    Param {
+        key: "ecn",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Mark ECN-capable packets instead of dropping them",
+        source: "RFC 8289 §5 (opt-in)",
+        access: field!(ecn),
+    },
+];
+
 impl CodelParams {
+    /// The declared ranges ([`MODEL`]), then `interval > target`.
     pub(crate) fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| {
-            Err(ParamError {
-                key: key.into(),
-                reason,
-            })
-        };
-        if self.target.0 == 0 {
-            return err("target", "must be greater than 0".into());
-        }
-        if self.interval <= self.target {
-            return err(
-                "interval",
-                format!(
-                    "must be greater than target ({} ns), got {} ns",
-                    self.target.0, self.interval.0
-                ),
-            );
-        }
-        if self.mtu == 0 {
-            return err("mtu", "must be at least 1 byte".into());
-        }
-        if self.limit == 0 {
-            return err("limit", "must be at least 1 packet".into());
-        }
-        Ok(())
+        check_ranges(MODEL.params, self)?;
+        check_interval(self.target, self.interval)
     }
+}
+
+/// `interval > target` (CoDel and FQ-CoDel).
+pub(crate) fn check_interval(target: SimDuration, interval: SimDuration) -> Result<(), ParamError> {
+    if interval <= target {
+        return Err(ParamError {
+            key: "interval".into(),
+            reason: format!(
+                "must be greater than target ({} ns), got {} ns",
+                target.0, interval.0
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The control law: `t + interval/√count`, truncated to the nanosecond.

@@ -7,6 +7,7 @@ use crate::codel::{Codel, CodelParams};
 use crate::droptail::{DropTail, DropTailParams};
 use crate::fq_codel::{FqCodel, FqCodelParams};
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::Declared;
 use crate::pi::{Pi, PiParams};
 use crate::pie::{Pie, PieParams};
 use crate::pimc::{Pimc, PimcParams};
@@ -129,6 +130,31 @@ impl DisciplineParams {
             DisciplineParams::Pie(_) => "pie",
         }
     }
+}
+
+/// Every discipline's declaration ([`crate::params`]), in the order of the docs and of the
+/// `kind` list in error messages.
+pub fn models() -> &'static [&'static dyn Declared] {
+    static MODELS: &[&dyn Declared] = &[
+        &crate::droptail::MODEL,
+        &crate::red::MODEL,
+        &crate::ared::MODEL,
+        &crate::pi::MODEL,
+        &crate::pisa::MODEL,
+        &crate::pimc::MODEL,
+        &crate::rem::MODEL,
+        &crate::codel::MODEL,
+        &crate::fq_codel::MODEL,
+        &crate::pie::MODEL,
+        &crate::blue::MODEL,
+        &crate::avq::MODEL,
+    ];
+    MODELS
+}
+
+/// The declaration of `kind`, if there is such a discipline.
+pub fn model(kind: &str) -> Option<&'static dyn Declared> {
+    models().iter().copied().find(|m| m.kind() == kind)
 }
 
 /// Every discipline, for enum dispatch in the engine's inner loop.

@@ -11,9 +11,13 @@
 //!
 //! Validation: tests below (`packet_limit_*`, `byte_limit_*`, `ns2_off_by_one_*`).
 
-use crate::discipline::{ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
+use crate::field;
 use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{
+    check_ranges, Access, Model, Param, Profile, ProfileSet, Range, Syntax, Value,
+};
 use crate::stats::QueueStats;
 use units::{Rng, SimTime};
 
@@ -36,12 +40,73 @@ pub struct DropTailParams {
 }
 
 impl Default for DropTailParams {
+    /// ns-2's `Queue/DropTail` in packets; sources in [`MODEL`].
     fn default() -> Self {
         DropTailParams {
-            limit: 50,                // ns-2 ns-default.tcl: Queue set limit_ 50
-            unit: LimitUnit::Packets, // ns-2: Queue/DropTail set queue_in_bytes_ false
-            ns2_off_by_one: false,    // aqmlab: the limit is the number of waiting packets
+            limit: 50,
+            unit: LimitUnit::Packets,
+            ns2_off_by_one: false,
         }
+    }
+}
+
+/// Drop-tail's scenario keys (`kind = "droptail"`): the single declaration of each parameter.
+pub const MODEL: Model<DropTailParams> = Model {
+    kind: "droptail",
+    title: "Drop-tail FIFO with a limit in packets or bytes",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[Profile {
+        name: "ns2",
+        doc: "ns-2.35's Queue/DropTail, which holds limit − 1 packets (drop-tail.cc)",
+        sets: &[ProfileSet {
+            key: "ns2_off_by_one",
+            value: Value::Bool(true),
+            unless: &[],
+            when: None,
+        }],
+    }],
+    validate: DropTailParams::validate,
+    wrap: DisciplineParams::DropTail,
+};
+
+const KEYS: [Param<DropTailParams>; 2] = [
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketsOrBytes,
+        unit: "packets or bytes",
+        range: Range::AtLeast(1.0),
+        doc: "Buffer: an integer = packets waiting, a size string (\"180KB\") = bytes waiting",
+        source: "ns-2 Queue limit_ 50, queue_in_bytes_ false",
+        access: Access {
+            set: |p, v| {
+                if let Value::Limit(n, bytes) = v {
+                    p.limit = n;
+                    p.unit = if bytes {
+                        LimitUnit::Bytes
+                    } else {
+                        LimitUnit::Packets
+                    };
+                }
+            },
+            get: |p| Value::Limit(p.limit, p.unit == LimitUnit::Bytes),
+        },
+    },
+    Param {
+        key: "ns2_off_by_one",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Hold at most limit − 1 waiting packets/bytes, as ns-2 does",
+        source: "aqmlab: the limit is the number waiting",
+        access: field!(ns2_off_by_one),
+    },
+];
+
+impl DropTailParams {
+    /// The declared ranges ([`MODEL`]).
+    fn validate(&self) -> Result<(), ParamError> {
+        check_ranges(MODEL.params, self)
     }
 }
 
@@ -55,12 +120,7 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(params: DropTailParams) -> Result<Self, ParamError> {
-        if params.limit == 0 {
-            return Err(ParamError {
-                key: "limit".into(),
-                reason: "must be at least 1".into(),
-            });
-        }
+        params.validate()?;
         Ok(DropTail {
             params,
             buf: Fifo::default(),

@@ -35,9 +35,12 @@
 //! closed loop (Jain index over flows with different RTTs; evictions freed by the engine,
 //! `fq_codel_evictions_are_conserved`) in `crates/sim/tests/aqm_modern.rs`.
 
-use crate::codel::{CodelConfig, CodelParams, CodelVars, Fifo, HeadQueue};
-use crate::discipline::{ParamError, QueueDisc};
+use crate::codel::check_interval;
+use crate::codel::{CodelConfig, CodelVars, Fifo, HeadQueue};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
+use crate::field;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
 use std::collections::VecDeque;
 use units::{Rng, SimDuration, SimTime};
@@ -64,42 +67,102 @@ pub struct FqCodelParams {
 }
 
 impl Default for FqCodelParams {
+    /// RFC 8290 / Linux; sources in [`MODEL`].
     fn default() -> Self {
         FqCodelParams {
-            target: SimDuration::from_millis(5),     // RFC 8290 §5.2.1
-            interval: SimDuration::from_millis(100), // RFC 8290 §5.2.2
-            flows: 1024,                             // RFC 8290 §5.1 / Linux default
-            quantum: 1514,                           // RFC 8290 §5.1: MTU + Ethernet header
-            limit: 10240,                            // RFC 8290 §5.3 / Linux default
-            mtu: 1500,                               // RFC 8289 MAXPACKET = one MTU
-            ecn: false,                              // aqmlab: ECN is opt-in everywhere
+            target: SimDuration::from_millis(5),
+            interval: SimDuration::from_millis(100),
+            flows: 1024,
+            quantum: 1514,
+            limit: 10240,
+            mtu: 1500,
+            ecn: false,
         }
     }
 }
 
+/// FQ-CoDel's scenario keys (`kind = "fq_codel"`): the single declaration of each parameter.
+pub const MODEL: Model<FqCodelParams> = Model {
+    kind: "fq_codel",
+    title: "FQ-CoDel, RFC 8290 (DRR over hashed flow queues, CoDel per queue)",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[],
+    validate: FqCodelParams::validate,
+    wrap: DisciplineParams::FqCodel,
+};
+
+const KEYS: [Param<FqCodelParams>; 7] = [
+    Param {
+        key: "target",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Positive,
+        doc: "CoDel target per queue",
+        source: "RFC 8290 §5.2.1",
+        access: field!(target),
+    },
+    Param {
+        key: "interval",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Cross("> target"),
+        doc: "CoDel interval per queue",
+        source: "RFC 8290 §5.2.2",
+        access: field!(interval),
+    },
+    Param {
+        key: "flows",
+        syntax: Syntax::Integer(u32::MAX as u64),
+        unit: "queues",
+        range: Range::AtLeast(1.0),
+        doc: "Number of flow queues (hash buckets)",
+        source: "RFC 8290 §5.1; Linux",
+        access: field!(flows),
+    },
+    Param {
+        key: "quantum",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "DRR credit added per round",
+        source: "RFC 8290 §5.1 (MTU + Ethernet header)",
+        access: field!(quantum),
+    },
+    Param {
+        key: "mtu",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "CoDel's MAXPACKET guard over the whole backlog",
+        source: "RFC 8289 MAXPACKET = one MTU",
+        access: field!(mtu),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit("FQ-CoDel's limit is in packets"),
+        unit: "packets",
+        range: Range::AtLeast(1.0),
+        doc: "Total stored packets over all queues",
+        source: "RFC 8290 §5.3; Linux",
+        access: field!(limit),
+    },
+    Param {
+        key: "ecn",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Mark ECN-capable packets instead of dropping at dequeue",
+        source: "aqmlab: ECN is opt-in (Linux: on)",
+        access: field!(ecn),
+    },
+];
+
 impl FqCodelParams {
+    /// The declared ranges ([`MODEL`]), then `interval > target`.
     fn validate(&self) -> Result<(), ParamError> {
-        CodelParams {
-            target: self.target,
-            interval: self.interval,
-            mtu: self.mtu,
-            limit: self.limit,
-            ecn: self.ecn,
-        }
-        .validate()?;
-        let err = |key: &str, reason: &str| {
-            Err(ParamError {
-                key: key.into(),
-                reason: reason.into(),
-            })
-        };
-        if self.flows == 0 {
-            return err("flows", "must be at least 1 queue");
-        }
-        if self.quantum == 0 {
-            return err("quantum", "must be at least 1 byte");
-        }
-        Ok(())
+        check_ranges(MODEL.params, self)?;
+        check_interval(self.target, self.interval)
     }
 }
 

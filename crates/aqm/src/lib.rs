@@ -17,6 +17,8 @@ pub mod droptail;
 pub mod fifo;
 pub mod fq_codel;
 pub mod packet;
+pub mod params;
+pub mod params_table;
 pub mod pi;
 pub mod pie;
 pub mod pimc;
@@ -29,10 +31,13 @@ pub use ared::{AdaptOn, Ared, AredParams};
 pub use avq::{Avq, AvqParams};
 pub use blue::{Blue, BlueParams};
 pub use codel::{Codel, CodelParams};
-pub use discipline::{Discipline, DisciplineParams, LinkInfo, ParamError, QueueDisc};
+pub use discipline::{
+    model, models, Discipline, DisciplineParams, LinkInfo, ParamError, QueueDisc,
+};
 pub use droptail::{DropTail, DropTailParams, LimitUnit};
 pub use fq_codel::{flow_bucket, FqCodel, FqCodelParams};
 pub use packet::{DropReason, PacketClass, PacketMeta, Verdict};
+pub use params::{Declared, ParamInfo, Profile, Range, Syntax, Value};
 pub use pi::{Pi, PiCore, PiParams};
 pub use pie::{Pie, PieParams};
 pub use pimc::{Pimc, PimcParams};

@@ -31,9 +31,10 @@
 //! `ecn_marks_ect_drops_others`, `bad_parameters_name_their_key`; closed loop in
 //! crates/sim/tests/aqm_pi_rem.rs (mean queue near q_ref).
 
-use crate::discipline::{ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
 use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, KeyRule, Model, Param};
 use crate::stats::QueueStats;
 use rand::Rng as _;
 use units::{Rng, SimDuration, SimTime};
@@ -72,52 +73,165 @@ pub struct PiParams {
 }
 
 impl Default for PiParams {
+    /// HMT01's controller with seed 002's buffer; sources in [`MODEL`].
     fn default() -> Self {
         PiParams {
-            a: 1.822e-5,           // HMT01; ns-2 Queue/PI a_; seed 003 §2.3.5
-            b: 1.816e-5,           // HMT01; ns-2 Queue/PI b_; seed 003 §2.3.5
-            w_hz: 170.0,           // HMT01; ns-2 Queue/PI w_
-            q_ref: 20.0,           // seed 002 §III.C (REM authors' 20 packets)
-            limit: 200,            // seed 002 §III.C (100 ms at 10 Mbps, 615-byte packets)
-            mean_pktsize: 500,     // ns-2 Queue/PI mean_pktsize_
-            queue_in_bytes: false, // ns-2 Queue/PI queue_in_bytes_
-            byte_prob: false,      // ns-2 Queue/PI bytes_
-            ecn: false,            // ns-2 Queue/PI setbit_
+            a: 1.822e-5,
+            b: 1.816e-5,
+            w_hz: 170.0,
+            q_ref: 20.0,
+            limit: 200,
+            mean_pktsize: 500,
+            queue_in_bytes: false,
+            byte_prob: false,
+            ecn: false,
         }
     }
 }
 
+/// PI's scenario keys (`kind = "pi"`): the single declaration of each parameter.
+pub const MODEL: Model<PiParams> = Model {
+    kind: "pi",
+    title: "PI controller, Hollot, Misra, Towsley & Gong 2001 (HMT01), as ns-2's Queue/PI",
+    params: &[&KEYS],
+    rules: PI_RULES,
+    profiles: &[],
+    validate: PiParams::validate,
+    wrap: DisciplineParams::Pi,
+};
+
+const KEYS: [Param<PiParams>; 10] = pi_keys!(PiParams);
+
+/// The PI controller's keys, for `pi` (`pi_keys!(PiParams)`) and for PISA/PIMC, whose
+/// controller is their field `pi` (`pi_keys!(PisaParams, pi)`).
+macro_rules! pi_keys {
+    ($P:ty $(, $lens:ident)?) => {
+        [
+            $crate::params::Param::<$P> {
+                key: "a",
+                syntax: $crate::params::Syntax::Number,
+                unit: "1/packet",
+                range: $crate::params::Range::AtLeast(0.0),
+                doc: "Coefficient on the current queue error",
+                source: "HMT01; ns-2 a_; seed 003 §2.3.5",
+                access: $crate::field!($($lens.)? a),
+            },
+            $crate::params::Param::<$P> {
+                key: "b",
+                syntax: $crate::params::Syntax::Number,
+                unit: "1/packet",
+                range: $crate::params::Range::AtLeast(0.0),
+                doc: "Coefficient on the previous queue error",
+                source: "HMT01; ns-2 b_; seed 003 §2.3.5",
+                access: $crate::field!($($lens.)? b),
+            },
+            $crate::params::Param::<$P> {
+                key: "w_hz",
+                syntax: $crate::params::Syntax::Number,
+                unit: "Hz",
+                range: $crate::params::Range::OpenClosed(0.0, 1e9),
+                doc: "Sampling frequency: p is updated every 1/w_hz",
+                source: "HMT01; ns-2 w_",
+                access: $crate::field!($($lens.)? w_hz),
+            },
+            $crate::params::Param::<$P> {
+                key: "q_ref",
+                syntax: $crate::params::Syntax::Number,
+                unit: "packets",
+                range: $crate::params::Range::AtLeast(0.0),
+                doc: "Reference queue (× mean_pktsize bytes with queue_in_bytes)",
+                source: "seed 002 §III.C (ns-2 qref_ 50)",
+                access: $crate::field!($($lens.)? q_ref),
+            },
+            $crate::params::Param::<$P> {
+                key: "limit",
+                syntax: $crate::params::Syntax::PacketLimit(
+                    "the limit is in packets (bytes = limit·mean_pktsize in byte mode)",
+                ),
+                unit: "packets",
+                range: $crate::params::Range::AtLeast(1.0),
+                doc: "Buffer, packets waiting (limit·mean_pktsize bytes with queue_in_bytes)",
+                source: "seed 002 §III.C (100 ms at 10 Mbps)",
+                access: $crate::field!($($lens.)? limit),
+            },
+            $crate::params::Param::<$P> {
+                key: "mean_pktsize",
+                syntax: $crate::params::Syntax::Size,
+                unit: "bytes",
+                range: $crate::params::Range::AtLeast(1.0),
+                doc: "Packet size for byte↔packet conversions",
+                source: "ns-2 mean_pktsize_",
+                access: $crate::field!($($lens.)? mean_pktsize),
+            },
+            $crate::params::Param::<$P> {
+                key: "byte_mode",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Cross("not with queue_in_bytes or byte_prob"),
+                doc: "Both queue_in_bytes and byte_prob (seed 002's byte mode)",
+                source: "ns-2 queue_in_bytes_, bytes_",
+                access: $crate::params::Access {
+                    set: |p, v| {
+                        p$(.$lens)?.queue_in_bytes = v.bool();
+                        p$(.$lens)?.byte_prob = v.bool();
+                    },
+                    get: |p| {
+                        $crate::params::Value::Bool(
+                            p$(.$lens)?.queue_in_bytes && p$(.$lens)?.byte_prob,
+                        )
+                    },
+                },
+            },
+            $crate::params::Param::<$P> {
+                key: "queue_in_bytes",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Queue and buffer in bytes (q = bytes/mean_pktsize)",
+                source: "ns-2 queue_in_bytes_",
+                access: $crate::field!($($lens.)? queue_in_bytes),
+            },
+            $crate::params::Param::<$P> {
+                key: "byte_prob",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Scale the drop probability by size/mean_pktsize (capped at 1)",
+                source: "ns-2 bytes_",
+                access: $crate::field!($($lens.)? byte_prob),
+            },
+            $crate::params::Param::<$P> {
+                key: "ecn",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Mark ECN-capable packets instead of early drops; non-ECT still dropped",
+                source: "ns-2 setbit_",
+                access: $crate::field!($($lens.)? ecn),
+            },
+        ]
+    };
+}
+pub(crate) use pi_keys;
+
+/// Rules between the PI keys (shared with PISA and PIMC).
+pub(crate) const PI_RULES: &[KeyRule] = &[
+    KeyRule::Conflict {
+        key: "queue_in_bytes",
+        other: "byte_mode",
+        reason: "give either byte_mode or queue_in_bytes/byte_prob, not both",
+    },
+    KeyRule::Conflict {
+        key: "byte_prob",
+        other: "byte_mode",
+        reason: "give either byte_mode or queue_in_bytes/byte_prob, not both",
+    },
+];
+
 impl PiParams {
-    /// Check every field; the error names the field.
+    /// The declared ranges ([`MODEL`]).
     pub fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| {
-            Err(ParamError {
-                key: key.into(),
-                reason,
-            })
-        };
-        if !(self.a.is_finite() && self.a >= 0.0) {
-            return err("a", format!("must be a finite number ≥ 0, got {}", self.a));
-        }
-        if !(self.b.is_finite() && self.b >= 0.0) {
-            return err("b", format!("must be a finite number ≥ 0, got {}", self.b));
-        }
-        if !(self.w_hz > 0.0 && self.w_hz <= 1e9) {
-            return err("w_hz", format!("must be in (0, 1e9] Hz, got {}", self.w_hz));
-        }
-        if !(self.q_ref.is_finite() && self.q_ref >= 0.0) {
-            return err(
-                "q_ref",
-                format!("must be a finite number of packets ≥ 0, got {}", self.q_ref),
-            );
-        }
-        if self.limit == 0 {
-            return err("limit", "must be at least 1 packet".into());
-        }
-        if self.mean_pktsize == 0 {
-            return err("mean_pktsize", "must be at least 1 byte".into());
-        }
-        Ok(())
+        check_ranges(MODEL.params, self)
     }
 
     /// Sampling period 1/w_hz, rounded to the nanosecond.

@@ -33,9 +33,11 @@
 //! `safeguards_skip_drop`, `ecn_marks_only_up_to_max_ecnth`, `bad_parameters_name_their_key`;
 //! closed loop in `crates/sim/tests/aqm_modern.rs`.
 
-use crate::discipline::{ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
+use crate::field;
 use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
 use rand::Rng as _;
 use units::{Rng, SimDuration, SimTime};
@@ -70,61 +72,131 @@ pub struct PieParams {
 }
 
 impl Default for PieParams {
+    /// RFC 8033 with Linux's limit; sources in [`MODEL`].
     fn default() -> Self {
         PieParams {
-            target: SimDuration::from_millis(15), // RFC 8033 §4.2 QDELAY_REF
-            tupdate: SimDuration::from_millis(15), // RFC 8033 §4.2 T_UPDATE
-            alpha: 0.125,                         // RFC 8033 §4.2, Hz
-            beta: 1.25,                           // RFC 8033 §4.2, Hz
-            max_burst: SimDuration::from_millis(150), // RFC 8033 §4.4 MAX_BURST
-            mean_pktsize: 1500,                   // one MTU (RFC 8033 §4.1 MEAN_PKTSIZE)
-            limit: 1000,                          // Linux sch_pie default limit
-            ecn: false,                           // RFC 8033 §5.1 is optional
-            max_ecnth: 0.1,                       // RFC 8033 §5.1
-            cap_drop_adjustment: true,            // RFC 8033 §5.5; Linux and ns-3 default
+            target: SimDuration::from_millis(15),
+            tupdate: SimDuration::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst: SimDuration::from_millis(150),
+            mean_pktsize: 1500,
+            limit: 1000,
+            ecn: false,
+            max_ecnth: 0.1,
+            cap_drop_adjustment: true,
         }
     }
 }
 
+/// PIE's scenario keys (`kind = "pie"`): the single declaration of each parameter.
+pub const MODEL: Model<PieParams> = Model {
+    kind: "pie",
+    title: "PIE, RFC 8033 (drop probability from queue delay and its trend)",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[],
+    validate: PieParams::validate,
+    wrap: DisciplineParams::Pie,
+};
+
+const KEYS: [Param<PieParams>; 10] = [
+    Param {
+        key: "target",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Positive,
+        doc: "Target queue delay QDELAY_REF",
+        source: "RFC 8033 §4.2",
+        access: field!(target),
+    },
+    Param {
+        key: "tupdate",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Positive,
+        doc: "Update period T_UPDATE of the drop probability",
+        source: "RFC 8033 §4.2",
+        access: field!(tupdate),
+    },
+    Param {
+        key: "alpha",
+        syntax: Syntax::Number,
+        unit: "Hz",
+        range: Range::AtLeast(0.0),
+        doc: "Weight of the delay error",
+        source: "RFC 8033 §4.2",
+        access: field!(alpha),
+    },
+    Param {
+        key: "beta",
+        syntax: Syntax::Number,
+        unit: "Hz",
+        range: Range::AtLeast(0.0),
+        doc: "Weight of the delay trend",
+        source: "RFC 8033 §4.2",
+        access: field!(beta),
+    },
+    Param {
+        key: "max_burst",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Any,
+        doc: "Burst allowance MAX_BURST (may be 0)",
+        source: "RFC 8033 §4.4",
+        access: field!(max_burst),
+    },
+    Param {
+        key: "mean_pktsize",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "MEAN_PKTSIZE of the safeguard: no drop while the queue ≤ 2·MEAN_PKTSIZE",
+        source: "one MTU (RFC 8033 §4.1)",
+        access: field!(mean_pktsize),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit("PIE's limit is in packets"),
+        unit: "packets",
+        range: Range::AtLeast(1.0),
+        doc: "Buffer, packets waiting",
+        source: "Linux sch_pie (the RFC sets none)",
+        access: field!(limit),
+    },
+    Param {
+        key: "ecn",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Mark ECN-capable packets instead of early drops while drop_prob ≤ max_ecnth",
+        source: "RFC 8033 §5.1 (optional)",
+        access: field!(ecn),
+    },
+    Param {
+        key: "max_ecnth",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Closed(0.0, 1.0),
+        doc: "Highest drop probability at which ECT packets are marked",
+        source: "RFC 8033 §5.1",
+        access: field!(max_ecnth),
+    },
+    Param {
+        key: "cap_drop_adjustment",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Cap a probability step at 0.02 while drop_prob ≥ 0.1",
+        source: "RFC 8033 §5.5; Linux and ns-3",
+        access: field!(cap_drop_adjustment),
+    },
+];
+
 impl PieParams {
+    /// The declared ranges ([`MODEL`]).
     fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| {
-            Err(ParamError {
-                key: key.into(),
-                reason,
-            })
-        };
-        if self.target.0 == 0 {
-            return err("target", "must be greater than 0".into());
-        }
-        if self.tupdate.0 == 0 {
-            return err("tupdate", "must be greater than 0".into());
-        }
-        if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
-            return err(
-                "alpha",
-                format!("must be a finite number ≥ 0 (Hz), got {}", self.alpha),
-            );
-        }
-        if !(self.beta >= 0.0 && self.beta.is_finite()) {
-            return err(
-                "beta",
-                format!("must be a finite number ≥ 0 (Hz), got {}", self.beta),
-            );
-        }
-        if self.mean_pktsize == 0 {
-            return err("mean_pktsize", "must be at least 1 byte".into());
-        }
-        if self.limit == 0 {
-            return err("limit", "must be at least 1 packet".into());
-        }
-        if !(0.0..=1.0).contains(&self.max_ecnth) {
-            return err(
-                "max_ecnth",
-                format!("must be in [0, 1], got {}", self.max_ecnth),
-            );
-        }
-        Ok(())
+        check_ranges(MODEL.params, self)
     }
 }
 

@@ -20,9 +20,12 @@
 //! `large_windows_face_plain_pi`, `overflow_drops_protected_packets_too`,
 //! `bad_parameters_name_their_key`.
 
-use crate::discipline::{ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
+use crate::field;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::pi::delegate_to_pi_core;
+use crate::pi::{pi_keys, PI_RULES};
 use crate::pi::{PiCore, PiParams};
 use crate::stats::QueueStats;
 use units::{Rng, SimTime};
@@ -40,15 +43,47 @@ pub struct PimcParams {
 }
 
 impl Default for PimcParams {
+    /// Seed 003 §3.3 and §4.3; sources in [`MODEL`].
     fn default() -> Self {
         PimcParams {
             pi: PiParams {
-                q_ref: 200.0, // seed 003 §4.3
-                limit: 800,   // seed 003 §4.3
+                q_ref: 200.0,
+                limit: 800,
                 ..PiParams::default()
             },
-            min_cwnd: 7, // seed 003 §3.3, Table 3.1
+            min_cwnd: 7,
         }
+    }
+}
+
+/// PIMC's scenario keys (`kind = "pimc"`): PI's, with seed 003's q_ref = 200 and limit = 800
+/// packets (§4.3), and `min_cwnd`.
+pub const MODEL: Model<PimcParams> = Model {
+    kind: "pimc",
+    title: "PIMC, PI that never drops packets of windows ≤ MinCwnd early (seed 003 §3.3)",
+    params: &[&PI_KEYS, &KEYS],
+    rules: PI_RULES,
+    profiles: &[],
+    validate: PimcParams::validate,
+    wrap: DisciplineParams::Pimc,
+};
+
+const PI_KEYS: [Param<PimcParams>; 10] = pi_keys!(PimcParams, pi);
+
+const KEYS: [Param<PimcParams>; 1] = [Param {
+    key: "min_cwnd",
+    syntax: Syntax::Integer(u32::MAX as u64),
+    unit: "segments",
+    range: Range::AtLeast(0.0),
+    doc: "Packets whose cwnd hint is ≤ this are never dropped early",
+    source: "seed 003 §3.3, Table 3.1",
+    access: field!(min_cwnd),
+}];
+
+impl PimcParams {
+    /// The declared ranges ([`MODEL`]), the PI controller's included.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_ranges(MODEL.params, self)
     }
 }
 
@@ -61,6 +96,7 @@ pub struct Pimc {
 
 impl Pimc {
     pub fn new(params: PimcParams) -> Result<Self, ParamError> {
+        params.validate()?;
         Ok(Pimc {
             core: PiCore::new(params.pi)?,
             min_cwnd: params.min_cwnd,

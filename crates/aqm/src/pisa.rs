@@ -29,9 +29,12 @@
 //! twice the average, against the same random stream), `first_hint_sets_the_average`,
 //! `hintless_packets_policy`, `controller_is_plain_pi`, `bad_parameters_name_their_key`.
 
-use crate::discipline::{ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
+use crate::field;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Access, Model, Param, Range, Syntax, Value};
 use crate::pi::delegate_to_pi_core;
+use crate::pi::{pi_keys, PI_RULES};
 use crate::pi::{PiCore, PiParams};
 use crate::stats::QueueStats;
 use units::{Rng, SimTime};
@@ -63,36 +66,85 @@ pub struct PisaParams {
 }
 
 impl Default for PisaParams {
+    /// Seed 003 §4.3; sources in [`MODEL`].
     fn default() -> Self {
         PisaParams {
             pi: PiParams {
-                q_ref: 200.0, // seed 003 §4.3
-                limit: 800,   // seed 003 §4.3
+                q_ref: 200.0,
+                limit: 800,
                 ..PiParams::default()
             },
-            alpha: 3.0,                        // seed 003 §3.2, §4.3
-            weight: 0.02,                      // seed 003 §3.2 (Figure 3.3)
-            hintless: HintlessPolicy::Protect, // seed 003 Figure 3.2 with cwnd = 0
+            alpha: 3.0,
+            weight: 0.02,
+            hintless: HintlessPolicy::Protect,
         }
     }
 }
 
+/// PISA's scenario keys (`kind = "pisa"`): PI's, with seed 003's q_ref = 200 and limit = 800
+/// packets (§4.3), and its own.
+pub const MODEL: Model<PisaParams> = Model {
+    kind: "pisa",
+    title: "PISA, PI with cwnd-aware protection of small windows (seed 003 §3.2)",
+    params: &[&PI_KEYS, &KEYS],
+    rules: PI_RULES,
+    profiles: &[],
+    validate: PisaParams::validate,
+    wrap: DisciplineParams::Pisa,
+};
+
+const PI_KEYS: [Param<PisaParams>; 10] = pi_keys!(PisaParams, pi);
+
+const KEYS: [Param<PisaParams>; 3] = [
+    Param {
+        key: "alpha",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Above(0.0),
+        doc: "α, the weight of the cwnd ratio",
+        source: "seed 003 §3.2, §4.3 (range studied 0.1–3)",
+        access: field!(alpha),
+    },
+    Param {
+        key: "weight",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "EWMA weight of the average cwnd",
+        source: "seed 003 §3.2 (SHRED used 0.002)",
+        access: field!(weight),
+    },
+    Param {
+        key: "hintless",
+        syntax: Syntax::Choice {
+            noun: "policy",
+            options: &["protect", "pi"],
+        },
+        unit: "",
+        range: Range::Any,
+        doc: "Packets without a cwnd hint: protect (never dropped early) or pi (plain PI probability)",
+        source: "seed 003 Figure 3.2 with cwnd = 0",
+        access: Access {
+            set: |p, v| {
+                p.hintless = match v.choice() {
+                    "pi" => HintlessPolicy::Pi,
+                    _ => HintlessPolicy::Protect,
+                }
+            },
+            get: |p| {
+                Value::Choice(match p.hintless {
+                    HintlessPolicy::Protect => "protect",
+                    HintlessPolicy::Pi => "pi",
+                })
+            },
+        },
+    },
+];
+
 impl PisaParams {
+    /// The declared ranges ([`MODEL`]), the PI controller's included.
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.pi.validate()?;
-        if !(self.alpha.is_finite() && self.alpha > 0.0) {
-            return Err(ParamError {
-                key: "alpha".into(),
-                reason: format!("must be a finite number > 0, got {}", self.alpha),
-            });
-        }
-        if !(self.weight > 0.0 && self.weight <= 1.0) {
-            return Err(ParamError {
-                key: "weight".into(),
-                reason: format!("must be in (0, 1], got {}", self.weight),
-            });
-        }
-        Ok(())
+        check_ranges(MODEL.params, self)
     }
 }
 

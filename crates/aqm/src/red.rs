@@ -78,9 +78,13 @@
 //! `red_options_tests.rs` (count-rule formulas and gap distributions, gentle p_b and forced
 //! drops, byte-mode scaling and counting, byte queue, ECN rules).
 
-use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, LinkInfo, ParamError, QueueDisc};
+use crate::field;
 use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{
+    check_ranges, KeyRule, Model, Param, Profile, ProfileSet, Range, Syntax, Value,
+};
 use crate::stats::QueueStats;
 use rand::Rng as _;
 use units::{Rng, SimTime};
@@ -195,66 +199,338 @@ pub enum IdleDecay {
 }
 
 impl Default for RedParams {
+    /// The 1993 algorithm in packet mode; sources in [`MODEL`].
     fn default() -> Self {
         RedParams {
-            min_th: 5.0,                   // FJ93 recommendation; ns-2 thresh_ before 2001
-            max_th: 15.0,                  // 3·min_th; ns-2 maxthresh_ before 2001
-            w_q: 0.002,                    // FJ93; ns-2 q_weight_ before 2001
-            max_p: 0.1,                    // FJ93; ns-2 linterm_ 10
-            limit: 50,                     // ns-2 Queue limit_
-            mean_pktsize: 1000,            // typical 1000-byte packet (ns-2 TCP packetSize_)
-            ecn: false,                    // FJ93 drops; RFC 3168 marking is an option
-            count_rule: CountRule::Paper,  // FJ93 eq. 2.5
-            gentle: false,                 // FJ93 (gentle is Floyd 2000)
-            byte_mode: false,              // FJ93 packet mode
-            queue_in_bytes: false,         // FJ93 packet mode
-            ecn_rule: EcnRule::GentleDrop, // Floyd 2000 / seed 001 §2.3
-            backlog_gate: false,           // FJ93 Figure 2.2
-            forced_drop_on_avg: true,      // FJ93; Floyd 2000 (gentle)
-            idle_decay: IdleDecay::Paper,  // FJ93 Figure 2.2
+            min_th: 5.0,
+            max_th: 15.0,
+            w_q: 0.002,
+            max_p: 0.1,
+            limit: 50,
+            mean_pktsize: 1500,
+            ecn: false,
+            count_rule: CountRule::Paper,
+            gentle: false,
+            byte_mode: false,
+            queue_in_bytes: false,
+            ecn_rule: EcnRule::GentleDrop,
+            backlog_gate: false,
+            forced_drop_on_avg: true,
+            idle_decay: IdleDecay::Paper,
         }
     }
 }
 
+/// RED's scenario keys (`kind = "red"`): the single declaration of each parameter.
+pub const MODEL: Model<RedParams> = Model {
+    kind: "red",
+    title:
+        "RED, Floyd & Jacobson 1993 (Figure 2.2), packet mode, with ns-2 / ALTQ / gentle options",
+    params: &[&RED_KEYS, &RED_RULE_OPTIONS],
+    rules: RULE_OPTION_RULES,
+    profiles: &[Profile {
+        name: "ns2",
+        doc: "ns-2.35's REDQueue rules (tcl/lib/ns-default.tcl, queue/red.cc); not its units",
+        sets: &[
+            ProfileSet {
+                key: "gentle",
+                value: Value::Bool(true),
+                unless: &[],
+                when: None,
+            },
+            RULE_OPTION_NS2[0],
+            RULE_OPTION_NS2[1],
+            RULE_OPTION_NS2[2],
+            RULE_OPTION_NS2[3],
+            RULE_OPTION_NS2[4],
+        ],
+    }],
+    validate: RedParams::validate,
+    wrap: DisciplineParams::Red,
+};
+
+const RED_KEYS: [Param<RedParams>; 7] = [
+    Param {
+        key: "min_th",
+        syntax: Syntax::Number,
+        unit: "packets",
+        range: Range::AtLeast(0.0),
+        doc: "Minimum threshold on the average queue",
+        source: "FJ93 recommendation; ns-2 thresh_ before 2001",
+        access: field!(min_th),
+    },
+    Param {
+        key: "max_th",
+        syntax: Syntax::Number,
+        unit: "packets",
+        range: Range::Cross("> min_th"),
+        doc: "Maximum threshold on the average queue",
+        source: "3·min_th (FJ93); ns-2 maxthresh_ before 2001",
+        access: field!(max_th),
+    },
+    Param {
+        key: "w_q",
+        syntax: Syntax::Fraction,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "EWMA weight of the average queue",
+        source: "FJ93; ns-2 q_weight_ before 2001",
+        access: field!(w_q),
+    },
+    Param {
+        key: "max_p",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "Early-drop probability p_b at avg = max_th",
+        source: "FJ93; ns-2 linterm_ 10",
+        access: field!(max_p),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit("RED's limit is in packets"),
+        unit: "packets",
+        range: Range::AtLeast(1.0),
+        doc: "Buffer, packets waiting (× mean_pktsize bytes with queue_in_bytes)",
+        source: "ns-2 Queue limit_",
+        access: field!(limit),
+    },
+    Param {
+        key: "mean_pktsize",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "Packet size whose transmission time is the idle-decay unit s; byte↔packet unit",
+        source: "one 1500-byte MTU (ns-2's TCP packetSize_ is 1000)",
+        access: field!(mean_pktsize),
+    },
+    Param {
+        key: "gentle",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Gentle RED: p_b rises from max_p to 1 over [max_th, 2·max_th)",
+        source: "FJ93 (gentle is Floyd 2000; ns-2's default since 2001 is true)",
+        access: field!(gentle),
+    },
+];
+
+/// The RED rule options shared by `red` and `ared` tables, for the params type `$P` (both
+/// have the same field names).
+macro_rules! red_rule_options {
+    ($P:ty) => {
+        [
+            $crate::params::Param::<$P> {
+                key: "ecn",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Mark ECN-capable packets instead of dropping them early",
+                source: "FJ93 drops; RFC 3168 marking is an option",
+                access: $crate::field!(ecn),
+            },
+            $crate::params::Param::<$P> {
+                key: "count_rule",
+                syntax: $crate::params::Syntax::Choice {
+                    noun: "count_rule",
+                    options: &["paper", "altq", "ns2_wait"],
+                },
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "p_b → p_a rule: paper (eq. 2.5), altq (seed 000 App. C), ns2_wait (wait_)",
+                source: "FJ93 eq. 2.5",
+                access: $crate::params::Access {
+                    set: |p, v| {
+                        p.count_rule = match v.choice() {
+                            "altq" => $crate::red::CountRule::Altq,
+                            "ns2_wait" => $crate::red::CountRule::Ns2Wait,
+                            _ => $crate::red::CountRule::Paper,
+                        }
+                    },
+                    get: |p| {
+                        $crate::params::Value::Choice(match p.count_rule {
+                            $crate::red::CountRule::Paper => "paper",
+                            $crate::red::CountRule::Altq => "altq",
+                            $crate::red::CountRule::Ns2Wait => "ns2_wait",
+                        })
+                    },
+                },
+            },
+            $crate::params::Param::<$P> {
+                key: "byte_mode",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Scale p_a by size/mean_pktsize and count in mean-size packets (ns-2 bytes_)",
+                source: "FJ93 packet mode (ns-2's default since 2004 is true)",
+                access: $crate::field!(byte_mode),
+            },
+            $crate::params::Param::<$P> {
+                key: "queue_in_bytes",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Average and limit in bytes, as mean-size packets (ns-2 queue_in_bytes_)",
+                source: "FJ93 packet mode (ns-2's default since 2004 is true)",
+                access: $crate::field!(queue_in_bytes),
+            },
+            $crate::params::Param::<$P> {
+                key: "ecn_rule",
+                syntax: $crate::params::Syntax::Choice {
+                    noun: "ecn_rule",
+                    options: &["gentle_drop", "always"],
+                },
+                unit: "",
+                range: $crate::params::Range::Cross("needs ecn; not with ecn_mark_p"),
+                doc: "Which early drops become marks: gentle_drop (not in the gentle region), always",
+                source: "Floyd 2000; seed 001 §2.3",
+                access: $crate::params::Access {
+                    set: |p, v| {
+                        p.ecn_rule = match v.choice() {
+                            "always" => $crate::red::EcnRule::Always,
+                            _ => $crate::red::EcnRule::GentleDrop,
+                        }
+                    },
+                    get: |p| match p.ecn_rule {
+                        $crate::red::EcnRule::GentleDrop => {
+                            $crate::params::Value::Choice("gentle_drop")
+                        }
+                        $crate::red::EcnRule::Always => $crate::params::Value::Choice("always"),
+                        $crate::red::EcnRule::MarkP(_) => $crate::params::Value::Unset,
+                    },
+                },
+            },
+            $crate::params::Param::<$P> {
+                key: "ecn_mark_p",
+                syntax: $crate::params::Syntax::Number,
+                unit: "",
+                range: $crate::params::Range::OpenClosed(0.0, 1.0),
+                doc: "ns-2's mark_p rule: mark iff p_b < this (needs ecn; not with ecn_rule)",
+                source: "ns-2 use_mark_p_ / mark_p_ (0.1)",
+                access: $crate::params::Access {
+                    set: |p, v| p.ecn_rule = $crate::red::EcnRule::MarkP(v.num()),
+                    get: |p| match p.ecn_rule {
+                        $crate::red::EcnRule::MarkP(m) => $crate::params::Value::Num(m),
+                        _ => $crate::params::Value::Unset,
+                    },
+                },
+            },
+            $crate::params::Param::<$P> {
+                key: "backlog_gate",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Act only while the backlog exceeds 1; count restarts at 1 (ns-2.35 enque())",
+                source: "FJ93 Figure 2.2 has no gate",
+                access: $crate::field!(backlog_gate),
+            },
+            $crate::params::Param::<$P> {
+                key: "forced_drop_on_avg",
+                syntax: $crate::params::Syntax::Bool,
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Forced drop at avg ≥ max_th (2·max_th gentle); false = ns-2.35 use_mark_p_",
+                source: "FJ93; Floyd 2000",
+                access: $crate::field!(forced_drop_on_avg),
+            },
+            $crate::params::Param::<$P> {
+                key: "idle_decay",
+                syntax: $crate::params::Syntax::Choice {
+                    noun: "idle_decay",
+                    options: &["paper", "ns2"],
+                },
+                unit: "",
+                range: $crate::params::Range::Any,
+                doc: "Idle decay of the average: paper (real m), ns2 (⌊m⌋ + 1 steps)",
+                source: "FJ93 Figure 2.2",
+                access: $crate::params::Access {
+                    set: |p, v| {
+                        p.idle_decay = match v.choice() {
+                            "ns2" => $crate::red::IdleDecay::Ns2,
+                            _ => $crate::red::IdleDecay::Paper,
+                        }
+                    },
+                    get: |p| {
+                        $crate::params::Value::Choice(match p.idle_decay {
+                            $crate::red::IdleDecay::Paper => "paper",
+                            $crate::red::IdleDecay::Ns2 => "ns2",
+                        })
+                    },
+                },
+            },
+        ]
+    };
+}
+pub(crate) use red_rule_options;
+
+const RED_RULE_OPTIONS: [Param<RedParams>; 9] = red_rule_options!(RedParams);
+
+/// Rules between the RED rule options' keys (shared with `ared`).
+pub(crate) const RULE_OPTION_RULES: &[KeyRule] = &[
+    KeyRule::Conflict {
+        key: "ecn_mark_p",
+        other: "ecn_rule",
+        reason: "conflicts with ecn_rule: ecn_mark_p selects ns-2's mark_p rule; give one of them",
+    },
+    KeyRule::NeedsTrue {
+        key: "ecn_rule",
+        other: "ecn",
+        reason: "has no effect unless ecn = true",
+    },
+    KeyRule::NeedsTrue {
+        key: "ecn_mark_p",
+        other: "ecn",
+        reason: "has no effect unless ecn = true",
+    },
+];
+
+/// `profile = "ns2"` on the RED rule options (shared with `ared`): ns-2.35's REDQueue
+/// (`ns-default.tcl`, `queue/red.cc`).
+pub(crate) const RULE_OPTION_NS2: [ProfileSet; 5] = [
+    ProfileSet {
+        key: "count_rule",
+        value: Value::Choice("ns2_wait"),
+        unless: &[],
+        when: None,
+    },
+    ProfileSet {
+        key: "backlog_gate",
+        value: Value::Bool(true),
+        unless: &[],
+        when: None,
+    },
+    ProfileSet {
+        key: "forced_drop_on_avg",
+        value: Value::Bool(false),
+        unless: &[],
+        when: None,
+    },
+    ProfileSet {
+        key: "idle_decay",
+        value: Value::Choice("ns2"),
+        unless: &[],
+        when: None,
+    },
+    ProfileSet {
+        key: "ecn_mark_p",
+        value: Value::Num(0.1),
+        unless: &["ecn_rule"],
+        when: Some("ecn"),
+    },
+];
+
 impl RedParams {
+    /// The declared ranges ([`MODEL`]), then `min_th < max_th`.
     fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| {
-            Err(ParamError {
-                key: key.into(),
-                reason,
-            })
-        };
-        if !(self.min_th >= 0.0 && self.min_th.is_finite()) {
-            return err(
-                "min_th",
-                format!("must be a finite number ≥ 0, got {}", self.min_th),
-            );
-        }
-        if !(self.max_th > self.min_th && self.max_th.is_finite()) {
-            return err(
-                "max_th",
-                format!(
-                    "must be greater than min_th ({}), got {}",
+        check_ranges(MODEL.params, self)?;
+        if !(self.min_th < self.max_th && self.max_th.is_finite()) {
+            return Err(ParamError {
+                key: "min_th".into(),
+                reason: format!(
+                    "must be less than max_th (min_th = {}, max_th = {})",
                     self.min_th, self.max_th
                 ),
-            );
-        }
-        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
-            return err("w_q", format!("must be in (0, 1], got {}", self.w_q));
-        }
-        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return err("max_p", format!("must be in (0, 1], got {}", self.max_p));
-        }
-        if self.limit == 0 {
-            return err("limit", "must be at least 1 packet".into());
-        }
-        if self.mean_pktsize == 0 {
-            return err("mean_pktsize", "must be at least 1 byte".into());
-        }
-        if let EcnRule::MarkP(m) = self.ecn_rule {
-            if !(m > 0.0 && m <= 1.0) {
-                return err("ecn_mark_p", format!("must be in (0, 1], got {m}"));
-            }
+            });
         }
         Ok(())
     }
@@ -824,12 +1100,13 @@ mod tests {
     #[test]
     fn bad_parameters_name_their_key() {
         let bad = |p: RedParams| Red::new(p, link()).unwrap_err().key;
+        // min_th ≥ max_th is reported at min_th, as scenario files always reported it.
         assert_eq!(
             bad(RedParams {
                 min_th: 20.0,
                 ..Default::default()
             }),
-            "max_th"
+            "min_th"
         );
         assert_eq!(
             bad(RedParams {

@@ -28,6 +28,14 @@ fn ms(x: u64) -> SimTime {
     SimTime::from_millis(x)
 }
 
+/// RED's defaults with `mean_pktsize` 1000, the unit the byte-mode cases below are computed in.
+fn base() -> RedParams {
+    RedParams {
+        mean_pktsize: 1000,
+        ..RedParams::default()
+    }
+}
+
 /// `min_th` 4, `max_th` 8, `max_p` 1/8, `w_q` 1 (avg = packets waiting before the arrival):
 /// every value below is exact in binary; at avg 8 − ε … the linear p_b is `(q − 4)/32`.
 fn pinned(over: RedParams) -> RedParams {
@@ -116,7 +124,7 @@ fn count_rule_formulas_by_hand() {
 fn altq_gap_uniform_on_1_to_2_over_p_b() {
     let p = pinned(RedParams {
         count_rule: CountRule::Altq,
-        ..Default::default()
+        ..base()
     });
     let p = RedParams { max_th: 12.0, ..p };
     assert_eq!(p.p_b(8.0), 0.0625);
@@ -151,7 +159,7 @@ fn altq_gap_uniform_on_1_to_2_over_p_b() {
 fn ns2_wait_gap_uniform_on_1_over_p_b_to_2_over_p_b() {
     let p = pinned(RedParams {
         count_rule: CountRule::Ns2Wait,
-        ..Default::default()
+        ..base()
     });
     let p = RedParams { max_th: 12.0, ..p };
     let g = gaps(p, 8, 1000, 300_000, 13);
@@ -171,7 +179,7 @@ fn gentle_p_b_by_hand() {
         max_th: 15.0,
         max_p: 0.1,
         gentle: true,
-        ..Default::default()
+        ..base()
     };
     assert!((p.p_b(10.0) - 0.05).abs() < 1e-15); // linear segment unchanged
     assert_eq!(p.p_b(15.0), 0.1); // max_p at max_th
@@ -198,7 +206,7 @@ fn gentle_forces_only_at_twice_max_th() {
                 gentle,
                 ecn: true,
                 ecn_rule: rule,
-                ..Default::default()
+                ..base()
             }),
             link(),
         )
@@ -239,7 +247,7 @@ fn gentle_region_drops_every_arrival_at_one_and_a_half_max_th() {
         gentle: true,
         ecn: true,
         ecn_rule: EcnRule::Always,
-        ..Default::default()
+        ..base()
     });
     let mut q = Red::new(p, link()).unwrap();
     assert_eq!(q.p_b(12.0), 0.5625);
@@ -271,7 +279,7 @@ fn byte_mode_scales_probability_by_size() {
     let p = RedParams {
         max_th: 12.0,
         byte_mode: true,
-        ..pinned(RedParams::default())
+        ..pinned(base())
     };
     let mut expect = 0.0;
     let mut survive = 1.0;
@@ -314,7 +322,7 @@ fn byte_mode_counts_in_mean_size_packets() {
         limit: 100,
         count_rule: CountRule::Ns2Wait,
         byte_mode: true,
-        ..Default::default()
+        ..base()
     };
     let g = gaps(p.clone(), 1, 100, 200_000, 31);
     let s = shares(&g, 20, 30);
@@ -347,7 +355,7 @@ fn byte_queue_average_and_limit() {
         max_th: 200.0,
         limit: 2,
         queue_in_bytes: true,
-        ..Default::default()
+        ..base()
     };
     let mut q = Red::new(p.clone(), link()).unwrap();
     let mut rng = units::stream(1, "red-options");
@@ -384,7 +392,7 @@ fn ecn_mark_p_marks_only_below_threshold() {
         pinned(RedParams {
             ecn: true,
             ecn_rule: EcnRule::MarkP(0.05),
-            ..Default::default()
+            ..base()
         }),
         link(),
     )
@@ -424,7 +432,7 @@ fn bad_ecn_mark_p_names_its_key() {
     let e = Red::new(
         RedParams {
             ecn_rule: EcnRule::MarkP(0.0),
-            ..Default::default()
+            ..base()
         },
         link(),
     )
@@ -448,7 +456,7 @@ fn backlog_gate_spares_a_one_packet_queue() {
                 w_q: 1.0,
                 limit: 1000,
                 backlog_gate: gate,
-                ..Default::default()
+                ..base()
             },
             link(),
         )
@@ -486,7 +494,7 @@ fn backlog_gate_restarts_count_at_one() {
         w_q: 1.0,
         limit: 1000,
         backlog_gate: true,
-        ..Default::default()
+        ..base()
     };
     let mut first = 0;
     let seeds = 2000;
@@ -534,7 +542,7 @@ fn no_forced_drop_on_average_passes_small_packets() {
         count_rule: CountRule::Ns2Wait,
         mean_pktsize: 500,
         forced_drop_on_avg: false,
-        ..Default::default()
+        ..base()
     });
     let g = gaps(p.clone(), 10, 40, 2000, 1);
     assert!(g.len() > 100 && g.iter().all(|&x| x == 13), "{g:?}");
@@ -572,7 +580,7 @@ fn ns2_idle_decay_rounds_down_and_adds_one_step() {
                 mean_pktsize: 1250,
                 limit: 1000,
                 idle_decay: rule,
-                ..Default::default()
+                ..base()
             },
             link(),
         )

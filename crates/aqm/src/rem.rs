@@ -41,9 +41,11 @@
 //! near b*, and near what the price identity predicts); ns-2 side by side in
 //! validation/ns2/README.md.
 
-use crate::discipline::{LinkInfo, ParamError, QueueDisc};
+use crate::discipline::{DisciplineParams, LinkInfo, ParamError, QueueDisc};
+use crate::field;
 use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::params::{check_ranges, Access, Model, Param, Range, Syntax, Value};
 use crate::stats::QueueStats;
 use rand::Rng as _;
 use std::collections::VecDeque;
@@ -96,78 +98,164 @@ pub struct RemParams {
 }
 
 impl Default for RemParams {
+    /// ns-2's `Queue/REM` with seed 002's buffer; sources in [`MODEL`].
     fn default() -> Self {
         RemParams {
-            gamma: 0.001,                               // ns-2 Queue/REM gamma_
-            phi: 1.001,                                 // ns-2 Queue/REM phi_
-            alpha: 0.1,                                 // ns-2 rem.cc (hard-coded)
-            update_period: SimDuration::from_millis(2), // ns-2 Queue/REM pupdtime_
-            b_star: 20.0,                               // ns-2 Queue/REM pbo_; seed 002
-            input_weight: 1.0,                          // ns-2 Queue/REM inw_
-            mean_pktsize: 1000,                         // ns-2 Queue/REM mean_pktsize_
-            limit: 200,                                 // seed 002 §III.C
-            byte_mode: false,                           // ns-2 Queue/REM qib_
-            ecn: RemEcn::Off,                           // ns-2 Queue/REM markpkts_
-            ns2_off_by_one: false,                      // aqmlab: limit = packets waiting
+            gamma: 0.001,
+            phi: 1.001,
+            alpha: 0.1,
+            update_period: SimDuration::from_millis(2),
+            b_star: 20.0,
+            input_weight: 1.0,
+            mean_pktsize: 1000,
+            limit: 200,
+            byte_mode: false,
+            ecn: RemEcn::Off,
+            ns2_off_by_one: false,
         }
     }
 }
 
+/// REM's scenario keys (`kind = "rem"`): the single declaration of each parameter.
+pub const MODEL: Model<RemParams> = Model {
+    kind: "rem",
+    title: "REM, Athuraliya, Low, Li & Yin 2001, as ns-2's Queue/REM",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[],
+    validate: RemParams::validate,
+    wrap: DisciplineParams::Rem,
+};
+
+const KEYS: [Param<RemParams>; 11] = [
+    Param {
+        key: "gamma",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Above(0.0),
+        doc: "γ, price step size, per packet",
+        source: "ns-2 gamma_",
+        access: field!(gamma),
+    },
+    Param {
+        key: "phi",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::Above(1.0),
+        doc: "φ, base of the marking function 1 − φ^(−price)",
+        source: "ns-2 phi_",
+        access: field!(phi),
+    },
+    Param {
+        key: "alpha",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::AtLeast(0.0),
+        doc: "α, weight of the queue mismatch in the price update",
+        source: "ns-2 rem.cc (hard-coded there)",
+        access: field!(alpha),
+    },
+    Param {
+        key: "update_period",
+        syntax: Syntax::Duration,
+        unit: "s",
+        range: Range::Positive,
+        doc: "Price update period",
+        source: "ns-2 pupdtime_ 0.002",
+        access: field!(update_period),
+    },
+    Param {
+        key: "b_star",
+        syntax: Syntax::Number,
+        unit: "packets",
+        range: Range::AtLeast(0.0),
+        doc: "b*, target backlog (mean_pktsize units in byte mode)",
+        source: "ns-2 pbo_; seed 002 §III.C",
+        access: field!(b_star),
+    },
+    Param {
+        key: "input_weight",
+        syntax: Syntax::Number,
+        unit: "",
+        range: Range::OpenClosed(0.0, 1.0),
+        doc: "EWMA weight of the input-rate estimate; 1 = no smoothing",
+        source: "ns-2 inw_",
+        access: field!(input_weight),
+    },
+    Param {
+        key: "mean_pktsize",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "Packet size for the capacity c and byte↔packet conversions",
+        source: "ns-2 mean_pktsize_",
+        access: field!(mean_pktsize),
+    },
+    Param {
+        key: "limit",
+        syntax: Syntax::PacketLimit(
+            "the limit is in packets (bytes = limit·mean_pktsize in byte mode)",
+        ),
+        unit: "packets",
+        range: Range::Cross("≥ 1 (≥ 2 with ns2_off_by_one)"),
+        doc: "Buffer, packets waiting (limit·mean_pktsize bytes in byte mode)",
+        source: "seed 002 §III.C (ns-2 limit_ 50)",
+        access: field!(limit),
+    },
+    Param {
+        key: "byte_mode",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Queue, arrivals and buffer in bytes; probability × size/mean_pktsize",
+        source: "ns-2 qib_",
+        access: field!(byte_mode),
+    },
+    Param {
+        key: "ecn",
+        syntax: Syntax::BoolOr(&["ns2_markpkts"]),
+        unit: "",
+        range: Range::Any,
+        doc: "false: drop; true: mark ECT, drop others; ns2_markpkts: mark ECT at dequeue, never drop early",
+        source: "ns-2 markpkts_ false",
+        access: Access {
+            set: |p, v| {
+                p.ecn = match v {
+                    Value::Bool(true) => RemEcn::Mark,
+                    Value::Choice("ns2_markpkts") => RemEcn::Ns2MarkPkts,
+                    _ => RemEcn::Off,
+                }
+            },
+            get: |p| match p.ecn {
+                RemEcn::Off => Value::Bool(false),
+                RemEcn::Mark => Value::Bool(true),
+                RemEcn::Ns2MarkPkts => Value::Choice("ns2_markpkts"),
+            },
+        },
+    },
+    Param {
+        key: "ns2_off_by_one",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Hold at most limit − 1 waiting packets, as ns-2",
+        source: "aqmlab: limit = packets waiting",
+        access: field!(ns2_off_by_one),
+    },
+];
+
 impl RemParams {
+    /// The declared ranges ([`MODEL`]), then the limit against `ns2_off_by_one`.
     pub fn validate(&self) -> Result<(), ParamError> {
-        let err = |key: &str, reason: String| {
-            Err(ParamError {
-                key: key.into(),
-                reason,
-            })
-        };
-        if !(self.gamma.is_finite() && self.gamma > 0.0) {
-            return err(
-                "gamma",
-                format!("must be a finite number > 0, got {}", self.gamma),
-            );
-        }
-        if !(self.phi.is_finite() && self.phi > 1.0) {
-            return err(
-                "phi",
-                format!("must be a finite number > 1, got {}", self.phi),
-            );
-        }
-        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
-            return err(
-                "alpha",
-                format!("must be a finite number ≥ 0, got {}", self.alpha),
-            );
-        }
-        if self.update_period.as_nanos() == 0 {
-            return err("update_period", "must be greater than 0".into());
-        }
-        if !(self.b_star.is_finite() && self.b_star >= 0.0) {
-            return err(
-                "b_star",
-                format!(
-                    "must be a finite number of packets ≥ 0, got {}",
-                    self.b_star
-                ),
-            );
-        }
-        if !(self.input_weight > 0.0 && self.input_weight <= 1.0) {
-            return err(
-                "input_weight",
-                format!("must be in (0, 1], got {}", self.input_weight),
-            );
-        }
-        if self.mean_pktsize == 0 {
-            return err("mean_pktsize", "must be at least 1 byte".into());
-        }
+        check_ranges(MODEL.params, self)?;
         if self.limit == 0 || (self.ns2_off_by_one && self.limit == 1) {
-            return err(
-                "limit",
-                format!(
+            return Err(ParamError {
+                key: "limit".into(),
+                reason: format!(
                     "must be at least {} packet(s)",
                     if self.ns2_off_by_one { 2 } else { 1 }
                 ),
-            );
+            });
         }
         Ok(())
     }

@@ -276,6 +276,50 @@ fn run_named<'py>(
     Ok(d)
 }
 
+/// Every queue `kind`, in the order of the docs.
+#[pyfunction]
+fn queue_kinds() -> Vec<&'static str> {
+    aqm::models().iter().map(|m| m.kind()).collect()
+}
+
+/// The declared keys of queue `kind` (`aqm::params`), one dict each: key, value (how it is
+/// written), unit, default (as written in a scenario), range, doc, source. `ValueError` for an
+/// unknown kind.
+#[pyfunction]
+fn queue_params<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>> {
+    use aqm::params_table::{range_text, syntax_text, value_text};
+    let m = aqm::model(kind).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown queue kind {kind:?}; expected one of: {}",
+            queue_kinds().join(", ")
+        ))
+    })?;
+    let out = PyList::empty(py);
+    for p in m.params() {
+        let d = PyDict::new(py);
+        d.set_item("key", p.key)?;
+        d.set_item("value", syntax_text(p.syntax))?;
+        d.set_item("unit", p.unit)?;
+        d.set_item("default", value_text(p.default, p.syntax))?;
+        d.set_item("range", range_text(p.range))?;
+        d.set_item("doc", p.doc)?;
+        d.set_item("source", p.source)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// `queue_params(kind)` as an aligned text table with the kind's title and profiles.
+#[pyfunction]
+fn queue_params_text(kind: &str) -> PyResult<String> {
+    aqm::params_table::text(kind).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown queue kind {kind:?}; expected one of: {}",
+            queue_kinds().join(", ")
+        ))
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -285,5 +329,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario_text, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_params, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_params_text, m)?)?;
     Ok(())
 }

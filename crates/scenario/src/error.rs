@@ -19,8 +19,25 @@ pub struct ScenarioError {
 }
 
 impl fmt::Display for ScenarioError {
+    /// `FILE: KEY: reason` on one line: a line break inside any part (a quoted value or key as
+    /// the user wrote it) is shown as `\n`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.file, self.key, self.reason)
+        write!(
+            f,
+            "{}: {}: {}",
+            one_line(&self.file),
+            one_line(&self.key),
+            one_line(&self.reason)
+        )
+    }
+}
+
+/// `s` with carriage returns and line feeds escaped (`\r`, `\n`).
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['\n', '\r']) {
+        s.replace('\r', "\\r").replace('\n', "\\n").into()
+    } else {
+        s.into()
     }
 }
 
@@ -52,10 +69,22 @@ impl KeyError {
 
 pub(crate) type Res<T> = Result<T, KeyError>;
 
-/// `parent.child`, or `child` at the top level.
+/// `parent.child`, or `child` at the top level; a key that is not a TOML bare key (empty, or
+/// with characters other than `A-Za-z0-9_-`) is quoted, `""` or `"a b"`, so the path is never
+/// blank or ambiguous (an empty key gave `FILE: : unknown key`, found by
+/// tests/fuzz_parser.rs).
 pub(crate) fn join(parent: &str, child: &str) -> String {
-    if parent.is_empty() {
+    let bare = !child.is_empty()
+        && child
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let child = if bare {
         child.to_string()
+    } else {
+        format!("{child:?}")
+    };
+    if parent.is_empty() {
+        child
     } else {
         format!("{parent}.{child}")
     }
@@ -64,4 +93,31 @@ pub(crate) fn join(parent: &str, child: &str) -> String {
 /// `parent[i]`.
 pub(crate) fn index(parent: &str, i: usize) -> String {
     format!("{parent}[{i}]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_that_are_not_bare_are_quoted() {
+        assert_eq!(join("", "queue"), "queue");
+        assert_eq!(join("queue", "min_th"), "queue.min_th");
+        assert_eq!(join("", ""), "\"\"");
+        assert_eq!(join("queue", "limit "), "queue.\"limit \"");
+        assert_eq!(join("topology.clouds", "a.b"), "topology.clouds.\"a.b\"");
+    }
+
+    #[test]
+    fn display_is_one_line() {
+        let e = ScenarioError {
+            file: "f.toml".into(),
+            key: "queue.\"a\nb\"".into(),
+            reason: "\"10\r\nMbps\": expected a rate".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "f.toml: queue.\"a\\nb\": \"10\\r\\nMbps\": expected a rate"
+        );
+    }
 }

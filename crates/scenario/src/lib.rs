@@ -111,7 +111,14 @@ fn syntax_error(e: &toml::de::Error, text: &str) -> KeyError {
         }
         None => "(syntax)".to_string(),
     };
-    KeyError::new(key, format!("TOML syntax error: {}", e.message().trim()))
+    // The parser's message may span lines ("invalid table header\nexpected `.`, `]`"): one line.
+    let message: Vec<&str> = e
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    KeyError::new(key, format!("TOML syntax error: {}", message.join(": ")))
 }
 
 #[cfg(test)]
@@ -133,5 +140,20 @@ mod tests {
             ("f.toml", "line 2, column 8")
         );
         assert!(e.reason.starts_with("TOML syntax error"), "{}", e.reason);
+    }
+
+    #[test]
+    fn syntax_error_is_one_line() {
+        // The toml crate says "invalid table header\nduplicate key ..." (found by the mutation
+        // test, python/tests/test_mutations.py).
+        let e = parse_str("[queue]\n[queue]\n", "f.toml", Path::new(".")).unwrap_err();
+        assert_eq!(e.key, "line 2, column 1");
+        assert!(!e.reason.contains('\n'), "{:?}", e.reason);
+        assert!(
+            e.reason
+                .starts_with("TOML syntax error: invalid table header: duplicate key"),
+            "{}",
+            e.reason
+        );
     }
 }

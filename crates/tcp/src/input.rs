@@ -40,6 +40,11 @@ use crate::segment::{Flags, Segment};
 use crate::timers::Timer;
 use units::SimTime;
 
+/// A SYN whose sequence number is at or above this is ignored: aqmlab's endpoints start at 0
+/// and sequence numbers never wrap (segment.rs), so only a corrupt peer sends one, and its
+/// sequence space would end within reach of u64 overflow (found by tests/fuzz_endpoint.rs).
+pub(crate) const MAX_PEER_ISS: u64 = 1 << 62;
+
 impl Endpoint {
     pub(crate) fn input_segment(&mut self, now: SimTime, seg: &Segment) {
         debug_assert!(!seg.ce || seg.ect, "CE mark on a non-ECT segment: {seg:?}");
@@ -48,7 +53,7 @@ impl Endpoint {
         match self.state {
             State::Closed => return,
             State::Listen => {
-                if syn && !has_ack {
+                if syn && !has_ack && seg.seq < MAX_PEER_ISS {
                     self.rcv.on_syn(seg.seq);
                     self.peer_wnd = seg.wnd as u64;
                     self.state = State::SynReceived;
@@ -58,7 +63,12 @@ impl Endpoint {
                 return;
             }
             State::SynSent => {
-                if syn && has_ack && seg.ack == self.snd_max && self.snd_max == 1 {
+                if syn
+                    && has_ack
+                    && seg.ack == self.snd_max
+                    && self.snd_max == 1
+                    && seg.seq < MAX_PEER_ISS
+                {
                     self.rcv.on_syn(seg.seq);
                     self.peer_wnd = seg.wnd as u64;
                     self.options_negotiated(seg, true);
@@ -313,6 +323,18 @@ impl Endpoint {
     fn process_data(&mut self, now: SimTime, seg: &Segment) {
         let fin = seg.flags.contains(Flags::FIN);
         if seg.len == 0 && !fin {
+            return;
+        }
+        // RFC 793 acceptability, as far as a conforming peer can miss it: payload beyond the
+        // window we always advertise (`receive_window` past RCV.NXT) is never sent by one, so
+        // such a segment is dropped and answered with an ACK (found by tests/fuzz_endpoint.rs:
+        // a sequence number near 2^64 overflowed the reassembly arithmetic).
+        let window_end = self
+            .rcv
+            .rcv_nxt()
+            .saturating_add(self.cfg.receive_window as u64);
+        if seg.seq.saturating_add(seg.len as u64) > window_end {
+            self.ack_now = true;
             return;
         }
         let a = self.rcv.on_segment(seg.seq, seg.len, fin);

@@ -61,7 +61,7 @@ pub struct Receiver {
 impl Receiver {
     /// The peer's SYN with sequence number `seq` arrived: RCV.NXT = seq + 1.
     pub fn on_syn(&mut self, seq: u64) {
-        self.rcv_nxt = seq + 1;
+        self.rcv_nxt = seq.saturating_add(1);
     }
 
     pub fn rcv_nxt(&self) -> u64 {

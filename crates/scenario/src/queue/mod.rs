@@ -1,70 +1,136 @@
-//! Queue tables (`[queue]`, `[reverse_queue]`, `topology.access_queue`) → `aqm::DisciplineParams`,
-//! then validated by the discipline itself (`DisciplineParams::build` on the link it will feed),
-//! with its `ParamError.key` mapped under the table's key path.
+//! Queue tables (`[queue]`, `[reverse_queue]`, `topology.access_queue`, `link_queue.*`) →
+//! `aqm::DisciplineParams`. This file knows the structure of a queue table only: `kind`
+//! dispatch, `profile`, and how each declared [`Syntax`] is written in TOML. Every key, default,
+//! unit, range, rule and profile is declared once beside its discipline (`aqm::params`, the
+//! `MODEL` of each `crates/aqm/src/<kind>.rs`); `aqm::Declared::assemble` applies them, and a
+//! `ParamError.key` is mapped under the table's key path.
 //!
-//! One file per discipline family parses its own keys (`droptail.rs`, `red.rs`, …); this file
-//! dispatches on `kind` and holds the helpers they share. To add a discipline: a file here with
-//! `pub(super) fn parse(t: &Tbl) -> Res<DisciplineParams>`, its name in [`KINDS`] and one arm in
-//! [`parse`].
+//! To add a discipline: its `MODEL` in aqm and its line in `aqm::models()`; nothing here.
 //!
-//! The checks in the family files give precise messages before `build` runs; `build` stays the
-//! authority for everything else.
-//!
-//! `profile = "ns2"` (any `droptail`, `red` or `ared` table) sets every ns-2.35 rule option of
-//! that discipline at once (see [`ns2_profile`]); keys given in the table still win.
-//!
-//! Validation: tests below and `tests/bad_files.rs` (`red_min_th_above_max_th_in_variant`,
-//! `red_w_q_zero`).
-
-mod ared;
-mod blue;
-mod codel;
-mod droptail;
-mod pi;
-mod red;
-mod rem;
+//! Validation: `tests.rs` here, `tests/bad_files.rs`, and aqm's `tests/params_declared.rs`
+//! (every declared key parses, every accepted key is declared).
 
 use crate::error::{KeyError, Res};
+use crate::value::{as_bool, as_duration, as_int, as_num, as_size, as_str, describe, size_u32};
 use crate::value::{kind, Tbl};
-use aqm::{DisciplineParams, LinkInfo};
-use toml::Value;
+use aqm::{model, models, DisciplineParams, LinkInfo, ParamInfo, Range, Syntax, Value};
+use toml::Value as Toml;
+
+#[cfg(test)]
+mod tests;
 
 /// Every `kind` a queue table may name.
-pub(crate) const KINDS: &[&str] = &[
-    "droptail", "red", "ared", "pi", "pisa", "pimc", "rem", "codel", "fq_codel", "pie", "blue",
-    "avq",
-];
+pub(crate) fn kinds() -> Vec<&'static str> {
+    models().iter().map(|m| m.kind()).collect()
+}
 
 /// Parse a queue table (without validating against a link; see [`check`]).
 pub(crate) fn parse(t: &Tbl) -> Res<DisciplineParams> {
-    match kind(t, "kind", KINDS)? {
-        "droptail" => droptail::parse(t),
-        "codel" => codel::parse_codel(t),
-        "fq_codel" => codel::parse_fq_codel(t),
-        "pie" => codel::parse_pie(t),
-        "blue" => blue::parse_blue(t),
-        "avq" => blue::parse_avq(t),
-        k @ ("pi" | "pisa" | "pimc") => pi::parse(t, k),
-        "rem" => rem::parse(t),
-        "red" => red::parse(t),
-        "ared" => ared::parse(t),
-        other => unreachable!("kind {other} is in KINDS but has no parser"),
+    let k = kind(t, "kind", &kinds())?;
+    let m = model(k).expect("a listed kind is declared");
+    t.allow(&m.keys())?;
+    let profile = match t.has("profile") {
+        true => Some(as_str(t.req("profile")?, &t.key("profile"))?),
+        false => None,
+    };
+    let mut given = Vec::new();
+    for p in m.params() {
+        if let Some(v) = t.get(p.key) {
+            given.push((p.key, value(v, &p, &t.key(p.key))?));
+        }
+    }
+    m.assemble(&given, profile)
+        .map_err(|e| t.err(&e.key, e.reason))
+}
+
+/// The smallest integer a key's range allows (0 if it sets none).
+fn min_of(r: Range) -> u64 {
+    match r {
+        Range::AtLeast(x) => x.max(0.0) as u64,
+        _ => 0,
     }
 }
 
-/// `profile = "ns2"` in a queue table: the defaults of the rule options become ns-2.35's
-/// (`red.rs`, `ared.rs`, `droptail.rs` list them); units and sizes are never part of a profile.
-pub(super) fn ns2_profile(t: &Tbl) -> Res<bool> {
-    if !t.has("profile") {
-        return Ok(false);
-    }
-    kind(t, "profile", &["ns2"]).map(|_| true)
+/// One TOML value as the declared syntax of its key.
+fn value(v: &Toml, p: &ParamInfo, path: &str) -> Res<Value> {
+    let min = min_of(p.range);
+    Ok(match p.syntax {
+        Syntax::Number => Value::Num(as_num(v, path)?),
+        Syntax::Fraction => Value::Num(fraction(v, path)?),
+        Syntax::Integer(max) => {
+            let max = i64::try_from(max).unwrap_or(i64::MAX);
+            Value::Int(as_int(v, path, min as i64, max)? as u64)
+        }
+        Syntax::PacketLimit(why) => {
+            if let Toml::String(_) = v {
+                return Err(KeyError::new(
+                    path,
+                    format!("{why}: expected an integer, found {}", describe(v)),
+                ));
+            }
+            Value::Int(as_int(v, path, min as i64, i64::MAX)? as u64)
+        }
+        Syntax::PacketsOrBytes => match v {
+            Toml::Integer(_) => Value::Limit(as_int(v, path, min as i64, i64::MAX)? as u64, false),
+            Toml::String(_) => {
+                let b = as_size(v, path)?;
+                if b < min {
+                    return Err(KeyError::new(path, format!("must be at least {min} byte")));
+                }
+                Value::Limit(b, true)
+            }
+            _ => {
+                return Err(KeyError::new(
+                    path,
+                    format!(
+                        "expected an integer number of packets or a size string such as \"180KB\", found {}",
+                        describe(v)
+                    ),
+                ))
+            }
+        },
+        Syntax::Size => Value::Int(size_u32(as_size(v, path)?, path, min as u32)? as u64),
+        Syntax::Duration => Value::Duration(as_duration(v, path)?),
+        Syntax::Bool => Value::Bool(as_bool(v, path)?),
+        Syntax::Choice { noun, options } => {
+            let s = as_str(v, path)?;
+            match options.iter().find(|o| **o == s) {
+                Some(o) => Value::Choice(o),
+                None => {
+                    return Err(KeyError::new(
+                        path,
+                        format!(
+                            "unknown {noun} {s:?}; expected one of: {}",
+                            options.join(", ")
+                        ),
+                    ))
+                }
+            }
+        }
+        Syntax::BoolOr(options) => match v {
+            Toml::Boolean(b) => Value::Bool(*b),
+            Toml::String(s) if options.contains(&s.as_str()) => {
+                Value::Choice(options.iter().find(|o| **o == s).expect("contained"))
+            }
+            _ => {
+                let names: Vec<String> = options.iter().map(|o| format!("{o:?}")).collect();
+                return Err(KeyError::new(
+                    path,
+                    format!(
+                        "expected true, false or {}, found {}",
+                        names.join(" or "),
+                        describe(v)
+                    ),
+                ));
+            }
+        },
+    })
 }
 
-/// `w_q` as a number, a numeric string or a fraction string "a/b".
-pub(super) fn parse_fraction(v: &Value, path: &str) -> Res<f64> {
+/// A number, a numeric string or a fraction string "a/b" (`w_q = "1/512"` is 1.0/512.0).
+fn fraction(v: &Toml, path: &str) -> Res<f64> {
     let x = match v {
-        Value::String(s) => {
+        Toml::String(s) => {
             let bad = || {
                 KeyError::new(
                     path,
@@ -83,7 +149,7 @@ pub(super) fn parse_fraction(v: &Value, path: &str) -> Res<f64> {
                 None => s.trim().parse().map_err(|_| bad())?,
             }
         }
-        _ => crate::value::as_num(v, path)?,
+        _ => as_num(v, path)?,
     };
     if !x.is_finite() {
         return Err(KeyError::new(path, "must be a finite number"));
@@ -96,69 +162,4 @@ pub(crate) fn check(p: &DisciplineParams, link: LinkInfo, path: &str) -> Res<()>
     p.build(link)
         .map(|_| ())
         .map_err(|e| KeyError::new(crate::error::join(path, &e.key), e.reason))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use aqm::LimitUnit;
-
-    fn q(text: &str) -> Res<DisciplineParams> {
-        let t: toml::Table = toml::from_str(text).unwrap();
-        parse(&Tbl {
-            path: "queue".into(),
-            t: &t,
-        })
-    }
-
-    #[test]
-    fn droptail_packets_and_bytes() {
-        let DisciplineParams::DropTail(p) = q("kind = \"droptail\"\nlimit = 120").unwrap() else {
-            panic!()
-        };
-        assert_eq!((p.limit, p.unit), (120, LimitUnit::Packets));
-        let DisciplineParams::DropTail(p) = q("kind = \"droptail\"\nlimit = \"180KB\"").unwrap()
-        else {
-            panic!()
-        };
-        assert_eq!((p.limit, p.unit), (180_000, LimitUnit::Bytes));
-        let e = q("kind = \"droptail\"\nlimit = 1.5").unwrap_err();
-        assert_eq!(e.key, "queue.limit");
-    }
-
-    #[test]
-    fn red_fraction_w_q_is_exact() {
-        let DisciplineParams::Red(p) = q(
-            "kind = \"red\"\nmin_th = 30\nmax_th = 90\nw_q = \"1/512\"\nmax_p = 0.1\nlimit = 480",
-        )
-        .unwrap() else {
-            panic!()
-        };
-        assert_eq!(p.w_q, 1.0 / 512.0);
-        assert_eq!(
-            (p.min_th, p.max_th, p.max_p, p.limit, p.mean_pktsize),
-            (30.0, 90.0, 0.1, 480, 1500)
-        );
-    }
-
-    #[test]
-    fn red_errors() {
-        let e = q("kind = \"red\"\nmin_th = 30\nmax_th = 30").unwrap_err();
-        assert_eq!(e.key, "queue.min_th");
-        let e = q("kind = \"red\"\nmin_th = 3\nmax_th = 30\nw_q = \"1/0\"").unwrap_err();
-        assert_eq!(
-            (e.key.as_str(), e.reason.as_str()),
-            ("queue.w_q", "\"1/0\" divides by zero")
-        );
-        let e = q("kind = \"red\"\nmax_p = 1.5").unwrap_err();
-        assert_eq!(e.key, "queue.max_p");
-        let e = q("kind = \"nosuchkind\"").unwrap_err();
-        assert_eq!(e.key, "queue.kind");
-        assert!(
-            e.reason
-                .starts_with("unknown kind \"nosuchkind\"; expected one of: droptail, red"),
-            "{}",
-            e.reason
-        );
-    }
 }

@@ -318,6 +318,22 @@ _CSS = (
 )
 
 
+
+#: The repository checkout this module belongs to (scenario paths inside it are shown relative).
+_REPO = Path(__file__).resolve().parents[2]
+
+
+def _shown_path(scenario: str | None, fallback: str) -> str:
+    """A sweep's scenario as a report shows it: relative to the repository when inside it,
+    else its file name — never the absolute path of the machine that ran it."""
+    if not scenario:
+        return fallback
+    p = Path(scenario)
+    try:
+        return p.resolve().relative_to(_REPO).as_posix()
+    except ValueError:
+        return p.name
+
 def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple[Path, Path]:
     """Write `report.html` and `report.md` (+ `report/*.png`) into `sweep_dir`; returns the two
     paths. Raises FileNotFoundError for a directory that is not a sweep or has no finished run."""
@@ -377,7 +393,7 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
         )
         sections.append(("figure", "Loss vs load", fig_vs_load(df, load_axis, "drops_pct", "drops (%)")))
 
-    title = f"Sweep report: {info.get('scenario', d.name)}"
+    title = f"Sweep report: {_shown_path(info.get('scenario'), d.name)}"
     n_ok = int((df["status"] == "ok").sum())
     axes = ", ".join(info.get("axes", [])) or "none"
     intro = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+from pathlib import Path
 
 import pytest
 from test_sweep_run import SWEEP, FakeCore
@@ -63,6 +64,9 @@ def test_html_and_markdown_reports(sweep_dir, capsys):
         png = base64.b64decode(b64)
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
     md = (sweep_dir / "report.md").read_text()
+    # The title names the scenario without this machine's path (the file is outside the repo).
+    assert md.startswith("# Sweep report: sweep.toml\n") and str(sweep_dir.parent) not in md
+    assert "<h1>Sweep report: sweep.toml</h1>" in page and str(sweep_dir.parent) not in page
     assert "| queue.limit=60, workload[0].rate=200 | 3 | 1062 ± 2.48 |" in md
     links = re.findall(r"!\[[^\]]*\]\((report/fig\d\.png)\)", md)
     assert len(links) == 6 and all((sweep_dir / link).is_file() for link in links)
@@ -149,3 +153,13 @@ def test_a_variant_no_axis_touches_is_listed_once_without_the_axes(tmp_path, mon
     # The crossover table pairs the three configurations once each.
     cross = page.split("<h2>CDF crossover points")[1].split("</table>")[0]
     assert cross.count("<tr><td>") == 3
+
+
+def test_scenario_paths_are_shown_relative_to_the_repository():
+    from aqmlab.sweepreport import _shown_path
+
+    root = Path(__file__).resolve().parents[2]
+    inside = root / "studies" / "weigle2006" / "load.toml"
+    assert _shown_path(str(inside), "x") == "studies/weigle2006/load.toml"
+    assert _shown_path("/somewhere/else/sw.toml", "x") == "sw.toml"
+    assert _shown_path(None, "out") == "out"

@@ -110,30 +110,15 @@ def only(d: dict, keys: tuple[str, ...], where: str) -> None:
         raise TwinError(f"{where}.{extra[0]}: unknown key (allowed: {', '.join(keys)})")
 
 
-# Keys of a twin definition's [tcp] that act on the aqmlab side only: ns-2.35 Full-TCP's packet
-# sequence and loss response (crates/tcp/src/config.rs; validation/ns2/README.md, "Paired
-# twins"). ns-2 runs Full-TCP anyway; absent = aqmlab's defaults, and the scenario omits the key.
-AQMLAB_TCP_RULES = {"ns2_fulltcp": (True, False), "ssthresh": ("rfc5681", "ns2"),
-                    "backoff_reset": ("sample", "ack"), "slow_start": ("rfc5681", "ns2")}  # fmt: skip
+# The aqmlab-side TCP rules of a definition's [tcp]: declared once, in the seed 001 twins'
+# twins.py (which compare.py imports as `tw`).
+AQMLAB_TCP_RULES = _seed001_compare().tw.AQMLAB_TCP_RULES
+aqmlab_tcp_rule_lines = _seed001_compare().tw.aqmlab_tcp_rule_lines
 
 
 def check_aqmlab_tcp_rules(tcp: dict, where: str) -> None:
-    """Check the optional aqmlab-side TCP rules (AQMLAB_TCP_RULES) of a definition's [tcp]."""
-    for k, allowed in AQMLAB_TCP_RULES.items():
-        if k in tcp and (type(tcp[k]) is not type(allowed[0]) or tcp[k] not in allowed):
-            shown = ", ".join(str(a).lower() if isinstance(a, bool) else a for a in allowed)
-            raise TwinError(f"{where}.{k}: expected one of {shown}, got {tcp[k]!r}")
-
-
-def aqmlab_tcp_rule_lines(tcp: dict) -> list[str]:
-    """The scenario lines for the aqmlab-side TCP rules a definition's [tcp] sets."""
-    lines = []
-    if tcp.get("ns2_fulltcp"):
-        lines.append("ns2_fulltcp = true")
-    for k in ("ssthresh", "backoff_reset", "slow_start"):
-        if k in tcp:
-            lines.append(f'{k} = "{tcp[k]}"')
-    return lines
+    """twins.check_aqmlab_tcp_rules, raising this module's TwinError."""
+    _seed001_compare().tw.check_aqmlab_tcp_rules(tcp, where, TwinError)
 
 
 def write_or_check(files: dict[Path, str], check: bool) -> list[Path]:

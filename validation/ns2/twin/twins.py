@@ -134,9 +134,32 @@ class _Table:
         return v
 
 
+# Keys of a twin definition's [tcp] that act on the aqmlab side only: ns-2.35 Full-TCP's packet
+# sequence, loss and ECN response and slow start (crates/tcp/src/config.rs; validation/ns2/README.md,
+# "Paired twins"). ns-2 runs Full-TCP anyway; absent = aqmlab's defaults, and the scenario omits
+# the key. Every twin (this one and those of validation/ns2/twinkit.py) reads them from here.
+AQMLAB_TCP_RULES = {"ns2_fulltcp": (True, False), "ssthresh": ("rfc5681", "ns2"),
+                    "backoff_reset": ("sample", "ack"), "slow_start": ("rfc5681", "ns2")}  # fmt: skip
+
+
+def check_aqmlab_tcp_rules(tcp: dict, where: str, error: type[Exception] = ValueError) -> None:
+    """Check the optional aqmlab-side TCP rules (AQMLAB_TCP_RULES) of a definition's [tcp];
+    raises `error` naming `where.KEY`."""
+    for k, allowed in AQMLAB_TCP_RULES.items():
+        if k in tcp and (type(tcp[k]) is not type(allowed[0]) or tcp[k] not in allowed):
+            shown = ", ".join(str(a).lower() if isinstance(a, bool) else a for a in allowed)
+            raise error(f"{where}.{k}: expected one of {shown}, got {tcp[k]!r}")
+
+
+def aqmlab_tcp_rule_lines(tcp: dict) -> list[str]:
+    """The scenario lines for the aqmlab-side TCP rules a definition's [tcp] sets."""
+    lines = ["ns2_fulltcp = true"] if tcp.get("ns2_fulltcp") else []
+    return lines + [f'{k} = "{tcp[k]}"' for k in ("ssthresh", "backoff_reset", "slow_start") if k in tcp]
+
+
 SETUP_KEYS = ("bottleneck_rate", "access_rate", "link_delay", "access_queue", "warmup", "duration", "seeds")
 TCP_KEYS = ("mss", "initial_window", "window", "timestamps", "tick", "min_rto", "initial_rto", "max_rto",
-            "delayed_ack", "ns2_fulltcp", "ssthresh", "backoff_reset", "slow_start")  # fmt: skip
+            "delayed_ack", *AQMLAB_TCP_RULES)  # fmt: skip
 QUEUE_KEYS = ("label", "kind", "limit", "target_delay", "units", "mean_pktsize", "ecn")
 
 
@@ -204,17 +227,7 @@ def load_definition(path: str | Path = DEFINITION) -> Definition:
     for k in ("timestamps", "delayed_ack"):
         if tc.get(k, bool):
             raise TwinError(f"{tc.where}.{k}: only false is supported (seed 001 Table 2)")
-    # Optional, aqmlab side only: `[tcp] ns2_fulltcp` (Full-TCP's packet sequence; ns-2 runs
-    # Full-TCP anyway). Absent = false, and the scenarios then omit the key.
-    if "ns2_fulltcp" in tc.d and not isinstance(tc.d["ns2_fulltcp"], bool):
-        raise TwinError(f"{tc.where}.ns2_fulltcp: expected true or false, got {tc.d['ns2_fulltcp']!r}")
-    # Optional, aqmlab side only: ns-2's loss-response and window rules (`ssthresh = "ns2"`,
-    # `backoff_reset = "ack"`, `slow_start = "ns2"`); absent = aqmlab's defaults, and the
-    # scenarios omit the key.
-    for k, allowed in (("ssthresh", ("rfc5681", "ns2")), ("backoff_reset", ("sample", "ack")),
-                       ("slow_start", ("rfc5681", "ns2"))):  # fmt: skip
-        if k in tc.d and tc.d[k] not in allowed:
-            raise TwinError(f"{tc.where}.{k}: expected one of {', '.join(allowed)}, got {tc.d[k]!r}")
+    check_aqmlab_tcp_rules(tc.d, tc.where, TwinError)  # optional, aqmlab side only
     loads_t = _Table(top.get("loads", dict), f"{file}: loads")
     loads: dict[int, float] = {}
     for k in loads_t.d:
@@ -344,11 +357,7 @@ def aqmlab_scenario(defn: Definition, name: str, seed: int | None = None, warmup
         f'max_rto = "{t["max_rto"]}"',
         f"delayed_ack = {'true' if t['delayed_ack'] else 'false'}",
     ]
-    if t.get("ns2_fulltcp"):
-        lines.append("ns2_fulltcp = true")
-    for k in ("ssthresh", "backoff_reset", "slow_start"):
-        if k in t:
-            lines.append(f'{k} = "{t[k]}"')
+    lines += aqmlab_tcp_rule_lines(t)
     for reverse in (False, True):
         lines += [
             "",

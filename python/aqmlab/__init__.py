@@ -6,16 +6,17 @@ directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
 `aqmlab.calibrate` fits offered load against a workload's users/rate (`calibrate.calibrate()`)
 and resolves `load = …` in a scenario's [[workload]] (`calibrate.run()`).
 `run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweep, aqmlab.sweepspec) and
-`load_sweep()` reads its table back as a DataFrame. `params("red")` lists a queue kind's keys
-with units, defaults, ranges and sources, as the core declares them (aqmlab.queue_params).
+`load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
+model's keys with units, defaults, ranges, sources and default search ranges, as the core declares
+them (aqmlab.model_params).
 """
 
 from aqmlab import calibrate
 from aqmlab._core import ScenarioError, SimError
 from aqmlab.api import RunResult, run, variants
 from aqmlab.io import load_run, write_run
+from aqmlab.model_params import params
 from aqmlab.pages import page_times
-from aqmlab.queue_params import params
 from aqmlab.sweep import load_sweep, run_sweep
 
 __all__ = [

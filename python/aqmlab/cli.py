@@ -6,7 +6,7 @@
     aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
     aqmlab reproduce STUDY [--quick] [--reading NAME] [--out DIR] [--jobs N] [--dask ADDR] [--publish]
-    aqmlab params [KIND]   (a queue discipline's keys, units, defaults, ranges, sources)
+    aqmlab params [NAME]   ([tcp] or a queue kind: keys, units, defaults, ranges, sources)
 
 Errors (a rejected scenario, an experiment the engine cannot build, a missing directory, an
 output directory that cannot be written: checked before anything runs) print one line
@@ -21,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from aqmlab import _core, calibrate, queue_params, reproduce
+from aqmlab import _core, calibrate, model_params, reproduce
 from aqmlab.io import OutDirError, check_out_dir, os_reason
 from aqmlab.report import open_runs, plot_cdfs, run_cdf, summary_table
 
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
     reproduce.add_parser(sub)  # `aqmlab reproduce STUDY [--quick]` (aqmlab.reproduce)
-    queue_params.add_parser(sub)  # `aqmlab params [KIND]` (aqmlab.queue_params)
+    model_params.add_parser(sub)  # `aqmlab params [NAME]` (aqmlab.model_params)
 
     sw = sub.add_parser(
         "sweep",
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "reproduce":
             return reproduce.cmd_reproduce(args, argv)
         if args.command == "params":
-            return queue_params.cmd_params(args)
+            return model_params.cmd_params(args)
         return cmd_report(args)
     except (_core.ScenarioError, _core.SimError) as e:
         return _error(str(e))

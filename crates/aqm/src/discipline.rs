@@ -7,7 +7,7 @@ use crate::codel::{Codel, CodelParams};
 use crate::droptail::{DropTail, DropTailParams};
 use crate::fq_codel::{FqCodel, FqCodelParams};
 use crate::packet::{DropReason, PacketMeta, Verdict};
-use crate::params::Declared;
+use crate::params::QueueModel;
 use crate::pi::{Pi, PiParams};
 use crate::pie::{Pie, PieParams};
 use crate::pimc::{Pimc, PimcParams};
@@ -24,19 +24,8 @@ pub struct LinkInfo {
     pub delay: SimDuration,
 }
 
-/// An invalid parameter: the key (field name) and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamError {
-    pub key: String,
-    pub reason: String,
-}
-
-impl std::fmt::Display for ParamError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.key, self.reason)
-    }
-}
-impl std::error::Error for ParamError {}
+/// An invalid parameter: the key (field name) and why (declared with the parameter mechanics).
+pub use declare::ParamError;
 
 /// One queue discipline at the sending end of a link.
 ///
@@ -134,8 +123,8 @@ impl DisciplineParams {
 
 /// Every discipline's declaration ([`crate::params`]), in the order of the docs and of the
 /// `kind` list in error messages.
-pub fn models() -> &'static [&'static dyn Declared] {
-    static MODELS: &[&dyn Declared] = &[
+pub fn models() -> &'static [&'static QueueModel] {
+    static MODELS: &[&QueueModel] = &[
         &crate::droptail::MODEL,
         &crate::red::MODEL,
         &crate::ared::MODEL,
@@ -153,7 +142,7 @@ pub fn models() -> &'static [&'static dyn Declared] {
 }
 
 /// The declaration of `kind`, if there is such a discipline.
-pub fn model(kind: &str) -> Option<&'static dyn Declared> {
+pub fn model(kind: &str) -> Option<&'static QueueModel> {
     models().iter().copied().find(|m| m.kind() == kind)
 }
 

@@ -37,7 +37,8 @@ pub use discipline::{
 pub use droptail::{DropTail, DropTailParams, LimitUnit};
 pub use fq_codel::{flow_bucket, FqCodel, FqCodelParams};
 pub use packet::{DropReason, PacketClass, PacketMeta, Verdict};
-pub use params::{Declared, ParamInfo, Profile, Range, Syntax, Value};
+pub use declare::field;
+pub use params::{Declared, ParamInfo, Profile, QueueModel, Range, Search, Syntax, Value};
 pub use pi::{Pi, PiCore, PiParams};
 pub use pie::{Pie, PieParams};
 pub use pimc::{Pimc, PimcParams};

@@ -276,26 +276,40 @@ fn run_named<'py>(
     Ok(d)
 }
 
-/// Every queue `kind`, in the order of the docs.
+/// Every declared model a scenario table selects: `tcp` (the `[tcp]` table), then every queue
+/// `kind`, in the order of the docs.
 #[pyfunction]
-fn queue_kinds() -> Vec<&'static str> {
-    aqm::models().iter().map(|m| m.kind()).collect()
+fn param_models() -> Vec<&'static str> {
+    let mut names = vec![tcp::params::MODEL.kind];
+    names.extend(aqm::models().iter().map(|m| m.kind()));
+    names
 }
 
-/// The declared keys of queue `kind` (`aqm::params`), one dict each: key, value (how it is
-/// written), unit, default (as written in a scenario), range, doc, source. `ValueError` for an
-/// unknown kind.
+/// The keys and the plain-text table of model `name` (`tcp` or a queue kind).
+fn declared(name: &str) -> PyResult<(Vec<declare::ParamInfo>, String)> {
+    use declare::Declared;
+    if name == tcp::params::MODEL.kind {
+        let m = &tcp::params::MODEL;
+        return Ok((m.params(), declare::table::text(m)));
+    }
+    match aqm::model(name) {
+        Some(m) => Ok((m.params(), declare::table::text(m))),
+        None => Err(PyValueError::new_err(format!(
+            "unknown model {name:?}; expected one of: {}",
+            param_models().join(", ")
+        ))),
+    }
+}
+
+/// The declared keys of model `name` (`tcp` or a queue kind; `declare` crate), one dict each:
+/// key, value (how it is written), unit, default (as written in a scenario), range, doc,
+/// source, search (the default search range a tuner offers, as a tuning table writes it, or
+/// ""). `ValueError` for an unknown name.
 #[pyfunction]
-fn queue_params<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>> {
-    use aqm::params_table::{range_text, syntax_text, value_text};
-    let m = aqm::model(kind).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown queue kind {kind:?}; expected one of: {}",
-            queue_kinds().join(", ")
-        ))
-    })?;
+fn model_params<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
+    use declare::table::{range_text, syntax_text, value_text};
     let out = PyList::empty(py);
-    for p in m.params() {
+    for p in declared(name)?.0 {
         let d = PyDict::new(py);
         d.set_item("key", p.key)?;
         d.set_item("value", syntax_text(p.syntax))?;
@@ -304,20 +318,17 @@ fn queue_params<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>
         d.set_item("range", range_text(p.range))?;
         d.set_item("doc", p.doc)?;
         d.set_item("source", p.source)?;
+        let search = declare::default_search(&p).map(declare::search_text);
+        d.set_item("search", search.unwrap_or_default())?;
         out.append(d)?;
     }
     Ok(out)
 }
 
-/// `queue_params(kind)` as an aligned text table with the kind's title and profiles.
+/// `model_params(name)` as an aligned text table with the model's title and profiles.
 #[pyfunction]
-fn queue_params_text(kind: &str) -> PyResult<String> {
-    aqm::params_table::text(kind).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown queue kind {kind:?}; expected one of: {}",
-            queue_kinds().join(", ")
-        ))
-    })
+fn model_params_text(name: &str) -> PyResult<String> {
+    Ok(declared(name)?.1)
 }
 
 #[pymodule]
@@ -329,8 +340,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario_text, m)?)?;
-    m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
-    m.add_function(wrap_pyfunction!(queue_params, m)?)?;
-    m.add_function(wrap_pyfunction!(queue_params_text, m)?)?;
+    m.add_function(wrap_pyfunction!(param_models, m)?)?;
+    m.add_function(wrap_pyfunction!(model_params, m)?)?;
+    m.add_function(wrap_pyfunction!(model_params_text, m)?)?;
     Ok(())
 }

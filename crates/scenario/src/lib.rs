@@ -17,6 +17,7 @@
 //! and of `scenarios/quickstart.toml`), `tests/bad_files.rs` (one test per rejected mistake).
 
 mod budget;
+mod declared;
 mod dist;
 mod error;
 mod experiment;

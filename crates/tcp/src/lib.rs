@@ -15,6 +15,7 @@
 //! Tests: `tests/<state>.rs` with the shared pipe harness in `tests/util/`.
 
 pub mod config;
+pub mod params;
 pub mod congestion;
 mod ecn;
 pub mod endpoint;

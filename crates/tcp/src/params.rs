@@ -1,0 +1,324 @@
+//! The `[tcp]` table's keys, declared once ([`MODEL`]): key, syntax, unit, range, doc, source
+//! and the [`TcpConfig`] field each sets; defaults are `TcpConfig::default()` (config.rs, with
+//! their sources). The scenario parser, `aqmlab params tcp`, the README table and the default
+//! search ranges read this declaration; [`TcpConfig::validate`] holds the cross-key rules.
+//!
+//! Profiles (`profile = "…"`, keys given in the table win):
+//! - `ns2`: ns-2.35 Full-TCP's rules as the twins use them (issue 11; each key's own source);
+//! - `freebsd`: seed 000's FreeBSD 2.2.8 hosts (§4.1.4; why each value:
+//!   `scenarios/christiansen2000/lab_unconstrained.toml`);
+//! - `linux`: Linux's defaults as far as aqmlab can express them (CUBIC, IW 10, RTO 200 ms – 120 s,
+//!   timestamps, 40 ms delayed ACK). Not expressed: SACK recovery together with CUBIC (aqmlab's
+//!   `cubic` recovers as NewReno), Linux's RTO floor of SRTT + 200 ms (here max(200 ms, RFC 6298
+//!   RTO)), quick-ACK mode and the adaptive delayed-ACK timeout (40–200 ms), receive-buffer
+//!   autotuning (here a fixed window at `tcp_rmem`'s maximum).
+//!
+//! Validation: `tests/params_declared.rs` (every key parses, profiles set declared keys, the
+//! README table is current) and the scenario crate's `tcp.rs` and `tests/bad_files.rs`.
+
+use crate::config::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
+use declare::{
+    check_ranges, choices, field, Choice, Model, Param, ParamError, Profile, ProfileSet, Range,
+    Syntax, Value,
+};
+use declare::table::duration_text;
+use units::SimDuration;
+
+choices!(Variant { Tahoe => "tahoe", Reno => "reno", NewReno => "newreno", Sack => "sack", Cubic => "cubic" });
+choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd" });
+choices!(SsthreshRule { Rfc5681 => "rfc5681", Ns2 => "ns2" });
+choices!(BackoffReset { Sample => "sample", NewAck => "ack" });
+choices!(SlowStartGrowth { Rfc5681 => "rfc5681", Ns2 => "ns2" });
+
+const fn choice(noun: &'static str, options: &'static [&'static str]) -> Syntax {
+    Syntax::Choice { noun, options }
+}
+
+const DUR: Syntax = Syntax::Duration;
+const COUNT: Syntax = Syntax::Integer(u32::MAX as u64);
+
+/// The `[tcp]` table: every key, its profiles and the cross-key rules.
+pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
+    kind: "tcp",
+    title: "TCP endpoint of every host (`[tcp]`): loss recovery, timers, ACK policy, options",
+    params: &[&KEYS],
+    rules: &[],
+    profiles: &[NS2, FREEBSD, LINUX],
+    validate: TcpConfig::validate,
+    wrap: |c| c,
+};
+
+const KEYS: [Param<TcpConfig>; 20] = [
+    Param {
+        key: "variant",
+        syntax: choice("variant", Variant::OPTIONS),
+        unit: "",
+        range: Range::Any,
+        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery)",
+        source: "RFC 6582 (the standard Reno-family recovery)",
+        access: field!(variant),
+    },
+    Param {
+        key: "mss",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::AtLeast(1.0),
+        doc: "Maximum segment size (payload)",
+        source: "1500-byte Ethernet MTU − 40",
+        access: field!(mss),
+    },
+    Param {
+        key: "initial_window",
+        syntax: COUNT,
+        unit: "segments",
+        range: Range::AtLeast(1.0),
+        doc: "Initial congestion window",
+        source: "RFC 5681 §3.1 (SMSS > 1095); ns-2 windowInit_ 2; seed 001 Table 2",
+        access: field!(initial_window),
+    },
+    Param {
+        key: "receive_window",
+        syntax: Syntax::Size,
+        unit: "bytes",
+        range: Range::Cross("≥ mss"),
+        doc: "Receiver window: most unacknowledged bytes the peer may have",
+        source: "RFC 7323: largest window without scaling",
+        access: field!(receive_window),
+    },
+    Param {
+        key: "min_rto",
+        syntax: DUR,
+        unit: "",
+        range: Range::Positive,
+        doc: "Minimum retransmission timeout (≤ max_rto)",
+        source: "RFC 6298 §2.4; seed 001 Table 2",
+        access: field!(min_rto),
+    },
+    Param {
+        key: "initial_rto",
+        syntax: DUR,
+        unit: "",
+        range: Range::Positive,
+        doc: "RTO before the first RTT sample, and of the SYN (≤ max_rto)",
+        source: "RFC 6298 §5.7 / RFC 1122",
+        access: field!(initial_rto),
+    },
+    Param {
+        key: "max_rto",
+        syntax: DUR,
+        unit: "",
+        range: Range::Positive,
+        doc: "Largest RTO after backoff",
+        source: "RFC 6298 §2.5; ns-2 maxrto_ 60",
+        access: field!(max_rto),
+    },
+    Param {
+        key: "clock_granularity",
+        syntax: DUR,
+        unit: "",
+        range: Range::Positive,
+        doc: "Clock tick G: RTT samples in whole ticks, RTO ≥ SRTT + max(G, 4·RTTVAR)",
+        source: "RFC 6298 §2; ns-2 tcpTick_ 0.01",
+        access: field!(clock_granularity),
+    },
+    Param {
+        key: "delayed_ack",
+        syntax: Syntax::DurationOrOff(
+            "give the delayed-ACK timeout as a duration (e.g. \"200ms\") to enable it, or false",
+        ),
+        unit: "",
+        range: Range::PositiveAtMost(SimDuration::from_millis(500)),
+        doc: "Delayed-ACK timeout (false: ACK every segment); when on, every second full segment is ACKed at once",
+        source: "seed 001 Table 2 (off); RFC 1122 §4.2.3.2 (at most 500 ms)",
+        access: field!(delayed_ack),
+    },
+    Param {
+        key: "dupack_threshold",
+        syntax: COUNT,
+        unit: "",
+        range: Range::AtLeast(1.0),
+        doc: "Duplicate ACKs that trigger fast retransmit",
+        source: "RFC 5681 §3.2",
+        access: field!(dupack_threshold),
+    },
+    Param {
+        key: "max_syn_retries",
+        syntax: COUNT,
+        unit: "",
+        range: Range::Any,
+        doc: "Retransmissions of a SYN or SYN-ACK before the connection is abandoned",
+        source: "Linux tcp_syn_retries",
+        access: field!(max_syn_retries),
+    },
+    Param {
+        key: "max_retries",
+        syntax: COUNT,
+        unit: "",
+        range: Range::Any,
+        doc: "Retransmissions of a data segment or FIN before the connection is abandoned",
+        source: "Linux tcp_retries2",
+        access: field!(max_retries),
+    },
+    Param {
+        key: "ecn",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "ECN (RFC 3168): negotiated on the handshake; ECT data, ECE halves the window once per window",
+        source: "ns-2 ecn_ 0; seed 001 runs both",
+        access: field!(ecn),
+    },
+    Param {
+        key: "limited_transmit",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Limited Transmit (RFC 3042): a new segment on each of the first two duplicate ACKs",
+        source: "ns-2 Full-TCP has none",
+        access: field!(limited_transmit),
+    },
+    Param {
+        key: "timestamps",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Timestamps option (RFC 7323): 12 more bytes per segment, an RTT sample on every advancing ACK",
+        source: "ns-2 Full-TCP timestamps_ false",
+        access: field!(timestamps),
+    },
+    Param {
+        key: "ns2_fulltcp",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "ns-2.35 Full-TCP's packet sequence as PackMime drives it (pure ACK before the request, FIN rules, 100 ms ACK tick)",
+        source: "ns-2.35 tcp/tcp-full.cc (issue 11); off: the RFC behaviour",
+        access: field!(ns2_fulltcp),
+    },
+    Param {
+        key: "rto",
+        syntax: choice("rto", RtoRules::OPTIONS),
+        unit: "",
+        range: Range::Any,
+        doc: "RTO rules: RFC 6298, or FreeBSD's tcp_xmit_timer (samples from one tick, RTO ≥ sample + 2 ticks)",
+        source: "RFC 6298; bsd: FreeBSD 2.2.8 (seed 000)",
+        access: field!(rto_rules),
+    },
+    Param {
+        key: "ssthresh",
+        syntax: choice("ssthresh", SsthreshRule::OPTIONS),
+        unit: "",
+        range: Range::Any,
+        doc: "Loss response: max(FlightSize/2, 2·MSS) at the first expiry, or ns-2's half window on every loss",
+        source: "RFC 5681 eq. 4; ns2: ns-2.35 tcp.cc slowdown()",
+        access: field!(ssthresh_rule),
+    },
+    Param {
+        key: "backoff_reset",
+        syntax: choice("backoff_reset", BackoffReset::OPTIONS),
+        unit: "",
+        range: Range::Any,
+        doc: "When the RTO backoff ends: the next valid RTT sample, or any ACK of new data",
+        source: "RFC 6298 §5.5 with Karn; ack: ns-2.35 tcp-full.cc newack()",
+        access: field!(backoff_reset),
+    },
+    Param {
+        key: "slow_start",
+        syntax: choice("slow_start", SlowStartGrowth::OPTIONS),
+        unit: "",
+        range: Range::Any,
+        doc: "Slow-start growth per ACK: min(bytes acknowledged, MSS), or one segment per ACK of new data",
+        source: "RFC 5681 eq. 2; ns2: ns-2.35 tcp.cc opencwnd()",
+        access: field!(slow_start),
+    },
+];
+
+const NS2: Profile = Profile {
+    name: "ns2",
+    doc: "ns-2.35 Full-TCP's rules, as the ns-2 twins run them (issue 11)",
+    sets: &[
+        ProfileSet::set("ns2_fulltcp", Value::Bool(true)),
+        ProfileSet::set("ssthresh", Value::Choice("ns2")),
+        ProfileSet::set("backoff_reset", Value::Choice("ack")),
+        ProfileSet::set("slow_start", Value::Choice("ns2")),
+    ],
+};
+
+const FREEBSD: Profile = Profile {
+    name: "freebsd",
+    doc: "seed 000's FreeBSD 2.2.8 hosts (§4.1.4): Reno, timestamps, 16 KB window, 500 ms slow timer, BSD RTO rules",
+    sets: &[
+        ProfileSet::set("variant", Value::Choice("reno")),
+        ProfileSet::set("timestamps", Value::Bool(true)),
+        ProfileSet::set("mss", Value::Int(1448)),
+        ProfileSet::set("receive_window", Value::Int(16384)),
+        ProfileSet::set("initial_window", Value::Int(2)),
+        ProfileSet::set("min_rto", Value::Duration(SimDuration::from_secs(1))),
+        ProfileSet::set("initial_rto", Value::Duration(SimDuration::from_secs(6))),
+        ProfileSet::set("clock_granularity", Value::Duration(SimDuration::from_millis(500))),
+        ProfileSet::set("rto", Value::Choice("bsd")),
+    ],
+};
+
+const LINUX: Profile = Profile {
+    name: "linux",
+    doc: "Linux defaults as far as expressible: CUBIC (tcp_congestion_control), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; not expressed: SACK with CUBIC, the SRTT + 200 ms RTO floor, quick-ACK mode",
+    sets: &[
+        ProfileSet::set("variant", Value::Choice("cubic")),
+        ProfileSet::set("initial_window", Value::Int(10)),
+        ProfileSet::set("min_rto", Value::Duration(SimDuration::from_millis(200))),
+        ProfileSet::set("initial_rto", Value::Duration(SimDuration::from_secs(1))),
+        ProfileSet::set("max_rto", Value::Duration(SimDuration::from_secs(120))),
+        ProfileSet::set("timestamps", Value::Bool(true)),
+        ProfileSet::set("mss", Value::Int(1448)),
+        ProfileSet::set("delayed_ack", Value::Duration(SimDuration::from_millis(40))),
+        ProfileSet::set("clock_granularity", Value::Duration(SimDuration::from_millis(1))),
+        ProfileSet::set("receive_window", Value::Int(6_291_456)),
+    ],
+};
+
+fn cross(key: &str, reason: String) -> Result<(), ParamError> {
+    Err(ParamError {
+        key: key.into(),
+        reason,
+    })
+}
+
+impl TcpConfig {
+    /// The declared ranges ([`MODEL`]), then receive_window ≥ mss, min_rto ≤ max_rto and
+    /// initial_rto ≤ max_rto. A cross-key error names the first key of its rule; the parser
+    /// reports it at the key of the rule the table gave.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_ranges(MODEL.params, self)?;
+        if self.receive_window < self.mss {
+            return cross(
+                "receive_window",
+                format!(
+                    "receive_window ({} B) must be at least one mss ({} B)",
+                    self.receive_window, self.mss
+                ),
+            );
+        }
+        if self.min_rto > self.max_rto {
+            return cross(
+                "min_rto",
+                format!(
+                    "min_rto ({}) must not exceed max_rto ({})",
+                    duration_text(self.min_rto.as_nanos()),
+                    duration_text(self.max_rto.as_nanos())
+                ),
+            );
+        }
+        if self.initial_rto > self.max_rto {
+            return cross(
+                "initial_rto",
+                format!(
+                    "initial_rto ({}) must not exceed max_rto ({})",
+                    duration_text(self.initial_rto.as_nanos()),
+                    duration_text(self.max_rto.as_nanos())
+                ),
+            );
+        }
+        Ok(())
+    }
+}

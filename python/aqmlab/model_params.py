@@ -1,0 +1,56 @@
+"""Model parameters as the Rust core declares them (the `declare` crate: `crates/tcp/src/params.rs`
+for `[tcp]`, each queue discipline's `MODEL` in `crates/aqm/src/<kind>.rs`).
+
+`params("red")` lists the keys of a `kind = "red"` queue table (`params("tcp")` those of `[tcp]`),
+one dict each: `key`, `value` (how it is written), `unit`, `default` (as written in a scenario
+file), `range`, `doc`, `source` (paper, RFC, ns-2 default) and `search` (the default search range
+a tuner offers, as a tuning table writes it; "" for switches and choices). `models()` lists the
+names (`tcp`, then the queue kinds), `kinds()` the queue kinds; `text("red")` is the table
+`aqmlab params red` prints. Nothing is restated here: each key is declared once beside its model,
+and these read that declaration.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from aqmlab import _core
+
+
+def models() -> list[str]:
+    """Every declared model: `tcp`, then the queue kinds in the order of docs/queue-disciplines.md."""
+    return list(_core.param_models())
+
+
+def kinds() -> list[str]:
+    """Every queue `kind`, in the order of docs/queue-disciplines.md."""
+    return [m for m in models() if m != "tcp"]
+
+
+def params(name: str) -> list[dict[str, str]]:
+    """The declared keys of model `name` (`tcp` or a queue kind); ValueError for an unknown one."""
+    return list(_core.model_params(name))
+
+
+def text(name: str) -> str:
+    """The aligned table of `name`'s keys, with its title and profiles."""
+    return str(_core.model_params_text(name))
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`aqmlab params [NAME]`."""
+    p = sub.add_parser(
+        "params",
+        help="list a model's keys ([tcp] or a queue kind): units, defaults, ranges, sources",
+        description="Without NAME, list the models (tcp and the queue kinds); with NAME, its keys "
+        "as the core declares them (the same tables as the README and docs/queue-disciplines.md).",
+    )
+    p.add_argument("kind", nargs="?", metavar="NAME", help="tcp, or a queue kind such as red")
+
+
+def cmd_params(args: argparse.Namespace) -> int:
+    if args.kind is None:
+        print("\n".join(models()))
+    else:
+        print(text(args.kind), end="")
+    return 0

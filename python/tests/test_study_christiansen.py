@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from aqmlab import model_params
 from aqmlab.reproduce import read_paper
 from aqmlab.studies import christiansen as c
 from aqmlab.studies import load
@@ -255,15 +256,13 @@ def test_presets_have_the_freebsd_tcp_profile():
     unc = tomllib.loads((PRESETS / "lab_unconstrained.toml").read_text())
     con = tomllib.loads((PRESETS / "lab_constrained.toml").read_text())
     assert unc["tcp"] == con["tcp"]
-    # 1448 B + 40 B headers + 12 B timestamp option = 1500 B; 4.4BSD's first RTO 6 s.
-    t = unc["tcp"]
-    assert (t["timestamps"], t["mss"], t["initial_rto"], t["initial_window"]) == (True, "1448B", "6s", 2)
-    assert (t["variant"], t["receive_window"], t["min_rto"], t["clock_granularity"]) == (
-        "reno", "16384B", "1s", "500ms",
-    )  # fmt: skip
-    assert "delayed_ack" not in t
-    # FreeBSD's tcp_xmit_timer: data timeouts of 1.5-2 s on the lab's sub-tick RTTs (§6.1.2).
-    assert t["rto"] == "bsd"
+    # The freebsd profile (crates/tcp/src/params.rs), nothing else: no delayed ACK.
+    assert unc["tcp"] == {"profile": "freebsd"}
+    # What the profile sets: 1448 B + 40 B headers + 12 B timestamp option = 1500 B; 4.4BSD's
+    # first RTO 6 s; FreeBSD's tcp_xmit_timer, data timeouts of 1.5-2 s on the lab's sub-tick
+    # RTTs (§6.1.2). (crates/scenario/tests/tcp_keys_declared.rs checks the parsed values.)
+    sets = next(ln for ln in model_params.text("tcp").splitlines() if 'profile = "freebsd"' in ln)
+    assert "Reno, timestamps, 16 KB window, 500 ms slow timer, BSD RTO rules" in sets
     assert con["workload"][0]["users"] == USERS_98 and unc["workload"][0]["users"] == 3353
     # The two presets differ only in the router link rate, the queues and the browser count.
     assert unc["topology"] == {**con["topology"], "bottleneck_rate": "100Mbps"}

@@ -1,12 +1,13 @@
 """Model parameters as the Rust core declares them (the `declare` crate: `crates/tcp/src/params.rs`
 for `[tcp]`, each queue discipline's `MODEL` in `crates/aqm/src/<kind>.rs`).
 
-`params("red")` lists the keys of a `kind = "red"` queue table (`params("tcp")` those of `[tcp]`),
+`params("red")` lists the keys of a `kind = "red"` queue table (`params("tcp")` those of `[tcp]`,
+`params("mah")` those of a declared workload kind, crates/traffic/src/workload/params.rs),
 one dict each: `key`, `value` (how it is written), `unit`, `default` (as written in a scenario
 file), `range`, `doc`, `source` (paper, RFC, ns-2 default) and `search` (the default search range
-a tuner offers, as a tuning table writes it; "" for switches and choices). `models()` lists the
-names (`tcp`, then the queue kinds), `kinds()` the queue kinds; `text("red")` is the table
-`aqmlab params red` prints. Nothing is restated here: each key is declared once beside its model,
+a tuner offers, as a tuning table writes it; "" for switches and choices). `models()` lists
+the names (`tcp`, the queue kinds, the declared workload kinds), `kinds()` the queue kinds;
+`text("red")` is the table `aqmlab params red` prints. Nothing is restated here: each key is declared once beside its model,
 and these read that declaration.
 """
 
@@ -18,13 +19,13 @@ from aqmlab import _core
 
 
 def models() -> list[str]:
-    """Every declared model: `tcp`, then the queue kinds in the order of docs/queue-disciplines.md."""
+    """Every declared model: `tcp`, the queue kinds (docs/queue-disciplines.md), the workloads."""
     return list(_core.param_models())
 
 
 def kinds() -> list[str]:
     """Every queue `kind`, in the order of docs/queue-disciplines.md."""
-    return [m for m in models() if m != "tcp"]
+    return list(_core.queue_kinds())
 
 
 def params(name: str) -> list[dict[str, str]]:
@@ -41,11 +42,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """`aqmlab params [NAME]`."""
     p = sub.add_parser(
         "params",
-        help="list a model's keys ([tcp] or a queue kind): units, defaults, ranges, sources",
-        description="Without NAME, list the models (tcp and the queue kinds); with NAME, its keys "
-        "as the core declares them (the same tables as the README and docs/queue-disciplines.md).",
+        help="list a model's keys ([tcp], a queue or a workload kind): units, defaults, ranges, "
+        "sources",
+        description="Without NAME, list the models (tcp, the queue kinds, the declared workload "
+        "kinds); with NAME, its keys as the core declares them (the same tables as the README, "
+        "docs/queue-disciplines.md and docs/workloads.md).",
     )
-    p.add_argument("kind", nargs="?", metavar="NAME", help="tcp, or a queue kind such as red")
+    p.add_argument("kind", nargs="?", metavar="NAME", help="tcp, a queue kind such as red, or mah")
 
 
 def cmd_params(args: argparse.Namespace) -> int:

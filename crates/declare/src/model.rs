@@ -48,6 +48,15 @@ pub enum KeyRule {
         other: &'static str,
         reason: &'static str,
     },
+    /// `key` may only be given when the choice key `other` is `value`.
+    NeedsChoice {
+        key: &'static str,
+        other: &'static str,
+        value: &'static str,
+        reason: &'static str,
+    },
+    /// `key` must be given (it has no default).
+    Required { key: &'static str },
 }
 
 /// One override of a named profile: `key = value` where the table does not give `key`, none of
@@ -180,6 +189,7 @@ impl<P: Default + 'static, O: 'static> Declared<O> for Model<P, O> {
                 doc: p.doc,
                 source: p.source,
                 default: (p.access.get)(&d),
+                required: self.rules.contains(&KeyRule::Required { key: p.key }),
             })
             .collect()
     }
@@ -229,6 +239,18 @@ impl<P: Default + 'static, O: 'static> Declared<O> for Model<P, O> {
             self.param(k)
                 .is_some_and(|q| (q.access.get)(&p) == Value::Bool(true))
         };
+        let is_choice = |k: &str, want: &'static str| {
+            self.param(k)
+                .is_some_and(|q| (q.access.get)(&p) == Value::Choice(want))
+        };
+        // Missing keys first: they are reported before any other rule.
+        for r in self.rules {
+            if let KeyRule::Required { key } = *r {
+                if !has(key) {
+                    return Err(err(key, "missing required key"));
+                }
+            }
+        }
         for r in self.rules {
             match *r {
                 KeyRule::Conflict { key, other, reason } if has(key) && has(other) => {
@@ -242,6 +264,12 @@ impl<P: Default + 'static, O: 'static> Declared<O> for Model<P, O> {
                 KeyRule::NeedsTrue { key, other, reason } if has(key) && !is_true(other) => {
                     return Err(err(key, reason))
                 }
+                KeyRule::NeedsChoice {
+                    key,
+                    other,
+                    value,
+                    reason,
+                } if has(key) && !is_choice(other, value) => return Err(err(key, reason)),
                 _ => {}
             }
         }

@@ -21,6 +21,8 @@ pub enum Syntax {
     Size,
     /// A duration string with a unit (`"5ms"`).
     Duration,
+    /// A rate string with a unit (`"10Mbps"`), in bit/s ([`Value::Int`]).
+    Rate,
     /// `false` (off: [`Value::Unset`]) or a duration string; `true` is refused with this hint.
     DurationOrOff(&'static str),
     /// `true` or `false`.
@@ -95,4 +97,7 @@ pub struct ParamInfo {
     pub source: &'static str,
     /// The default, as read from the params struct's `Default`.
     pub default: Value,
+    /// The key must be given ([`KeyRule::Required`](crate::KeyRule::Required)); `default` is then
+    /// only the struct's placeholder.
+    pub required: bool,
 }

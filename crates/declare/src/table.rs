@@ -12,6 +12,7 @@ pub fn value_text(v: Value, syntax: Syntax) -> String {
     match v {
         Value::Num(x) => number(x),
         Value::Int(i) if syntax == Syntax::Size => format!("\"{i}B\""),
+        Value::Int(i) if syntax == Syntax::Rate => format!("\"{i}bps\""),
         Value::Int(i) => i.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Duration(d) => format!("\"{}\"", duration_text(d.as_nanos())),
@@ -57,6 +58,7 @@ pub fn syntax_text(s: Syntax) -> String {
         Syntax::PacketsOrBytes => "integer or size".into(),
         Syntax::Size => "size".into(),
         Syntax::Duration => "duration".into(),
+        Syntax::Rate => "rate".into(),
         Syntax::DurationOrOff(_) => "false or duration".into(),
         Syntax::Bool => "bool".into(),
         Syntax::Choice { options, .. } => quoted(options),
@@ -85,7 +87,11 @@ pub fn cells(p: &ParamInfo) -> [String; 7] {
         p.key.to_string(),
         syntax_text(p.syntax),
         p.unit.to_string(),
-        value_text(p.default, p.syntax),
+        if p.required {
+            "required".into()
+        } else {
+            value_text(p.default, p.syntax)
+        },
         range_text(p.range),
         p.doc.to_string(),
         p.source.to_string(),

@@ -276,13 +276,20 @@ fn run_named<'py>(
     Ok(d)
 }
 
-/// Every declared model a scenario table selects: `tcp` (the `[tcp]` table), then every queue
-/// `kind`, in the order of the docs.
+/// Every declared model a scenario table selects: `tcp` (the `[tcp]` table), every queue
+/// `kind` in the order of the docs, then the declared workload kinds.
 #[pyfunction]
 fn param_models() -> Vec<&'static str> {
     let mut names = vec![tcp::params::MODEL.kind];
     names.extend(aqm::models().iter().map(|m| m.kind()));
+    names.extend(traffic::workload::params::models().iter().map(|m| m.kind()));
     names
+}
+
+/// Every queue `kind`, in the order of the docs.
+#[pyfunction]
+fn queue_kinds() -> Vec<&'static str> {
+    aqm::models().iter().map(|m| m.kind()).collect()
 }
 
 /// The keys and the plain-text table of model `name` (`tcp` or a queue kind).
@@ -290,6 +297,9 @@ fn declared(name: &str) -> PyResult<(Vec<declare::ParamInfo>, String)> {
     use declare::Declared;
     if name == tcp::params::MODEL.kind {
         let m = &tcp::params::MODEL;
+        return Ok((m.params(), declare::table::text(m)));
+    }
+    if let Some(m) = traffic::workload::params::model(name) {
         return Ok((m.params(), declare::table::text(m)));
     }
     match aqm::model(name) {
@@ -301,8 +311,9 @@ fn declared(name: &str) -> PyResult<(Vec<declare::ParamInfo>, String)> {
     }
 }
 
-/// The declared keys of model `name` (`tcp` or a queue kind; `declare` crate), one dict each:
-/// key, value (how it is written), unit, default (as written in a scenario), range, doc,
+/// The declared keys of model `name` (`tcp`, a queue kind or a declared workload kind; `declare`
+/// crate), one dict each: key, value (how it is written), unit, default (as written in a
+/// scenario, or "required"), range, doc,
 /// source, search (the default search range a tuner offers, as a tuning table writes it, or
 /// ""). `ValueError` for an unknown name.
 #[pyfunction]
@@ -314,7 +325,11 @@ fn model_params<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>
         d.set_item("key", p.key)?;
         d.set_item("value", syntax_text(p.syntax))?;
         d.set_item("unit", p.unit)?;
-        d.set_item("default", value_text(p.default, p.syntax))?;
+        let default = match p.required {
+            true => "required".to_string(),
+            false => value_text(p.default, p.syntax),
+        };
+        d.set_item("default", default)?;
         d.set_item("range", range_text(p.range))?;
         d.set_item("doc", p.doc)?;
         d.set_item("source", p.source)?;
@@ -341,6 +356,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario_text, m)?)?;
     m.add_function(wrap_pyfunction!(param_models, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(model_params, m)?)?;
     m.add_function(wrap_pyfunction!(model_params_text, m)?)?;
     Ok(())

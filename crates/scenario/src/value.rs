@@ -231,9 +231,6 @@ impl<'a> Tbl<'a> {
     pub fn req_str(&self, k: &str) -> Res<&'a str> {
         self.required(k, as_str)
     }
-    pub fn bool(&self, k: &str) -> Res<Option<bool>> {
-        self.opt(k, as_bool)
-    }
     pub fn int(&self, k: &str, min: i64, max: i64) -> Res<Option<i64>> {
         self.opt(k, |v, p| as_int(v, p, min, max))
     }

@@ -50,13 +50,13 @@
 
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{KeyError, Res};
-use crate::value::{as_str, as_table, kind, positive, size_u32, Tbl};
+use crate::value::{as_str, as_table, kind, Tbl};
 use sim::{BoxRtt, HostPlacement, WorkloadDelayBox};
 use std::path::Path;
 use toml::Value;
 use traffic::packmime::RttSide;
-use traffic::{Arrival, BulkFlow, DatagramFlow, WorkloadConfig};
-use units::{SimDuration, SimTime};
+use traffic::{Arrival, BulkFlow, WorkloadConfig};
+use units::SimTime;
 
 /// Host counts of the topology the workloads run on.
 #[derive(Clone, Copy, Debug)]
@@ -241,28 +241,18 @@ pub(crate) fn parse(root: &Tbl, groups: &Groups, base_dir: &Path) -> Res<Vec<Par
 }
 
 fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
-    match kind(
-        t,
-        "kind",
-        &[
-            "http10",
-            "pareto_web",
-            "bulk",
-            "mah",
-            "packmime",
-            "cbr",
-            "onoff",
-            "replay",
-        ],
-    )? {
+    let mut kinds = vec!["http10", "bulk", "replay"];
+    kinds.extend(traffic::workload::params::models().iter().map(|m| m.kind()));
+    match kind(t, "kind", &kinds)? {
         "replay" => parse_replay(t, hosts, base_dir),
-        "cbr" => Ok(WorkloadConfig::Cbr(parse_datagram(t, hosts, &[])?)),
-        "onoff" => parse_onoff(t, hosts),
         "http10" => parse_http10(t, hosts, base_dir),
-        "packmime" => parse_packmime(t, hosts),
-        "pareto_web" => parse_pareto_web(t, hosts),
-        "mah" => parse_mah(t, hosts),
-        _ => parse_bulk(t, hosts),
+        "bulk" => parse_bulk(t, hosts),
+        k => {
+            let m = traffic::workload::params::model(k).expect("a listed kind is declared");
+            crate::declared::parse(t, m, &["kind"])?
+                .place(hosts.clients, hosts.servers)
+                .map_err(|e| t.err(&e.key, e.reason))
+        }
     }
 }
 
@@ -344,92 +334,6 @@ fn parse_http10(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
     })
 }
 
-/// `kind = "mah"`: Mah's browsing users with the embedded Mah-97 tables. Defaults are Mah's
-/// model with seed 000's concurrency and think-time clip (`traffic::MahConfig::new`).
-fn parse_mah(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
-    t.allow(&[
-        "kind",
-        "users",
-        "clients",
-        "servers",
-        "server_choice",
-        "zipf_exponent",
-        "max_parallel",
-        "think_cap",
-        "primary_replies",
-        "think_on_server_change",
-    ])?;
-    let users = t.req_u32("users", 1)?;
-    let (clients, servers) = host_subset(t, hosts)?;
-    let mut m = traffic::MahConfig::new(users, clients, servers);
-    let choice = match t.get("server_choice") {
-        None => "uniform",
-        Some(_) => kind(t, "server_choice", &["uniform", "zipf"])?,
-    };
-    if choice == "zipf" {
-        let exponent = t.num("zipf_exponent")?.unwrap_or(1.0);
-        if !(exponent.is_finite() && exponent >= 0.0) {
-            return Err(t.err("zipf_exponent", format!("must be ≥ 0, got {exponent}")));
-        }
-        m.server_choice = traffic::ServerChoice::Zipf { exponent };
-    } else if t.has("zipf_exponent") {
-        return Err(t.err(
-            "zipf_exponent",
-            "only meaningful with server_choice = \"zipf\"",
-        ));
-    }
-    if let Some(n) = t.u32("max_parallel", 1)? {
-        m.max_parallel = n;
-    }
-    if let Some(d) = t.duration("think_cap")? {
-        if d.as_nanos() == 0 {
-            return Err(t.err("think_cap", "must be greater than 0"));
-        }
-        m.think_cap_s = d.as_secs_f64();
-    }
-    if t.has("primary_replies") {
-        m.primary_replies = match kind(
-            t,
-            "primary_replies",
-            &["first_of_page", "first_two_of_page", "first_two_of_run"],
-        )? {
-            "first_of_page" => traffic::PrimaryReplies::FirstOfPage,
-            "first_two_of_page" => traffic::PrimaryReplies::FirstTwoOfPage,
-            _ => traffic::PrimaryReplies::FirstTwoOfRun,
-        };
-    }
-    if let Some(b) = t.bool("think_on_server_change")? {
-        m.think_on_server_change = b;
-    }
-    Ok(WorkloadConfig::Mah(m))
-}
-
-/// `kind = "packmime"`: ns-2.35 PackMime-HTTP, HTTP/1.0 or 1.1 (reference/packmime/MODEL.md).
-fn parse_packmime(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
-    t.allow(&["kind", "rate", "http", "clients", "servers"])?;
-    let rate = t.req_num("rate")?;
-    let http = match t.get("http") {
-        None => traffic::HttpVersion::Http10,
-        Some(_) => match kind(t, "http", &["1.0", "1.1"])? {
-            "1.1" => traffic::HttpVersion::Http11,
-            _ => traffic::HttpVersion::Http10,
-        },
-    };
-    if !(rate > 0.0 && rate.is_finite()) {
-        return Err(t.err(
-            "rate",
-            format!("must be a finite number of new connections per second > 0, got {rate}"),
-        ));
-    }
-    let (clients, servers) = host_subset(t, hosts)?;
-    Ok(WorkloadConfig::PackMime {
-        rate,
-        clients,
-        servers,
-        http,
-    })
-}
-
 /// `kind = "replay"`: a connection trace (`traffic::parse_replay_csv`), read now.
 fn parse_replay(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
     t.allow(&["kind", "file", "clients", "servers"])?;
@@ -448,123 +352,6 @@ fn parse_replay(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
         conns,
         clients,
         servers,
-    })
-}
-
-fn parse_pareto_web(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
-    t.allow(&[
-        "kind", "flows", "shape", "mean", "min", "max", "off_time", "clients", "servers",
-    ])?;
-    let flows = t.req_u32("flows", 1)?;
-    // Seed 003 §4 (p. 548–550): max 2 MB, mean 10 KB, min 1 KB, shape 1.2, off time 0.5 s.
-    let shape = t.num("shape")?.unwrap_or(1.2);
-    let mean = t.size("mean")?.unwrap_or(10_000) as f64;
-    let min = t.size("min")?.unwrap_or(1_000) as f64;
-    let max = t.size("max")?.unwrap_or(2_000_000) as f64;
-    let off_time = t
-        .duration("off_time")?
-        .unwrap_or(SimDuration::from_millis(500));
-    if shape <= 0.0 {
-        return Err(t.err("shape", format!("must be greater than 0, got {shape}")));
-    }
-    if min <= 0.0 {
-        return Err(t.err("min", "must be greater than 0"));
-    }
-    if min >= max {
-        return Err(t.err("min", format!("must be less than max ({min} B ≥ {max} B)")));
-    }
-    if !(mean > min && mean < max) {
-        return Err(t.err(
-            "mean",
-            format!("must lie strictly between min and max ({min} B … {max} B), got {mean} B"),
-        ));
-    }
-    let (clients, servers) = host_subset(t, hosts)?;
-    Ok(WorkloadConfig::ParetoWeb {
-        flows,
-        shape,
-        mean_bytes: mean,
-        min_bytes: min,
-        max_bytes: max,
-        off_time,
-        clients,
-        servers,
-    })
-}
-
-/// The keys shared by `cbr` and `onoff` (plus `extra` allowed keys).
-fn parse_datagram(t: &Tbl, hosts: Hosts, extra: &[&str]) -> Res<DatagramFlow> {
-    let mut keys = vec![
-        "kind",
-        "rate",
-        "packet_size",
-        "start",
-        "stop",
-        "client",
-        "server",
-    ];
-    keys.extend_from_slice(extra);
-    t.allow(&keys)?;
-    let rate_bps = t.req_rate("rate")?.bps;
-    if rate_bps == 0 {
-        return Err(t.err("rate", "must be greater than 0"));
-    }
-    // ns-2 Application/Traffic/CBR and /Pareto default packetSize_ = 210 B.
-    let packet_bytes = size_u32(
-        t.size("packet_size")?.unwrap_or(210),
-        &t.key("packet_size"),
-        40,
-    )?;
-    let start = SimTime(t.duration("start")?.unwrap_or(SimDuration::ZERO).0);
-    let stop = t.duration("stop")?.map(|d| SimTime(d.0));
-    if let Some(s) = stop {
-        if s <= start {
-            return Err(t.err("stop", format!("must be after start ({start}), got {s}")));
-        }
-    }
-    let mut idx = [0u32; 2];
-    for (slot, (k, have)) in idx
-        .iter_mut()
-        .zip([("client", hosts.clients), ("server", hosts.servers)])
-    {
-        let i = t.u32(k, 0)?.unwrap_or(0);
-        if i >= have {
-            return Err(t.err(
-                k,
-                format!(
-                    "no route: {k} {i} does not exist; the cloud has {have} hosts (indices 0..={})",
-                    have - 1
-                ),
-            ));
-        }
-        *slot = i;
-    }
-    Ok(DatagramFlow {
-        rate_bps,
-        packet_bytes,
-        start,
-        stop,
-        client: idx[0],
-        server: idx[1],
-    })
-}
-
-fn parse_onoff(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
-    let flow = parse_datagram(t, hosts, &["on_time", "off_time", "shape"])?;
-    let on_mean = positive(t.req_duration("on_time")?, &t.key("on_time"))?;
-    let off_mean = positive(t.req_duration("off_time")?, &t.key("off_time"))?;
-    let shape = t.num("shape")?.unwrap_or(1.5); // ns-2 Application/Traffic/Pareto shape_
-    if !(shape.is_finite() && shape > 1.0) {
-        return Err(t.err(
-            "shape",
-            format!("must be greater than 1 (a Pareto with shape ≤ 1 has no mean), got {shape}"),
-        ));
-    }
-    Ok(WorkloadConfig::OnOff {
-        flow,
-        on_mean,
-        off_mean,
-        shape,
     })
 }
 

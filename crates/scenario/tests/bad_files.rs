@@ -637,7 +637,7 @@ fn packmime_rate_must_be_positive() {
     rejects(
         &packmime_with("rate = 0"),
         "workload[0].rate",
-        "new connections per second > 0",
+        "must be a finite number > 0 connections/s, got 0",
     );
     rejects(
         &packmime_with("rate = 5\nclients = 3"),
@@ -741,7 +741,7 @@ fn cbr_keys_are_checked() {
     rejects(
         &format!("{BASE}[[workload]]\nkind = \"onoff\"\nrate = \"1Mbps\"\non_time = \"1s\"\noff_time = \"1s\"\nshape = 1.0"),
         "workload[1].shape",
-        "greater than 1",
+        "must be a finite number > 1, got 1",
     );
 }
 

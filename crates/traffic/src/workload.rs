@@ -35,6 +35,7 @@ mod mah;
 mod onoff;
 mod packmime;
 mod pareto_web;
+pub mod params;
 mod poisson;
 mod replay;
 #[cfg(test)]

@@ -1,0 +1,46 @@
+//! The workload declarations (`traffic::workload::params`) are the one source: the tables of
+//! `docs/workloads.md` are what they render now, every key has a doc and a source, and no key is
+//! declared twice.
+//!
+//! After editing a declaration: `AQMLAB_WRITE_DOCS=1 cargo test -p traffic --test params_declared`
+//! rewrites the generated blocks.
+
+use declare::table::{markdown, regenerate};
+use std::path::PathBuf;
+use traffic::workload::params::{model, models};
+
+#[test]
+fn docs_are_generated_from_the_declarations() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/workloads.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let block = |what: &str| {
+        let kind = what.strip_prefix("params ")?;
+        model(kind).map(markdown)
+    };
+    let want = regenerate(&text, &block);
+    if std::env::var_os("AQMLAB_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    } else {
+        assert!(
+            want == text,
+            "docs/workloads.md is not current: run AQMLAB_WRITE_DOCS=1 cargo test -p traffic --test params_declared"
+        );
+    }
+    for m in models() {
+        let table = markdown(*m);
+        assert!(
+            want.contains(&format!("<!-- generated: params {} -->\n{table}", m.kind())),
+            "docs/workloads.md has no table for {}",
+            m.kind()
+        );
+        let keys = m.keys();
+        let mut unique = keys.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), keys.len(), "{}: a key declared twice", m.kind());
+        for p in m.params() {
+            assert!(!p.doc.is_empty() && !p.source.is_empty(), "{}", p.key);
+            assert!(table.contains(&format!("| `{}` |", p.key)));
+        }
+    }
+}

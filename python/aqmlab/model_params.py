@@ -7,8 +7,8 @@ one dict each: `key`, `value` (how it is written), `unit`, `default` (as written
 file), `range`, `doc`, `source` (paper, RFC, ns-2 default) and `search` (the default search range
 a tuner offers, as a tuning table writes it; "" for switches and choices). `models()` lists
 the names (`tcp`, the queue kinds, the declared workload kinds), `kinds()` the queue kinds;
-`text("red")` is the table `aqmlab params red` prints. Nothing is restated here: each key is declared once beside its model,
-and these read that declaration.
+`text("red")` is the table `aqmlab params red` prints. Nothing is restated here: each key is
+declared once beside its model, and these read that declaration.
 """
 
 from __future__ import annotations

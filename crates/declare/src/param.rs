@@ -21,6 +21,9 @@ pub enum Syntax {
     Size,
     /// A duration string with a unit (`"5ms"`).
     Duration,
+    /// A duration string that is a propagation delay or an RTT: at most
+    /// `units::limits::MAX_DELAY` (1e6 s), refused as written above that.
+    Delay,
     /// A rate string with a unit (`"10Mbps"`), in bit/s ([`Value::Int`]).
     Rate,
     /// `false` (off: [`Value::Unset`]) or a duration string; `true` is refused with this hint.

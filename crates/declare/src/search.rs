@@ -72,7 +72,9 @@ pub fn default_search(p: &ParamInfo) -> Option<Search> {
         }
         (Syntax::Size, Value::Int(d)) => int_bounds(d, min, u32::MAX as u64),
         (Syntax::Rate, Value::Int(d)) => int_bounds(d, min, u64::MAX),
-        (Syntax::Duration | Syntax::DurationOrOff(_), Value::Duration(d)) if d.as_nanos() > 0 => {
+        (Syntax::Duration | Syntax::Delay | Syntax::DurationOrOff(_), Value::Duration(d))
+            if d.as_nanos() > 0 =>
+        {
             let ns = d.as_nanos() as f64;
             let mut hi = (ns * SPAN) as u64;
             if let Range::PositiveAtMost(b) = p.range {

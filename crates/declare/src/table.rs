@@ -57,7 +57,7 @@ pub fn syntax_text(s: Syntax) -> String {
         Syntax::Integer(_) | Syntax::PacketLimit(_) => "integer".into(),
         Syntax::PacketsOrBytes => "integer or size".into(),
         Syntax::Size => "size".into(),
-        Syntax::Duration => "duration".into(),
+        Syntax::Duration | Syntax::Delay => "duration".into(),
         Syntax::Rate => "rate".into(),
         Syntax::DurationOrOff(_) => "false or duration".into(),
         Syntax::Bool => "bool".into(),

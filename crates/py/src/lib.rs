@@ -276,11 +276,13 @@ fn run_named<'py>(
     Ok(d)
 }
 
-/// Every declared model a scenario table selects: `tcp` (the `[tcp]` table), every queue
-/// `kind` in the order of the docs, then the declared workload kinds.
+/// Every declared model a scenario table selects: `tcp` (the `[tcp]` table), the topology
+/// tables (`dumbbell`, `parking_lot`, `cloud`), every queue `kind` in the order of the docs,
+/// then the declared workload kinds.
 #[pyfunction]
 fn param_models() -> Vec<&'static str> {
     let mut names = vec![tcp::params::MODEL.kind];
+    names.extend(topology_models().iter().map(|m| m.0));
     names.extend(aqm::models().iter().map(|m| m.kind()));
     names.extend(traffic::workload::params::models().iter().map(|m| m.kind()));
     names
@@ -292,12 +294,27 @@ fn queue_kinds() -> Vec<&'static str> {
     aqm::models().iter().map(|m| m.kind()).collect()
 }
 
+/// The topology tables' declarations (`sim::topology::params`), with their names.
+fn topology_models() -> [(&'static str, Vec<declare::ParamInfo>, String); 3] {
+    use declare::Declared;
+    use sim::topology::params::{CLOUD, DUMBBELL, PARKING_LOT};
+    let t = declare::table::text;
+    [
+        (DUMBBELL.kind, DUMBBELL.params(), t(&DUMBBELL)),
+        (PARKING_LOT.kind, PARKING_LOT.params(), t(&PARKING_LOT)),
+        (CLOUD.kind, CLOUD.params(), t(&CLOUD)),
+    ]
+}
+
 /// The keys and the plain-text table of model `name` (`tcp` or a queue kind).
 fn declared(name: &str) -> PyResult<(Vec<declare::ParamInfo>, String)> {
     use declare::Declared;
     if name == tcp::params::MODEL.kind {
         let m = &tcp::params::MODEL;
         return Ok((m.params(), declare::table::text(m)));
+    }
+    if let Some((_, params, text)) = topology_models().into_iter().find(|m| m.0 == name) {
+        return Ok((params, text));
     }
     if let Some(m) = traffic::workload::params::model(name) {
         return Ok((m.params(), declare::table::text(m)));

@@ -82,6 +82,7 @@ fn value(v: &Toml, p: &ParamInfo, path: &str) -> Res<Value> {
         },
         Syntax::Size => Value::Int(size_u32(as_size(v, path)?, path, min as u32)? as u64),
         Syntax::Duration => Value::Duration(as_duration(v, path)?),
+        Syntax::Delay => Value::Duration(crate::value::as_delay(v, path)?),
         Syntax::Rate => Value::Int(crate::value::as_rate(v, path)?.bps),
         Syntax::DurationOrOff(hint) => match v {
             Toml::Boolean(false) => Value::Unset,

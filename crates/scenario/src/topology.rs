@@ -1,8 +1,9 @@
 //! `[topology]` (plus the top-level `[queue]` and `[reverse_queue]`) → `sim::DumbbellConfig`.
 //!
-//! Keys: `kind = "dumbbell"` (the only kind), `clients`, `servers` (≥ 1), `access_rate`,
-//! `access_delay`, `bottleneck_rate`, `bottleneck_delay` (all required), `access_queue`
-//! (default droptail, 1000 packets), `[topology.delaybox]` with exactly one of `rtt` (a duration
+//! The plain keys of each table are declared in `sim::topology::params` (`aqmlab params
+//! dumbbell`, `parking_lot`, `cloud`); this file builds the queues, the DelayBox and the host
+//! groups around them. Dumbbell: `access_queue` (default droptail, 1000 packets),
+//! `[topology.delaybox]` with exactly one of `rtt` (a duration
 //! distribution, see `dist.rs`), `matrix` (clients × servers duration strings) or `matrix_file`
 //! (CSV, milliseconds as plain numbers, clients rows × servers columns, `#` comments and blank
 //! lines ignored, relative to the scenario's directory). Every delay and RTT is at most
@@ -16,11 +17,9 @@
 //! 003 §4.7: 35 Mbps client side, 30 Mbps server side). Host groups for workload placement:
 //! `clients`, `servers`.
 //!
-//! `kind = "parking_lot"` (seed 002 §III-A, `sim::ParkingLotConfig`): `routers` (≥ 2, default
-//! 8), `link_rate`, `link_delay` (required; every router-router link, both ways), `access_queue`
-//! (as above), `bottleneck` (the router link the summary reports, default `"r1_r2"`, the first
-//! congested link of seed 002), `[topology.clouds.NAME]` tables with `router` (0-based),
-//! `hosts`, `access_rate`, `access_delay` (all required). Queues: `[queue]` on every forward
+//! `kind = "parking_lot"` (seed 002 §III-A, `sim::ParkingLotConfig`): `access_queue` (as
+//! above), `bottleneck` (the router link the summary reports, default `"r1_r2"`, the first
+//! congested link of seed 002), `[topology.clouds.NAME]` tables. Queues: `[queue]` on every forward
 //! link `r{i}_r{i+1}`, `[reverse_queue]` (default `[queue]`) on every reverse link
 //! `r{i+1}_r{i}`, and `[topology.link_queue]` with a queue table per link name to override
 //! single links (DT-AQM mixes).
@@ -29,6 +28,7 @@
 //! `parking_lot_*`).
 
 use crate::budget;
+use crate::declared;
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{index, KeyError, Res};
 use crate::queue;
@@ -38,31 +38,8 @@ use aqm::{DisciplineParams, DropTailParams, LimitUnit, LinkInfo};
 use sim::{CloudConfig, DelayBoxConfig, DumbbellConfig, ParkingLotConfig, Topology};
 use std::path::Path;
 use units::limits::MAX_DELAY;
-use units::SimDuration;
-
-const TOPOLOGY_KEYS: &[&str] = &[
-    "kind",
-    "clients",
-    "servers",
-    "access_rate",
-    "access_delay",
-    "bottleneck_rate",
-    "bottleneck_delay",
-    "access_queue",
-    "delaybox",
-    "server_access_rate",
-];
-
-const PARKING_LOT_KEYS: &[&str] = &[
-    "kind",
-    "routers",
-    "link_rate",
-    "link_delay",
-    "access_queue",
-    "bottleneck",
-    "clouds",
-    "link_queue",
-];
+use sim::topology::params;
+use units::{Rate, SimDuration};
 
 /// Parse `[topology]`: the topology and its host groups (name, hosts).
 pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<(Topology, Groups)> {
@@ -97,16 +74,16 @@ pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<(Topology, Groups)> {
 }
 
 fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
-    t.allow(PARKING_LOT_KEYS)?;
-    let routers = t.u32("routers", 2)?.unwrap_or(8); // seed 002: 8 routers
-                                                     // Before the per-link tables below are built.
+    let extra = ["kind", "access_queue", "bottleneck", "clouds", "link_queue"];
+    let p = declared::parse(t, &params::PARKING_LOT, &extra)?;
+    let routers = p.routers;
+    // Before the per-link tables below are built.
     budget::check_nodes(
         routers as u64,
         &format!("{routers} routers"),
         &t.key("routers"),
     )?;
-    let link_rate = t.req_rate("link_rate")?;
-    let link_delay = t.req_delay("link_delay")?;
+    let (link_rate, link_delay) = (Rate::from_bps(p.link_rate), p.link_delay);
     let link = LinkInfo {
         rate: link_rate,
         delay: link_delay,
@@ -150,8 +127,8 @@ fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
     let mut clouds = Vec::new();
     for (name, v) in clouds_t.t.iter() {
         let c = as_table(v, &clouds_t.key(name))?;
-        c.allow(&["router", "hosts", "access_rate", "access_delay"])?;
-        let router = c.req_u32("router", 0)?;
+        let cp = declared::parse(&c, &params::CLOUD, &[])?;
+        let router = cp.router;
         if router >= routers {
             return Err(c.err(
                 "router",
@@ -164,9 +141,9 @@ fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
         clouds.push(CloudConfig {
             name: name.clone(),
             router,
-            hosts: c.req_u32("hosts", 1)?,
-            access_rate: c.req_rate("access_rate")?,
-            access_delay: c.req_delay("access_delay")?,
+            hosts: cp.hosts,
+            access_rate: Rate::from_bps(cp.access_rate),
+            access_delay: cp.access_delay,
         });
     }
     if clouds.is_empty() {
@@ -235,10 +212,8 @@ fn default_access_queue() -> DisciplineParams {
 /// `reverse_queue`).
 fn parse_dumbbell(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
     let t = root.req_table("topology")?;
-    t.allow(TOPOLOGY_KEYS)?;
-    kind(&t, "kind", &["dumbbell"])?;
-    let clients = t.req_u32("clients", 1)?;
-    let servers = t.req_u32("servers", 1)?;
+    let p = declared::parse(&t, &params::DUMBBELL, &["kind", "access_queue", "delaybox"])?;
+    let (clients, servers) = (p.clients, p.servers);
     let nodes = clients as u64 + servers as u64 + 2;
     budget::check_nodes(
         nodes,
@@ -249,14 +224,9 @@ fn parse_dumbbell(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
             "servers"
         }),
     )?;
-    let access_rate = t.req_rate("access_rate")?;
-    let access_delay = t.req_delay("access_delay")?;
-    let server_access_rate = t
-        .get("server_access_rate")
-        .map(|_| t.req_rate("server_access_rate"))
-        .transpose()?;
-    let bottleneck_rate = t.req_rate("bottleneck_rate")?;
-    let bottleneck_delay = t.req_delay("bottleneck_delay")?;
+    let (access_rate, access_delay) = (Rate::from_bps(p.access_rate), p.access_delay);
+    let server_access_rate = p.server_access_rate.map(Rate::from_bps);
+    let (bottleneck_rate, bottleneck_delay) = (Rate::from_bps(p.bottleneck_rate), p.bottleneck_delay);
 
     let access_queue = match t.table("access_queue")? {
         Some(q) => queue::parse(&q)?,

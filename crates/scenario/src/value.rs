@@ -250,9 +250,6 @@ impl<'a> Tbl<'a> {
     pub fn req_num(&self, k: &str) -> Res<f64> {
         self.required(k, as_num)
     }
-    pub fn req_rate(&self, k: &str) -> Res<Rate> {
-        self.required(k, as_rate)
-    }
     pub fn duration(&self, k: &str) -> Res<Option<SimDuration>> {
         self.opt(k, as_duration)
     }
@@ -260,9 +257,6 @@ impl<'a> Tbl<'a> {
         self.required(k, as_duration)
     }
     /// A required propagation delay (`as_delay`).
-    pub fn req_delay(&self, k: &str) -> Res<SimDuration> {
-        self.required(k, as_delay)
-    }
     pub fn size(&self, k: &str) -> Res<Option<u64>> {
         self.opt(k, as_size)
     }

@@ -11,7 +11,7 @@ pub mod network;
 pub mod output;
 mod packet;
 mod run;
-mod topology;
+pub mod topology;
 mod world;
 
 pub use config::{

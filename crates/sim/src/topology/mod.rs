@@ -3,6 +3,7 @@
 //! (`dumbbell.rs`: `clients`, `servers`; `parking_lot.rs`: the configured clouds).
 
 pub mod dumbbell;
+pub mod params;
 pub mod parking_lot;
 
 /// A built topology.

@@ -298,11 +298,11 @@ fn queue_kinds() -> Vec<&'static str> {
 fn topology_models() -> [(&'static str, Vec<declare::ParamInfo>, String); 3] {
     use declare::Declared;
     use sim::topology::params::{CLOUD, DUMBBELL, PARKING_LOT};
-    let t = declare::table::text;
+    use declare::table::text;
     [
-        (DUMBBELL.kind, DUMBBELL.params(), t(&DUMBBELL)),
-        (PARKING_LOT.kind, PARKING_LOT.params(), t(&PARKING_LOT)),
-        (CLOUD.kind, CLOUD.params(), t(&CLOUD)),
+        (DUMBBELL.kind, DUMBBELL.params(), text(&DUMBBELL)),
+        (PARKING_LOT.kind, PARKING_LOT.params(), text(&PARKING_LOT)),
+        (CLOUD.kind, CLOUD.params(), text(&CLOUD)),
     ]
 }
 

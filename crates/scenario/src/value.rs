@@ -331,7 +331,7 @@ mod tests {
     #[test]
     fn bare_number_for_rate_names_the_unit() {
         let t = tbl("r = 10");
-        let e = Tbl::root(&t).req_rate("r").unwrap_err();
+        let e = as_rate(&t["r"], "r").unwrap_err();
         assert_eq!(e.key, "r");
         assert!(
             e.reason.contains("a unit is required") && e.reason.contains("Mbps"),
@@ -362,9 +362,9 @@ mod tests {
     #[test]
     fn delay_bound_shows_the_value_as_written() {
         let t = tbl("a = \"1e6s\"\nb = \"1000001s\"\nc = \"1e30s\"");
-        let r = Tbl::root(&t);
-        assert_eq!(r.req_delay("a").unwrap(), MAX_DELAY);
-        let e = r.req_delay("b").unwrap_err();
+        let delay = |k: &str| as_delay(&t[k], k);
+        assert_eq!(delay("a").unwrap(), MAX_DELAY);
+        let e = delay("b").unwrap_err();
         assert_eq!(
             (e.key.as_str(), e.reason.as_str()),
             (
@@ -373,8 +373,7 @@ mod tests {
             )
         );
         // Above every duration's bound, the units parser's own message comes first.
-        assert!(r
-            .req_delay("c")
+        assert!(delay("c")
             .unwrap_err()
             .reason
             .starts_with("\"1e30s\": too large"));

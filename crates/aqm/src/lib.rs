@@ -8,6 +8,7 @@
 //! `arrivals = enqueued + early_drops + forced_drops + overflow_drops` and
 //! `queued_now = enqueued − dequeued − dequeue_drops`.
 
+pub mod admit;
 pub mod ared;
 pub mod avq;
 pub mod blue;

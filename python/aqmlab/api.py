@@ -1,43 +1,22 @@
 """`aqmlab.run()`: run the variants of a scenario file through the Rust core and get pandas
-DataFrames back; `RunResult` is what one variant produced (and what `load_run` reads back)."""
+DataFrames back, one `RunResult` (aqmlab.record) per variant, written with `aqmlab.io`."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
 
 from aqmlab import _core
 from aqmlab.build import engine_build
-from aqmlab.io import check_out_dir, check_run_target, parse_summary, remove_stale_scratch, write_run
+from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch, write_run
+from aqmlab.record import RunResult, parse_summary
 from aqmlab.tables import arrow_to_frame, columns_to_arrow
+
+__all__ = ["ProgressFn", "RunResult", "run", "run_one", "variants"]
 
 # progress(variant, sim_s, end_s)
 ProgressFn = Callable[[str, float, float], None]
-
-
-@dataclass
-class RunResult:
-    """One run. `summary` is the run summary (seed 000's table columns, see README);
-    `requests`/`queue`/`links` the per-run tables; `engine` the engine counters;
-    `summary_json` the summary exactly as written to summary.json (without the final newline);
-    `warmup_ns` the warm-up (records starting before it are not measured); `wall_s` the
-    wall-clock time of the run (None for a run read from disk)."""
-
-    name: str
-    summary: dict
-    requests: pd.DataFrame
-    queue: pd.DataFrame
-    links: pd.DataFrame
-    engine: dict
-    summary_json: str = field(repr=False)
-    warmup_ns: int = 0
-    seed: int | None = None
-    scenario: str | None = None
-    wall_s: float | None = None
 
 
 def _from_core(d: dict, scenario: str) -> RunResult:

@@ -16,21 +16,17 @@ processes that no longer run (called when `aqmlab run` and `aqmlab sweep` start)
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from aqmlab.record import RunResult, parse_summary
 from aqmlab.tables import TABLES, arrow_to_frame, frame_to_arrow
-
-if TYPE_CHECKING:
-    from aqmlab.api import RunResult
 
 SUMMARY = "summary.json"
 RUN_INFO = "run.json"
@@ -190,15 +186,6 @@ def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
     return final
 
 
-def _nan_for_null(summary: dict) -> dict:
-    # serde_json writes non-finite floats (e.g. the median of no responses) as null.
-    return {k: (math.nan if v is None else v) for k, v in summary.items()}
-
-
-def parse_summary(text: str) -> dict:
-    return _nan_for_null(json.loads(text))
-
-
 def read_summary(d: Path) -> dict:
     return parse_summary((Path(d) / SUMMARY).read_text(encoding="utf-8"))
 
@@ -222,8 +209,6 @@ def read_table(d: Path, table: str, columns: list[str] | None = None):
 
 def load_run(dir: str | os.PathLike) -> RunResult:
     """Read a run directory written by `write_run` back into a `RunResult`."""
-    from aqmlab.api import RunResult
-
     d = Path(dir)
     if not is_run_dir(d):
         raise FileNotFoundError(f"{d}: not a run directory (no {SUMMARY})")

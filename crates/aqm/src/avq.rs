@@ -25,12 +25,12 @@
 //! `ns2_update_skips_dropped_arrivals`, `packet_mode_counts_packets`,
 //! `bad_parameters_name_their_key`.
 
+use crate::admit::Admit;
 use crate::discipline::{DisciplineParams, LinkInfo, ParamError, QueueDisc};
 use crate::field;
-use crate::fifo::Fifo;
+use crate::fifo::{fifo_accessors, FifoQueue};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{check_ranges, Model, Param, Range, Syntax};
-use crate::stats::QueueStats;
 use units::{Rng, SimTime};
 
 /// AVQ parameters. Defaults are ns-2's `Queue/Vq` (the paper's γ = 0.98, α = 0.15).
@@ -192,8 +192,7 @@ pub struct Avq {
     t_vq: SimTime,
     /// Last capacity update time (`s` of the paper; equal to `t_vq` unless ns-2 mode).
     t_prev: SimTime,
-    buf: Fifo,
-    stats: QueueStats,
+    buf: FifoQueue,
 }
 
 impl Avq {
@@ -226,8 +225,7 @@ impl Avq {
             vq: 0.0,
             t_vq: SimTime::ZERO,
             t_prev: SimTime::ZERO,
-            buf: Fifo::default(),
-            stats: QueueStats::default(),
+            buf: FifoQueue::default(),
         })
     }
 
@@ -243,7 +241,6 @@ impl Avq {
 
 impl QueueDisc for Avq {
     fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
-        self.stats.arrivals += 1;
         let p = &self.params;
         let b = if p.byte_mode {
             pkt.size_bytes as f64
@@ -267,20 +264,15 @@ impl QueueDisc for Avq {
             };
             self.t_prev = now;
         }
-        let mut marked = false;
-        if over {
-            if p.ecn && pkt.ect {
-                marked = true;
-            } else {
-                self.stats.count_drop(pkt.class, DropReason::Early);
-                return Verdict::Dropped(DropReason::Early);
-            }
+        let mut admit = if over {
+            Admit::early(p.ecn, &pkt)
+        } else {
+            Admit::Store
+        };
+        if admit.stores() && self.buf.len() as u64 >= p.limit {
+            admit = Admit::Drop(DropReason::Overflow);
         }
-        if self.buf.len() as u64 >= p.limit {
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        self.buf.store(now, pkt, marked, &mut self.stats)
+        self.buf.settle(now, pkt, admit)
     }
 
     fn dequeue(
@@ -288,18 +280,10 @@ impl QueueDisc for Avq {
         _now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        self.buf.release(&mut self.stats)
+        self.buf.release()
     }
 
-    fn len_packets(&self) -> u32 {
-        self.buf.len() as u32
-    }
-    fn len_bytes(&self) -> u64 {
-        self.buf.bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
+    fifo_accessors!(buf);
 }
 
 #[cfg(test)]

@@ -23,12 +23,12 @@
 //! `decrease_on_idle_and_bounds`, `threshold_counts_as_congestion`, `draws_with_p_m`,
 //! `ecn_marks_early_but_overflow_drops`, `bad_parameters_name_their_key`.
 
+use crate::admit::Admit;
 use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
 use crate::field;
-use crate::fifo::Fifo;
+use crate::fifo::{fifo_accessors, FifoQueue};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{check_ranges, Model, Param, Range, Syntax};
-use crate::stats::QueueStats;
 use rand::Rng as _;
 use units::{Rng, SimDuration, SimTime};
 
@@ -157,8 +157,7 @@ pub struct Blue {
     params: BlueParams,
     p_m: f64,
     last_update: Option<SimTime>,
-    buf: Fifo,
-    stats: QueueStats,
+    buf: FifoQueue,
 }
 
 impl Blue {
@@ -168,8 +167,7 @@ impl Blue {
             params,
             p_m: 0.0,
             last_update: None,
-            buf: Fifo::default(),
-            stats: QueueStats::default(),
+            buf: FifoQueue::default(),
         })
     }
 
@@ -189,30 +187,29 @@ impl Blue {
             self.last_update = Some(now);
         }
     }
-}
 
-impl QueueDisc for Blue {
-    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
-        self.stats.arrivals += 1;
+    /// BLUE's decision on an arrival: a loss (buffer full) or a queue above `threshold` raises
+    /// p_m; a draw below p_m drops (or marks) early.
+    fn decide(&mut self, now: SimTime, pkt: &PacketMeta, rng: &mut Rng) -> Admit {
         let waiting = self.buf.len() as u64;
         if waiting >= self.params.limit {
             self.change(now, self.params.d1);
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
+            return Admit::Drop(DropReason::Overflow);
         }
         if self.params.threshold.is_some_and(|l| waiting > l) {
             self.change(now, self.params.d1);
         }
-        let mut marked = false;
         if rng.gen::<f64>() < self.p_m {
-            if self.params.ecn && pkt.ect {
-                marked = true;
-            } else {
-                self.stats.count_drop(pkt.class, DropReason::Early);
-                return Verdict::Dropped(DropReason::Early);
-            }
+            return Admit::early(self.params.ecn, pkt);
         }
-        self.buf.store(now, pkt, marked, &mut self.stats)
+        Admit::Store
+    }
+}
+
+impl QueueDisc for Blue {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+        let admit = self.decide(now, &pkt, rng);
+        self.buf.settle(now, pkt, admit)
     }
 
     fn dequeue(
@@ -220,7 +217,7 @@ impl QueueDisc for Blue {
         now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        match self.buf.release(&mut self.stats) {
+        match self.buf.release() {
             Some(p) => Some(p),
             None => {
                 self.change(now, -self.params.d2);
@@ -229,15 +226,7 @@ impl QueueDisc for Blue {
         }
     }
 
-    fn len_packets(&self) -> u32 {
-        self.buf.len() as u32
-    }
-    fn len_bytes(&self) -> u64 {
-        self.buf.bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
+    fifo_accessors!(buf);
 }
 
 #[cfg(test)]

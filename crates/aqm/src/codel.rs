@@ -35,12 +35,13 @@
 //! `control_law_values`, `bad_parameters_name_their_key`; closed loop in
 //! `crates/sim/tests/aqm_modern.rs`.
 
+use crate::admit::Admit;
 use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
 use crate::field;
+use crate::fifo::{fifo_accessors, Fifo, FifoQueue};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
-use std::collections::VecDeque;
 use units::{Rng, SimDuration, SimTime};
 
 /// CoDel parameters (RFC 8289). Defaults are the RFC's, tuned for the open Internet
@@ -295,21 +296,12 @@ impl CodelVars {
     }
 }
 
-/// A FIFO with its byte count.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Fifo {
-    pub q: VecDeque<PacketMeta>,
-    pub bytes: u64,
-}
-
 impl HeadQueue for Fifo {
     fn pop(&mut self) -> Option<PacketMeta> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size_bytes as u64;
-        Some(p)
+        Fifo::pop(self)
     }
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.bytes()
     }
 }
 
@@ -319,9 +311,8 @@ pub struct Codel {
     params: CodelParams,
     cfg: CodelConfig,
     vars: CodelVars,
-    fifo: Fifo,
+    buf: FifoQueue,
     last_marked: bool,
-    stats: QueueStats,
 }
 
 impl Codel {
@@ -338,9 +329,8 @@ impl Codel {
             params,
             cfg,
             vars: CodelVars::default(),
-            fifo: Fifo::default(),
+            buf: FifoQueue::default(),
             last_marked: false,
-            stats: QueueStats::default(),
         })
     }
 
@@ -363,17 +353,13 @@ impl Codel {
 }
 
 impl QueueDisc for Codel {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
-        self.stats.arrivals += 1;
-        if self.fifo.q.len() as u64 >= self.params.limit {
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        pkt.enqueued_at = now;
-        self.fifo.bytes += pkt.size_bytes as u64;
-        self.fifo.q.push_back(pkt);
-        self.stats.enqueued += 1;
-        Verdict::Enqueued
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
+        let admit = if self.buf.len() as u64 >= self.params.limit {
+            Admit::Drop(DropReason::Overflow)
+        } else {
+            Admit::Store
+        };
+        self.buf.settle(now, pkt, admit)
     }
 
     fn dequeue(
@@ -381,12 +367,11 @@ impl QueueDisc for Codel {
         now: SimTime,
         dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        let (p, marked) =
-            self.vars
-                .dequeue(&self.cfg, now, &mut self.fifo, &mut self.stats, dropped);
+        let (fifo, stats) = self.buf.parts_mut();
+        let (p, marked) = self.vars.dequeue(&self.cfg, now, fifo, stats, dropped);
         self.last_marked = marked;
         if p.is_some() {
-            self.stats.dequeued += 1;
+            stats.dequeued += 1;
         }
         p
     }
@@ -394,15 +379,7 @@ impl QueueDisc for Codel {
     fn dequeue_marked(&self) -> bool {
         self.last_marked
     }
-    fn len_packets(&self) -> u32 {
-        self.fifo.q.len() as u32
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes
-    }
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
+    fifo_accessors!(buf);
 }
 
 #[cfg(test)]

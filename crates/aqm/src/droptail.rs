@@ -11,14 +11,14 @@
 //!
 //! Validation: tests below (`packet_limit_*`, `byte_limit_*`, `ns2_off_by_one_*`).
 
+use crate::admit::Admit;
 use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
 use crate::field;
-use crate::fifo::Fifo;
+use crate::fifo::{fifo_accessors, FifoQueue};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{
     check_ranges, Access, Model, Param, Profile, ProfileSet, Range, Syntax, Value,
 };
-use crate::stats::QueueStats;
 use units::{Rng, SimTime};
 
 /// Unit of a queue limit.
@@ -114,8 +114,7 @@ impl DropTailParams {
 #[derive(Clone, Debug)]
 pub struct DropTail {
     params: DropTailParams,
-    buf: Fifo,
-    stats: QueueStats,
+    buf: FifoQueue,
 }
 
 impl DropTail {
@@ -123,8 +122,7 @@ impl DropTail {
         params.validate()?;
         Ok(DropTail {
             params,
-            buf: Fifo::default(),
-            stats: QueueStats::default(),
+            buf: FifoQueue::default(),
         })
     }
 
@@ -139,12 +137,12 @@ impl DropTail {
 
 impl QueueDisc for DropTail {
     fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
-        self.stats.arrivals += 1;
-        if !self.fits(pkt.size_bytes as u64) {
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        self.buf.store(now, pkt, false, &mut self.stats)
+        let admit = if self.fits(pkt.size_bytes as u64) {
+            Admit::Store
+        } else {
+            Admit::Drop(DropReason::Overflow)
+        };
+        self.buf.settle(now, pkt, admit)
     }
 
     fn dequeue(
@@ -152,18 +150,10 @@ impl QueueDisc for DropTail {
         _now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        self.buf.release(&mut self.stats)
+        self.buf.release()
     }
 
-    fn len_packets(&self) -> u32 {
-        self.buf.len() as u32
-    }
-    fn len_bytes(&self) -> u64 {
-        self.buf.bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
+    fifo_accessors!(buf);
 }
 
 #[cfg(test)]

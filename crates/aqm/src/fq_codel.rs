@@ -36,9 +36,10 @@
 //! `fq_codel_evictions_are_conserved`) in `crates/sim/tests/aqm_modern.rs`.
 
 use crate::codel::check_interval;
-use crate::codel::{CodelConfig, CodelVars, Fifo, HeadQueue};
+use crate::codel::{CodelConfig, CodelVars, HeadQueue};
 use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
 use crate::field;
+use crate::fifo::Fifo;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
@@ -254,7 +255,7 @@ impl FqCodel {
 
     /// Packets stored in the queue of `bucket`.
     pub fn bucket_len(&self, bucket: u32) -> usize {
-        self.queues[bucket as usize].fifo.q.len()
+        self.queues[bucket as usize].fifo.len()
     }
     /// DRR credit of the queue of `bucket`, bytes.
     pub fn deficit(&self, bucket: u32) -> i64 {
@@ -272,7 +273,7 @@ impl FqCodel {
     fn fattest(&self) -> usize {
         let mut best = 0;
         for (i, q) in self.queues.iter().enumerate() {
-            if q.fifo.bytes > self.queues[best].fifo.bytes {
+            if q.fifo.bytes() > self.queues[best].fifo.bytes() {
                 best = i;
             }
         }
@@ -281,13 +282,11 @@ impl FqCodel {
 }
 
 impl QueueDisc for FqCodel {
-    fn enqueue(&mut self, now: SimTime, mut pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, _rng: &mut Rng) -> Verdict {
         self.stats.arrivals += 1;
         let b = flow_bucket(pkt.flow, self.params.flows) as usize;
-        pkt.enqueued_at = now;
         let q = &mut self.queues[b];
-        q.fifo.bytes += pkt.size_bytes as u64;
-        q.fifo.q.push_back(pkt);
+        q.fifo.push(now, pkt);
         self.total_bytes += pkt.size_bytes as u64;
         self.total_pkts += 1;
         if q.list == List::None {

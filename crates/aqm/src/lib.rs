@@ -4,10 +4,16 @@
 //! Every discipline is pure: time (`now`) and randomness (`rng`) come in as arguments, so the
 //! same code runs in the simulator and in the testbed router.
 //!
+//! Each discipline's file holds only its algorithm: a decision on each arrival ([`Admit`],
+//! `admit.rs`: store, mark or drop, with the ECN eligibility every discipline shares) that the
+//! shared buffer carries out and counts ([`FifoQueue`], `fifo.rs`: packets, the byte/packet
+//! backlog, the counters of [`QueueStats`]).
+//!
 //! Counter identities every test checks (STYLE.md §10), see [`QueueStats::check_identities`]:
 //! `arrivals = enqueued + early_drops + forced_drops + overflow_drops` and
 //! `queued_now = enqueued − dequeued − dequeue_drops`.
 
+pub mod admit;
 pub mod ared;
 pub mod avq;
 pub mod blue;
@@ -27,6 +33,7 @@ pub mod red;
 pub mod rem;
 pub mod stats;
 
+pub use admit::Admit;
 pub use ared::{AdaptOn, Ared, AredParams};
 pub use avq::{Avq, AvqParams};
 pub use blue::{Blue, BlueParams};
@@ -35,6 +42,7 @@ pub use discipline::{
     model, models, Discipline, DisciplineParams, LinkInfo, ParamError, QueueDisc,
 };
 pub use droptail::{DropTail, DropTailParams, LimitUnit};
+pub use fifo::{Fifo, FifoQueue};
 pub use fq_codel::{flow_bucket, FqCodel, FqCodelParams};
 pub use packet::{DropReason, PacketClass, PacketMeta, Verdict};
 pub use declare::field;

@@ -31,12 +31,14 @@
 //! `ecn_marks_ect_drops_others`, `bad_parameters_name_their_key`; closed loop in
 //! crates/sim/tests/aqm_pi_rem.rs (mean queue near q_ref).
 
+use crate::admit::{byte_scaled, hit, Admit};
 use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
-use crate::fifo::Fifo;
+use crate::fifo::FifoQueue;
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{check_ranges, KeyRule, Model, Param};
 use crate::stats::QueueStats;
-use rand::Rng as _;
+#[cfg(test)]
+use rand::Rng as _; // pi_tests.rs draws its shadow streams through `super::*`
 use units::{Rng, SimDuration, SimTime};
 
 /// PI parameters. Defaults: HMT01's controller (a, b, w as ns-2's defaults) with seed 002's
@@ -255,8 +257,7 @@ pub struct PiCore {
     updates: u64,
     p: f64,
     q_old: f64,
-    buf: Fifo,
-    stats: QueueStats,
+    buf: FifoQueue,
 }
 
 impl PiCore {
@@ -276,8 +277,7 @@ impl PiCore {
             updates: 0,
             p: 0.0,
             q_old: 0.0,
-            buf: Fifo::default(),
-            stats: QueueStats::default(),
+            buf: FifoQueue::default(),
         })
     }
 
@@ -297,11 +297,8 @@ impl PiCore {
 
     /// Instantaneous queue as the controller measures it: packets, or bytes / mean_pktsize.
     pub fn q_now(&self) -> f64 {
-        if self.params.queue_in_bytes {
-            self.buf.bytes() as f64 / self.params.mean_pktsize as f64
-        } else {
-            self.buf.len() as f64
-        }
+        let p = &self.params;
+        self.buf.fifo().backlog(p.queue_in_bytes, p.mean_pktsize)
     }
 
     /// Time of the next controller update.
@@ -323,23 +320,14 @@ impl PiCore {
     /// `p·size/mean_pktsize` capped at 1 with `byte_prob`, else `p`.
     pub fn byte_scaled(&self, p: f64, size_bytes: u32) -> f64 {
         if self.params.byte_prob {
-            (p * size_bytes as f64 / self.params.mean_pktsize as f64).min(1.0)
+            byte_scaled(p, size_bytes, self.params.mean_pktsize)
         } else {
             p
         }
     }
 
-    fn full(&self) -> bool {
-        let p = &self.params;
-        if p.queue_in_bytes {
-            self.buf.bytes() >= p.limit.saturating_mul(p.mean_pktsize as u64)
-        } else {
-            self.buf.len() as u64 >= p.limit
-        }
-    }
-
-    /// Count an arrival that faces the early-drop/mark probability `prob`; `None` if the buffer
-    /// is full (the arrival is dropped as `Overflow` without looking at `prob`).
+    /// Count an arrival that faces the early-drop/mark probability `prob`; an overflow if the
+    /// buffer is full (the arrival is dropped as `Overflow` without looking at `prob`).
     pub fn admit(
         &mut self,
         now: SimTime,
@@ -347,23 +335,23 @@ impl PiCore {
         prob: impl FnOnce(&Self, &PacketMeta) -> f64,
         rng: &mut Rng,
     ) -> Verdict {
-        self.stats.arrivals += 1;
-        if self.full() {
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        let p = prob(self, &pkt);
-        let hit = p > 0.0 && rng.gen::<f64>() < p;
-        let marked = hit && self.params.ecn && pkt.ect;
-        if hit && !marked {
-            self.stats.count_drop(pkt.class, DropReason::Early);
-            return Verdict::Dropped(DropReason::Early);
-        }
-        self.buf.store(now, pkt, marked, &mut self.stats)
+        let p = &self.params;
+        let admit = if self
+            .buf
+            .fifo()
+            .full(p.limit, p.queue_in_bytes, p.mean_pktsize)
+        {
+            Admit::Drop(DropReason::Overflow)
+        } else if hit(prob(self, &pkt), rng) {
+            Admit::early(self.params.ecn, &pkt)
+        } else {
+            Admit::Store
+        };
+        self.buf.settle(now, pkt, admit)
     }
 
     pub fn dequeue(&mut self) -> Option<PacketMeta> {
-        self.buf.release(&mut self.stats)
+        self.buf.release()
     }
 
     pub fn len_packets(&self) -> u32 {
@@ -373,7 +361,7 @@ impl PiCore {
         self.buf.bytes()
     }
     pub fn stats(&self) -> &QueueStats {
-        &self.stats
+        self.buf.stats()
     }
 }
 

@@ -33,12 +33,12 @@
 //! `safeguards_skip_drop`, `ecn_marks_only_up_to_max_ecnth`, `bad_parameters_name_their_key`;
 //! closed loop in `crates/sim/tests/aqm_modern.rs`.
 
+use crate::admit::Admit;
 use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
 use crate::field;
-use crate::fifo::Fifo;
+use crate::fifo::{fifo_accessors, FifoQueue};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{check_ranges, Model, Param, Range, Syntax};
-use crate::stats::QueueStats;
 use rand::Rng as _;
 use units::{Rng, SimDuration, SimTime};
 
@@ -241,8 +241,7 @@ pub struct Pie {
     qdelay_old: f64,
     burst_allowance: SimDuration,
     next_update: SimTime,
-    buf: Fifo,
-    stats: QueueStats,
+    buf: FifoQueue,
 }
 
 impl Pie {
@@ -256,8 +255,7 @@ impl Pie {
             drop_prob: 0.0,
             qdelay: 0.0,
             qdelay_old: 0.0,
-            buf: Fifo::default(),
-            stats: QueueStats::default(),
+            buf: FifoQueue::default(),
         })
     }
 
@@ -295,29 +293,29 @@ impl Pie {
         }
         rng.gen::<f64>() < self.drop_prob
     }
-}
 
-impl QueueDisc for Pie {
-    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
-        self.stats.arrivals += 1;
+    /// Appendix A `enque`: tail drop at the limit, the burst allowance re-armed when the queue
+    /// has settled, then `drop_early`; a hit is marked only up to `max_ecnth` (§5.1).
+    fn decide(&mut self, pkt: &PacketMeta, rng: &mut Rng) -> Admit {
         if self.buf.len() as u64 >= self.params.limit {
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
+            return Admit::Drop(DropReason::Overflow);
         }
         let half = self.params.target.as_secs_f64() / 2.0;
         if self.drop_prob == 0.0 && self.qdelay < half && self.qdelay_old < half {
             self.burst_allowance = self.params.max_burst;
         }
-        let mut marked = false;
         if self.drop_early(rng) {
-            if self.params.ecn && pkt.ect && self.drop_prob <= self.params.max_ecnth {
-                marked = true;
-            } else {
-                self.stats.count_drop(pkt.class, DropReason::Early);
-                return Verdict::Dropped(DropReason::Early);
-            }
+            let may_mark = self.params.ecn && self.drop_prob <= self.params.max_ecnth;
+            return Admit::early(may_mark, pkt);
         }
-        self.buf.store(now, pkt, marked, &mut self.stats)
+        Admit::Store
+    }
+}
+
+impl QueueDisc for Pie {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+        let admit = self.decide(&pkt, rng);
+        self.buf.settle(now, pkt, admit)
     }
 
     fn dequeue(
@@ -325,7 +323,7 @@ impl QueueDisc for Pie {
         now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        match self.buf.release(&mut self.stats) {
+        match self.buf.release() {
             Some(p) => {
                 self.qdelay = now.saturating_since(p.enqueued_at).as_secs_f64();
                 Some(p)
@@ -337,15 +335,7 @@ impl QueueDisc for Pie {
         }
     }
 
-    fn len_packets(&self) -> u32 {
-        self.buf.len() as u32
-    }
-    fn len_bytes(&self) -> u64 {
-        self.buf.bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
+    fifo_accessors!(buf);
     fn next_deadline(&self) -> Option<SimTime> {
         Some(self.next_update)
     }

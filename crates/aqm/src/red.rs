@@ -78,14 +78,14 @@
 //! `red_options_tests.rs` (count-rule formulas and gap distributions, gentle p_b and forced
 //! drops, byte-mode scaling and counting, byte queue, ECN rules).
 
+use crate::admit::Admit;
 use crate::discipline::{DisciplineParams, LinkInfo, ParamError, QueueDisc};
 use crate::field;
-use crate::fifo::Fifo;
+use crate::fifo::{fifo_accessors, FifoQueue};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{
     check_ranges, KeyRule, Model, Param, Profile, ProfileSet, Range, Syntax, Value,
 };
-use crate::stats::QueueStats;
 use rand::Rng as _;
 use units::{Rng, SimTime};
 
@@ -591,8 +591,7 @@ pub struct Red {
     active: bool,
     /// Start of the current idle period, if the link is idle.
     idle_since: Option<SimTime>,
-    buf: Fifo,
-    stats: QueueStats,
+    buf: FifoQueue,
 }
 
 impl Red {
@@ -613,8 +612,7 @@ impl Red {
             count_bytes: 0,
             active: false,
             idle_since: Some(SimTime::ZERO),
-            buf: Fifo::default(),
-            stats: QueueStats::default(),
+            buf: FifoQueue::default(),
         })
     }
 
@@ -666,11 +664,8 @@ impl Red {
 
     /// Queue sample `q` in the unit of `avg`.
     fn q_sample(&self) -> f64 {
-        if self.params.queue_in_bytes {
-            self.buf.bytes() as f64 / self.params.mean_pktsize as f64
-        } else {
-            self.buf.len() as f64
-        }
+        let p = &self.params;
+        self.buf.fifo().backlog(p.queue_in_bytes, p.mean_pktsize)
     }
 
     fn update_avg(&mut self, now: SimTime) {
@@ -755,54 +750,41 @@ impl Red {
 
     fn full(&self) -> bool {
         let p = &self.params;
-        if p.queue_in_bytes {
-            self.buf.bytes() >= p.limit.saturating_mul(p.mean_pktsize as u64)
-        } else {
-            self.buf.len() as u64 >= p.limit
-        }
+        self.buf
+            .fifo()
+            .full(p.limit, p.queue_in_bytes, p.mean_pktsize)
     }
 }
 
 impl Red {
-    /// First half of an arrival: count it and update the average (Adaptive RED may adapt
-    /// max_p between this and [`Red::admit`], as ns-2 does inside its estimator).
+    /// First half of an arrival: update the average (Adaptive RED may adapt max_p between
+    /// this and [`Red::admit`], as ns-2 does inside its estimator).
     pub(crate) fn arrive(&mut self, now: SimTime) {
-        self.stats.arrivals += 1;
         self.update_avg(now);
     }
 
-    /// Second half of an arrival: RED's test, the ECN decision and the buffer.
+    /// Second half of an arrival: RED's test, the ECN decision and the buffer (which counts
+    /// the arrival).
     pub(crate) fn admit(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
-        let mut marked = false;
-        match self.decide(pkt.size_bytes, rng) {
-            Decision::Accept => {}
+        let mut admit = match self.decide(pkt.size_bytes, rng) {
+            Decision::Accept => Admit::Store,
             Decision::Early { p_b, gentle_region } => {
-                let mark = self.params.ecn
-                    && pkt.ect
+                let may_mark = self.params.ecn
                     && match self.params.ecn_rule {
                         EcnRule::GentleDrop => !gentle_region,
                         EcnRule::Always => true,
                         EcnRule::MarkP(m) => p_b < m,
                     };
-                if mark {
-                    marked = true;
-                } else {
-                    self.stats.count_drop(pkt.class, DropReason::Early);
-                    return Verdict::Dropped(DropReason::Early);
-                }
+                Admit::early(may_mark, &pkt)
             }
-            Decision::Forced => {
-                self.stats.count_drop(pkt.class, DropReason::Forced);
-                return Verdict::Dropped(DropReason::Forced);
-            }
-        }
-        if self.full() {
+            Decision::Forced => Admit::Drop(DropReason::Forced),
+        };
+        if admit.stores() && self.full() {
             self.count = 0;
             self.count_bytes = 0;
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
+            admit = Admit::Drop(DropReason::Overflow);
         }
-        self.buf.store(now, pkt, marked, &mut self.stats)
+        self.buf.settle(now, pkt, admit)
     }
 }
 
@@ -817,26 +799,14 @@ impl QueueDisc for Red {
         now: SimTime,
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
-        match self.buf.release(&mut self.stats) {
-            Some(p) => Some(p),
-            None => {
-                if self.idle_since.is_none() {
-                    self.idle_since = Some(now);
-                }
-                None
-            }
+        let p = self.buf.release();
+        if p.is_none() && self.idle_since.is_none() {
+            self.idle_since = Some(now);
         }
+        p
     }
 
-    fn len_packets(&self) -> u32 {
-        self.buf.len() as u32
-    }
-    fn len_bytes(&self) -> u64 {
-        self.buf.bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
+    fifo_accessors!(buf);
 }
 
 #[cfg(test)]

@@ -41,12 +41,12 @@
 //! near b*, and near what the price identity predicts); ns-2 side by side in
 //! validation/ns2/README.md.
 
+use crate::admit::{byte_scaled, hit, Admit};
 use crate::discipline::{DisciplineParams, LinkInfo, ParamError, QueueDisc};
 use crate::field;
-use crate::fifo::Fifo;
+use crate::fifo::{fifo_accessors, FifoQueue};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::{check_ranges, Access, Model, Param, Range, Syntax, Value};
-use crate::stats::QueueStats;
 use rand::Rng as _;
 use std::collections::VecDeque;
 use units::{Rng, SimDuration, SimTime};
@@ -274,12 +274,11 @@ pub struct Rem {
     in_avg: f64,
     price: f64,
     prob: f64,
-    buf: Fifo,
+    buf: FifoQueue,
     /// `Ns2MarkPkts` only: the uniform drawn for each stored packet (NaN: never marked).
     mark_u: VecDeque<f64>,
     /// The packet the latest `dequeue` returned was marked.
     last_marked: bool,
-    stats: QueueStats,
 }
 
 impl Rem {
@@ -296,10 +295,9 @@ impl Rem {
             in_avg: 0.0,
             price: 0.0,
             prob: 0.0,
-            buf: Fifo::default(),
+            buf: FifoQueue::default(),
             mark_u: VecDeque::new(),
             last_marked: false,
-            stats: QueueStats::default(),
         })
     }
 
@@ -320,18 +318,15 @@ impl Rem {
     /// `prob`, scaled by size/mean_pktsize (capped at 1) in byte mode.
     fn prob_for(&self, size_bytes: u32) -> f64 {
         if self.params.byte_mode {
-            (self.prob * size_bytes as f64 / self.params.mean_pktsize as f64).min(1.0)
+            byte_scaled(self.prob, size_bytes, self.params.mean_pktsize)
         } else {
             self.prob
         }
     }
 
     fn backlog(&self) -> f64 {
-        if self.params.byte_mode {
-            self.buf.bytes() as f64 / self.params.mean_pktsize as f64
-        } else {
-            self.buf.len() as f64
-        }
+        let p = &self.params;
+        self.buf.fifo().backlog(p.byte_mode, p.mean_pktsize)
     }
 
     fn next_update(&self) -> SimTime {
@@ -370,36 +365,33 @@ impl Rem {
             backlog >= cap
         }
     }
-}
 
-impl QueueDisc for Rem {
-    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
-        self.stats.arrivals += 1;
+    /// REM's decision on an arrival: counted into the input rate, an overflow if the buffer
+    /// is full, else dropped (or marked) with `prob`; with `Ns2MarkPkts` the draw is kept for
+    /// the mark at dequeue instead.
+    fn decide(&mut self, pkt: &PacketMeta, rng: &mut Rng) -> Admit {
         self.arrived += if self.params.byte_mode {
             pkt.size_bytes as u64
         } else {
             1
         };
         if self.full_for(pkt.size_bytes) {
-            self.stats.count_drop(pkt.class, DropReason::Overflow);
-            return Verdict::Dropped(DropReason::Overflow);
+            return Admit::Drop(DropReason::Overflow);
         }
-        let mut marked = false;
         if self.params.ecn == RemEcn::Ns2MarkPkts {
             let u = if pkt.ect { rng.gen::<f64>() } else { f64::NAN };
             self.mark_u.push_back(u);
-        } else {
-            let prob = self.prob_for(pkt.size_bytes);
-            if prob > 0.0 && rng.gen::<f64>() < prob {
-                if self.params.ecn == RemEcn::Mark && pkt.ect {
-                    marked = true;
-                } else {
-                    self.stats.count_drop(pkt.class, DropReason::Early);
-                    return Verdict::Dropped(DropReason::Early);
-                }
-            }
+        } else if hit(self.prob_for(pkt.size_bytes), rng) {
+            return Admit::early(self.params.ecn == RemEcn::Mark, pkt);
         }
-        self.buf.store(now, pkt, marked, &mut self.stats)
+        Admit::Store
+    }
+}
+
+impl QueueDisc for Rem {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketMeta, rng: &mut Rng) -> Verdict {
+        let admit = self.decide(&pkt, rng);
+        self.buf.settle(now, pkt, admit)
     }
 
     fn dequeue(
@@ -408,12 +400,12 @@ impl QueueDisc for Rem {
         _dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
         self.last_marked = false;
-        let p = self.buf.release(&mut self.stats)?;
+        let p = self.buf.release()?;
         if let Some(u) = self.mark_u.pop_front() {
             // NaN (non-ECT) compares false: never marked.
             if u < self.prob_for(p.size_bytes) {
                 self.last_marked = true;
-                self.stats.marks += 1;
+                self.buf.count_departure_mark();
             }
         }
         Some(p)
@@ -423,15 +415,7 @@ impl QueueDisc for Rem {
         self.last_marked
     }
 
-    fn len_packets(&self) -> u32 {
-        self.buf.len() as u32
-    }
-    fn len_bytes(&self) -> u64 {
-        self.buf.bytes()
-    }
-    fn stats(&self) -> &QueueStats {
-        &self.stats
-    }
+    fifo_accessors!(buf);
     fn next_deadline(&self) -> Option<SimTime> {
         Some(self.next_update())
     }

@@ -38,7 +38,8 @@
 //! `loss_reduces_by_beta_with_fast_convergence`, `congestion_avoidance_by_hand`,
 //! `timeout_restarts_with_k_zero`); tests/fall_floyd.rs (`fall_floyd_cubic_*`).
 
-use super::{AckInfo, AckVerdict, CongestionControl, Window};
+use super::recovery::recovery_in;
+use super::{AckInfo, AckVerdict, CongestionControl, NewAck, Recovery};
 use crate::config::FullAck;
 use units::math::powf;
 use units::{SimDuration, SimTime};
@@ -92,13 +93,8 @@ struct Epoch {
 /// CUBIC state: the window, NewReno recovery and the cubic law.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cubic {
-    w: Window,
+    r: Recovery,
     p: CubicParams,
-    dupacks: u32,
-    in_recovery: bool,
-    recover: u64,
-    partial_seen: bool,
-    dupack_threshold: u32,
     full_ack: FullAck,
     /// W_max after the last congestion event, segments (None before the first).
     w_max: Option<f64>,
@@ -116,13 +112,8 @@ pub struct Cubic {
 impl Cubic {
     pub fn new(mss: u32, dupack_threshold: u32, full_ack: FullAck, p: CubicParams) -> Self {
         Cubic {
-            w: Window::new(mss),
+            r: Recovery::new(mss, dupack_threshold),
             p,
-            dupacks: 0,
-            in_recovery: false,
-            recover: 0,
-            partial_seen: false,
-            dupack_threshold: dupack_threshold.max(1),
             full_ack,
             w_max: None,
             cwnd_prior: 0.0,
@@ -151,18 +142,13 @@ impl Cubic {
     pub fn w_est(&self) -> Option<f64> {
         self.epoch.map(|e| e.w_est)
     }
-    /// The recovery point (one past the highest sequence number sent when it was set).
-    pub fn recover(&self) -> u64 {
-        self.recover
-    }
-
     fn seg(&self, bytes: u64) -> f64 {
-        bytes as f64 / self.w.mss as f64
+        bytes as f64 / self.r.w.mss as f64
     }
 
     /// §4.6–4.7: W_max, cwnd_prior and ssthresh for a congestion event; returns FlightSize·β.
     fn reduce(&mut self, flight: u64) -> u64 {
-        let cwnd = self.seg(self.w.cwnd);
+        let cwnd = self.seg(self.r.w.cwnd);
         self.w_max = Some(match self.w_max {
             Some(prev) if self.p.fast_convergence && cwnd < prev => {
                 cwnd * (1.0 + self.p.beta) / 2.0
@@ -172,7 +158,7 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         // Rounded to the nearest byte (0.7 is not exact in binary: 90 000·0.7 = 62 999.999…).
         let reduced = (flight as f64 * self.p.beta).round() as u64;
-        self.w.ssthresh = reduced.max(2 * self.w.mss);
+        self.r.w.ssthresh = reduced.max(2 * self.r.w.mss);
         self.epoch = None;
         self.frac = 0.0;
         reduced
@@ -181,13 +167,13 @@ impl Cubic {
     /// ECN-Echo (§4.6 "reduction_on_ece"): cwnd = max(FlightSize·β, 1 MSS).
     pub fn on_ece(&mut self, flight: u64) {
         let reduced = self.reduce(flight);
-        self.w.cwnd = reduced.max(self.w.mss);
+        self.r.w.cwnd = reduced.max(self.r.w.mss);
         self.k_zero = false;
     }
 
     /// Start a congestion-avoidance stage now, at the current cwnd.
     fn start_epoch(&mut self) -> Epoch {
-        let cwnd = self.seg(self.w.cwnd);
+        let cwnd = self.seg(self.r.w.cwnd);
         let (k, w_max) = match self.w_max {
             Some(wm) if !self.k_zero => (k_seconds(wm, cwnd, self.p.c), wm),
             _ => {
@@ -212,7 +198,7 @@ impl Cubic {
             Some(e) => e,
             None => self.start_epoch(),
         };
-        let cwnd = self.seg(self.w.cwnd);
+        let cwnd = self.seg(self.r.w.cwnd);
         let c = self.p.c;
         let t = self.now.saturating_since(e.start).as_secs_f64();
         let alpha = if e.w_est >= self.cwnd_prior {
@@ -229,93 +215,49 @@ impl Cubic {
             cwnd + (target - cwnd) / cwnd
         };
         self.epoch = Some(e);
-        let bytes = new * self.w.mss as f64 - self.w.cwnd as f64 + self.frac;
+        let bytes = new * self.r.w.mss as f64 - self.r.w.cwnd as f64 + self.frac;
         let whole = bytes.floor().max(0.0);
         self.frac = (bytes - whole).max(0.0);
-        self.w.cwnd += whole as u64;
+        self.r.w.cwnd += whole as u64;
     }
 }
 
 impl CongestionControl for Cubic {
-    fn window(&self) -> &Window {
-        &self.w
-    }
-    fn window_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
-        self.w.cwnd = initial_window.max(self.w.mss);
-        self.w.ssthresh = peer_window.max(2 * self.w.mss);
-    }
+    recovery_in!(r);
     fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
-        if !self.in_recovery {
-            if self.w.cwnd < self.w.ssthresh {
-                self.w.grow(a.acked);
-            } else {
-                self.grow_ca(a.acked);
-            }
-            self.dupacks = 0;
-            return AckVerdict {
-                retransmit_head: false,
-                restart_timer: true,
-            };
-        }
-        if a.ack >= self.recover {
+        let (phase, verdict) = self.r.newreno_ack(a, self.full_ack);
+        match phase {
+            NewAck::Open if self.r.w.cwnd < self.r.w.ssthresh => self.r.w.grow(a.acked),
+            NewAck::Open => self.grow_ca(a.acked),
             // Full ACK (RFC 6582 §3.2 step 3): the congestion-avoidance stage starts here.
-            self.in_recovery = false;
-            self.dupacks = 0;
-            self.w.exit_recovery(self.full_ack, a.flight);
-            if self.w.cwnd >= self.w.ssthresh {
-                self.epoch = Some(self.start_epoch());
+            NewAck::Full if self.r.w.cwnd >= self.r.w.ssthresh => {
+                self.epoch = Some(self.start_epoch())
             }
-            return AckVerdict {
-                retransmit_head: false,
-                restart_timer: true,
-            };
+            NewAck::Full | NewAck::Partial => {}
         }
-        // Partial ACK, as newreno.rs.
-        self.w.partial_ack(a.acked);
-        let first = !self.partial_seen;
-        self.partial_seen = true;
-        AckVerdict {
-            retransmit_head: true,
-            restart_timer: first,
-        }
+        verdict
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
-        self.dupacks = self.dupacks.saturating_add(1);
-        if self.in_recovery {
-            self.w.cwnd += self.w.mss;
+        if !self.r.fast_recovery_dupack(a, true) {
             return false;
         }
-        if self.dupacks != self.dupack_threshold || a.ack <= self.recover {
-            return false;
-        }
-        self.recover = a.snd_max;
-        self.partial_seen = false;
         self.reduce(a.flight);
         self.k_zero = false;
-        self.w.cwnd = self.w.ssthresh + self.dupack_threshold as u64 * self.w.mss;
-        self.in_recovery = true;
+        self.r.w.cwnd = self.r.w.ssthresh + self.r.dupack_threshold as u64 * self.r.w.mss;
         true
     }
     fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
         if first_expiry {
-            let old = self.w.ssthresh;
+            let old = self.r.w.ssthresh;
             self.reduce(a.flight);
-            if self.in_recovery {
-                self.w.ssthresh = self.w.ssthresh.min(old);
+            if self.r.in_recovery {
+                self.r.w.ssthresh = self.r.w.ssthresh.min(old);
             }
         }
         self.epoch = None;
         self.k_zero = true;
-        self.w.cwnd = self.w.mss;
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.recover = a.snd_max;
-    }
-    fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.r.w.cwnd = self.r.w.mss;
+        self.r.end_on_rto(a);
     }
 }
 

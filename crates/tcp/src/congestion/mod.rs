@@ -1,7 +1,10 @@
 //! Congestion control: one trait, one file per loss-recovery algorithm (STYLE.md §11), dispatched
 //! through the [`Congestion`] enum (no `Box<dyn>` on the per-segment path): `tahoe.rs`,
 //! `reno.rs`, `newreno.rs`, `sack.rs` (RFC 6675's window side), `cubic.rs` (RFC 9438 with
-//! NewReno recovery; it needs the time and SRTT, given by [`Congestion::set_clock`]).
+//! NewReno recovery; it needs the time and SRTT, given by [`Congestion::set_clock`]). The
+//! bookkeeping they share — dupACK count, recovery flag and point, the handshake and timeout
+//! steps, Reno/NewReno fast recovery — is [`Recovery`] (`recovery.rs`); each variant's file
+//! keeps only what differs.
 //!
 //! Shared arithmetic, RFC 5681 counted in bytes ([`Window`]):
 //! - slow start (cwnd < ssthresh): cwnd += min(bytes newly acked, MSS) per ACK (§3.1 eq. 2;
@@ -33,12 +36,14 @@
 
 pub mod cubic;
 pub mod newreno;
+pub mod recovery;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
 pub use cubic::{Cubic, CubicParams};
 pub use newreno::NewReno;
+pub use recovery::{NewAck, Recovery};
 pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
@@ -173,21 +178,48 @@ pub struct AckVerdict {
     pub restart_timer: bool,
 }
 
-/// Hooks every loss-recovery algorithm implements.
+/// Hooks every loss-recovery algorithm implements; the window, the handshake, the timeout and
+/// the accessors have the shared defaults of [`Recovery`].
 pub trait CongestionControl {
-    fn window(&self) -> &Window;
-    fn window_mut(&mut self) -> &mut Window;
+    /// The window and recovery bookkeeping.
+    fn recovery(&self) -> &Recovery;
+    /// The window and recovery bookkeeping, mutable.
+    fn recovery_mut(&mut self) -> &mut Recovery;
+    /// cwnd and ssthresh, bytes.
+    fn window(&self) -> &Window {
+        &self.recovery().w
+    }
+    /// cwnd and ssthresh, bytes, mutable.
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.recovery_mut().w
+    }
     /// Handshake complete: cwnd = `initial_window` bytes, ssthresh = `peer_window` bytes.
-    fn on_connected(&mut self, initial_window: u64, peer_window: u64);
+    fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
+        self.recovery_mut().connect(initial_window, peer_window);
+    }
     /// An ACK advanced SND.UNA.
     fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict;
     /// A duplicate ACK (RFC 5681 §2 definition, checked by the endpoint). True: fast retransmit
     /// the first unacknowledged segment now.
     fn on_dupack(&mut self, a: &AckInfo) -> bool;
     /// The retransmission timer expired; `first_expiry` is false for a repeated expiry of the
-    /// same segment.
-    fn on_rto(&mut self, a: &AckInfo, first_expiry: bool);
-    fn in_recovery(&self) -> bool;
+    /// same segment. Default: RFC 5681's response ([`Recovery::rto`]).
+    fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
+        self.recovery_mut().rto(a, first_expiry);
+    }
+    /// In fast recovery.
+    fn in_recovery(&self) -> bool {
+        self.recovery().in_recovery
+    }
+    /// Duplicate ACKs since the last ACK of new data.
+    fn dupacks(&self) -> u32 {
+        self.recovery().dupacks
+    }
+    /// The recovery point: one past the highest sequence number sent when the last recovery or
+    /// timeout started (unused by Reno).
+    fn recover(&self) -> u64 {
+        self.recovery().recover
+    }
 }
 
 /// Every algorithm, for static dispatch.

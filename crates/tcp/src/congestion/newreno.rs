@@ -26,104 +26,37 @@
 //! `full_ack_rules`, `no_fast_retransmit_below_recover_after_timeout`); tests/recovery.rs
 //! (`recovery_newreno_*`).
 
-use super::{AckInfo, AckVerdict, CongestionControl, Window};
+use super::recovery::recovery_in;
+use super::{AckInfo, AckVerdict, CongestionControl, NewAck, Recovery};
 use crate::config::FullAck;
 
-/// NewReno state: the window, dupACK count, recovery flag and the recovery point.
+/// NewReno state: the shared recovery bookkeeping and the full-ACK rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewReno {
-    w: Window,
-    dupacks: u32,
-    in_recovery: bool,
-    /// SND.MAX when recovery (or the last timeout) started; 0 (the ISS) initially.
-    recover: u64,
-    /// A partial ACK has already restarted the timer in this recovery.
-    partial_seen: bool,
-    dupack_threshold: u32,
+    r: Recovery,
     full_ack: FullAck,
 }
 
 impl NewReno {
     pub fn new(mss: u32, dupack_threshold: u32, full_ack: FullAck) -> Self {
         NewReno {
-            w: Window::new(mss),
-            dupacks: 0,
-            in_recovery: false,
-            recover: 0,
-            partial_seen: false,
-            dupack_threshold: dupack_threshold.max(1),
+            r: Recovery::new(mss, dupack_threshold),
             full_ack,
         }
-    }
-    pub fn dupacks(&self) -> u32 {
-        self.dupacks
-    }
-    /// The recovery point (one past the highest sequence number sent when it was set).
-    pub fn recover(&self) -> u64 {
-        self.recover
     }
 }
 
 impl CongestionControl for NewReno {
-    fn window(&self) -> &Window {
-        &self.w
-    }
-    fn window_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
-        self.w.cwnd = initial_window.max(self.w.mss);
-        self.w.ssthresh = peer_window.max(2 * self.w.mss);
-    }
+    recovery_in!(r);
     fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
-        if !self.in_recovery {
-            self.w.grow(a.acked);
-            self.dupacks = 0;
-            return AckVerdict {
-                retransmit_head: false,
-                restart_timer: true,
-            };
+        let (phase, verdict) = self.r.newreno_ack(a, self.full_ack);
+        if phase == NewAck::Open {
+            self.r.w.grow(a.acked);
         }
-        if a.ack >= self.recover {
-            self.in_recovery = false;
-            self.dupacks = 0;
-            self.w.exit_recovery(self.full_ack, a.flight);
-            return AckVerdict {
-                retransmit_head: false,
-                restart_timer: true,
-            };
-        }
-        self.w.partial_ack(a.acked);
-        let first = !self.partial_seen;
-        self.partial_seen = true;
-        AckVerdict {
-            retransmit_head: true,
-            restart_timer: first,
-        }
+        verdict
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
-        self.dupacks = self.dupacks.saturating_add(1);
-        if self.in_recovery {
-            self.w.cwnd += self.w.mss;
-            return false;
-        }
-        if self.dupacks != self.dupack_threshold || a.ack <= self.recover {
-            return false;
-        }
-        self.recover = a.snd_max;
-        self.partial_seen = false;
-        self.w.enter_fast_recovery(a.flight, self.dupack_threshold);
-        self.in_recovery = true;
-        true
-    }
-    fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
-        self.w.on_rto(a.flight, first_expiry, self.in_recovery);
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.recover = a.snd_max;
-    }
-    fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.r.reno_dupack(a, true)
     }
 }
 

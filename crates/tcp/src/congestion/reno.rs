@@ -17,75 +17,37 @@
 //! `first_new_ack_deflates_to_ssthresh`, `timeout_resets_to_loss_window`); tests/recovery.rs
 //! (`recovery_reno_*`).
 
-use super::{AckInfo, AckVerdict, CongestionControl, Window};
+use super::recovery::recovery_in;
+use super::{AckInfo, AckVerdict, CongestionControl, Recovery};
 
-/// Reno state: the window, the duplicate-ACK count and whether fast recovery is on.
+/// Reno state: the shared recovery bookkeeping (its recovery point unused).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reno {
-    w: Window,
-    dupacks: u32,
-    in_recovery: bool,
-    dupack_threshold: u32,
+    r: Recovery,
 }
 
 impl Reno {
     pub fn new(mss: u32, dupack_threshold: u32) -> Self {
         Reno {
-            w: Window::new(mss),
-            dupacks: 0,
-            in_recovery: false,
-            dupack_threshold: dupack_threshold.max(1),
+            r: Recovery::new(mss, dupack_threshold),
         }
-    }
-    pub fn dupacks(&self) -> u32 {
-        self.dupacks
     }
 }
 
 impl CongestionControl for Reno {
-    fn window(&self) -> &Window {
-        &self.w
-    }
-    fn window_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
-        self.w.cwnd = initial_window.max(self.w.mss);
-        self.w.ssthresh = peer_window.max(2 * self.w.mss);
-    }
+    recovery_in!(r);
     fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
-        if self.in_recovery {
-            self.in_recovery = false;
-            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+        let w = &mut self.r.w;
+        if self.r.in_recovery {
+            self.r.in_recovery = false;
+            w.cwnd = w.ssthresh.max(w.mss);
         } else {
-            self.w.grow(a.acked);
+            w.grow(a.acked);
         }
-        self.dupacks = 0;
-        AckVerdict {
-            retransmit_head: false,
-            restart_timer: true,
-        }
+        self.r.open_ack()
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
-        self.dupacks = self.dupacks.saturating_add(1);
-        if self.in_recovery {
-            self.w.cwnd += self.w.mss;
-            false
-        } else if self.dupacks == self.dupack_threshold {
-            self.w.enter_fast_recovery(a.flight, self.dupack_threshold);
-            self.in_recovery = true;
-            true
-        } else {
-            false
-        }
-    }
-    fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
-        self.w.on_rto(a.flight, first_expiry, self.in_recovery);
-        self.in_recovery = false;
-        self.dupacks = 0;
-    }
-    fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.r.reno_dupack(a, false)
     }
 }
 

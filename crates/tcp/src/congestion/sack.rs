@@ -22,87 +22,50 @@
 //! Validation: unit test below (`entry_sets_cwnd_to_half_the_flight_without_inflation`);
 //! tests/sack.rs and tests/fall_floyd.rs (`sack_*`).
 
-use super::{AckInfo, AckVerdict, CongestionControl, Window};
+use super::recovery::recovery_in;
+use super::{AckInfo, AckVerdict, CongestionControl, Recovery};
 
-/// SACK recovery window state.
+/// SACK recovery window state: the shared recovery bookkeeping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sack {
-    w: Window,
-    dupacks: u32,
-    in_recovery: bool,
-    /// SND.MAX at the start of the last recovery or timeout; 0 initially.
-    recover: u64,
-    dupack_threshold: u32,
+    r: Recovery,
 }
 
 impl Sack {
     pub fn new(mss: u32, dupack_threshold: u32) -> Self {
         Sack {
-            w: Window::new(mss),
-            dupacks: 0,
-            in_recovery: false,
-            recover: 0,
-            dupack_threshold: dupack_threshold.max(1),
+            r: Recovery::new(mss, dupack_threshold),
         }
-    }
-    /// The recovery point (one past HighData when recovery or the last timeout started).
-    pub fn recover(&self) -> u64 {
-        self.recover
     }
     /// A new recovery may start at this cumulative ACK (RFC 6675 §5.1: HighACK ≥ RecoveryPoint).
     pub fn may_enter(&self, ack: u64) -> bool {
-        !self.in_recovery && ack >= self.recover
+        !self.r.in_recovery && ack >= self.r.recover
     }
     /// Enter loss recovery (§5 step 4.1–4.2).
     pub fn enter(&mut self, a: &AckInfo) {
-        self.recover = a.snd_max;
-        self.w.halve(a.flight);
-        self.w.cwnd = self.w.ssthresh;
-        self.in_recovery = true;
+        self.r.recover = a.snd_max;
+        self.r.w.halve(a.flight);
+        self.r.w.cwnd = self.r.w.ssthresh;
+        self.r.in_recovery = true;
     }
 }
 
 impl CongestionControl for Sack {
-    fn window(&self) -> &Window {
-        &self.w
-    }
-    fn window_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
-        self.w.cwnd = initial_window.max(self.w.mss);
-        self.w.ssthresh = peer_window.max(2 * self.w.mss);
-    }
+    recovery_in!(r);
     fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
-        self.dupacks = 0;
-        if self.in_recovery {
-            if a.ack >= self.recover {
-                self.in_recovery = false;
-            }
-        } else {
-            self.w.grow(a.acked);
+        if !self.r.in_recovery {
+            self.r.w.grow(a.acked);
+        } else if a.ack >= self.r.recover {
+            self.r.in_recovery = false;
         }
-        AckVerdict {
-            retransmit_head: false,
-            restart_timer: true,
-        }
+        self.r.open_ack()
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
-        self.dupacks = self.dupacks.saturating_add(1);
-        if self.dupacks != self.dupack_threshold || !self.may_enter(a.ack) {
+        if !self.r.count_dupack() || !self.may_enter(a.ack) {
             return false;
         }
         self.enter(a);
         true
-    }
-    fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
-        self.w.on_rto(a.flight, first_expiry, self.in_recovery);
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.recover = a.snd_max;
-    }
-    fn in_recovery(&self) -> bool {
-        self.in_recovery
     }
 }
 

@@ -16,68 +16,37 @@
 //! Validation: unit test below (`third_dupack_collapses_to_one_segment`); tests/fall_floyd.rs
 //! (`tahoe_*`).
 
-use super::{AckInfo, AckVerdict, CongestionControl, Window};
+use super::recovery::recovery_in;
+use super::{AckInfo, AckVerdict, CongestionControl, Recovery};
 
-/// Tahoe state: the window, the dupACK count and the recovery point.
+/// Tahoe state: the shared recovery bookkeeping (never in fast recovery).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tahoe {
-    w: Window,
-    dupacks: u32,
-    recover: u64,
-    dupack_threshold: u32,
+    r: Recovery,
 }
 
 impl Tahoe {
     pub fn new(mss: u32, dupack_threshold: u32) -> Self {
         Tahoe {
-            w: Window::new(mss),
-            dupacks: 0,
-            recover: 0,
-            dupack_threshold: dupack_threshold.max(1),
+            r: Recovery::new(mss, dupack_threshold),
         }
-    }
-    /// One past the highest sequence number sent at the last fast retransmit or timeout.
-    pub fn recover(&self) -> u64 {
-        self.recover
     }
 }
 
 impl CongestionControl for Tahoe {
-    fn window(&self) -> &Window {
-        &self.w
-    }
-    fn window_mut(&mut self) -> &mut Window {
-        &mut self.w
-    }
-    fn on_connected(&mut self, initial_window: u64, peer_window: u64) {
-        self.w.cwnd = initial_window.max(self.w.mss);
-        self.w.ssthresh = peer_window.max(2 * self.w.mss);
-    }
+    recovery_in!(r);
     fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
-        self.w.grow(a.acked);
-        self.dupacks = 0;
-        AckVerdict {
-            retransmit_head: false,
-            restart_timer: true,
-        }
+        self.r.w.grow(a.acked);
+        self.r.open_ack()
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
-        self.dupacks = self.dupacks.saturating_add(1);
-        if self.dupacks != self.dupack_threshold || a.ack <= self.recover {
+        if !self.r.count_dupack() || a.ack <= self.r.recover {
             return false;
         }
-        self.recover = a.snd_max;
-        self.w.halve(a.flight);
-        self.w.cwnd = self.w.mss;
+        self.r.recover = a.snd_max;
+        self.r.w.halve(a.flight);
+        self.r.w.cwnd = self.r.w.mss;
         true
-    }
-    fn on_rto(&mut self, a: &AckInfo, first_expiry: bool) {
-        self.w.on_rto(a.flight, first_expiry, false);
-        self.dupacks = 0;
-        self.recover = a.snd_max;
-    }
-    fn in_recovery(&self) -> bool {
-        false
     }
 }
 

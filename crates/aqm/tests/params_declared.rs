@@ -5,7 +5,8 @@
 //! After editing a declaration: `AQMLAB_WRITE_DOCS=1 cargo test -p aqm --test params_declared`
 //! rewrites the generated blocks.
 
-use aqm::params_table::{markdown, regenerate};
+use aqm::params_table::markdown;
+use declare::table::check_current;
 use aqm::{models, Value};
 use std::path::PathBuf;
 
@@ -15,18 +16,8 @@ fn root() -> PathBuf {
 
 /// Compare (or, with AQMLAB_WRITE_DOCS=1, rewrite) the generated blocks of `rel`.
 fn current(rel: &str) -> String {
-    let path = root().join(rel);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let want = regenerate(&text);
-    if std::env::var_os("AQMLAB_WRITE_DOCS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-    } else {
-        assert!(
-            want == text,
-            "{rel} is not current: run AQMLAB_WRITE_DOCS=1 cargo test -p aqm --test params_declared"
-        );
-    }
-    want
+    let how = "cargo test -p aqm --test params_declared";
+    check_current(&root().join(rel), &aqm::params_table::block, how)
 }
 
 #[test]

@@ -202,6 +202,30 @@ pub fn regenerate(doc: &str, body: &dyn Fn(&str) -> Option<String>) -> String {
     out + rest
 }
 
+/// The generated blocks of the document at `path` as `body` renders them now: with the
+/// environment variable `AQMLAB_WRITE_DOCS` set, the document is rewritten; otherwise it must
+/// already be current (a panic names `how`, the command that rewrites it). For the docs tests
+/// of each model crate (`tests/params_declared.rs`).
+pub fn check_current(
+    path: &std::path::Path,
+    body: &dyn Fn(&str) -> Option<String>,
+    how: &str,
+) -> String {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let want = regenerate(&text, body);
+    if std::env::var_os("AQMLAB_WRITE_DOCS").is_some() {
+        std::fs::write(path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    } else {
+        assert!(
+            want == text,
+            "{} is not current: run AQMLAB_WRITE_DOCS=1 {how}",
+            path.display()
+        );
+    }
+    want
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

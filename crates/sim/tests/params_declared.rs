@@ -4,7 +4,7 @@
 //! After editing a declaration: `AQMLAB_WRITE_DOCS=1 cargo test -p sim --test params_declared`
 //! rewrites the generated blocks.
 
-use declare::table::{markdown, regenerate};
+use declare::table::{check_current, markdown};
 use declare::Declared;
 use sim::topology::params::{CLOUD, DUMBBELL, PARKING_LOT};
 use std::path::PathBuf;
@@ -12,7 +12,6 @@ use std::path::PathBuf;
 #[test]
 fn docs_are_generated_from_the_declarations() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/topologies.md");
-    let text = std::fs::read_to_string(&path).unwrap();
     let tables = [
         ("dumbbell", markdown(&DUMBBELL), DUMBBELL.params()),
         ("parking_lot", markdown(&PARKING_LOT), PARKING_LOT.params()),
@@ -22,15 +21,7 @@ fn docs_are_generated_from_the_declarations() {
         let kind = what.strip_prefix("params ")?;
         tables.iter().find(|t| t.0 == kind).map(|t| t.1.clone())
     };
-    let want = regenerate(&text, &block);
-    if std::env::var_os("AQMLAB_WRITE_DOCS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-    } else {
-        assert!(
-            want == text,
-            "docs/topologies.md is not current: run AQMLAB_WRITE_DOCS=1 cargo test -p sim --test params_declared"
-        );
-    }
+    let want = check_current(&path, &block, "cargo test -p sim --test params_declared");
     for (kind, table, params) in &tables {
         assert!(want.contains(&format!("<!-- generated: params {kind} -->\n{table}")));
         for p in params {

@@ -6,7 +6,7 @@
 //! After editing the declaration: `AQMLAB_WRITE_DOCS=1 cargo test -p tcp --test params_declared`
 //! rewrites the generated block.
 
-use declare::table::{markdown, regenerate};
+use declare::table::{check_current, markdown};
 use declare::{Declared, Value};
 use std::path::PathBuf;
 use tcp::params::MODEL;
@@ -15,17 +15,8 @@ use tcp::TcpConfig;
 #[test]
 fn readme_table_is_generated_from_the_declaration() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-    let text = std::fs::read_to_string(&path).unwrap();
     let block = |what: &str| (what == "params tcp").then(|| markdown(&MODEL));
-    let want = regenerate(&text, &block);
-    if std::env::var_os("AQMLAB_WRITE_DOCS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-    } else {
-        assert!(
-            want == text,
-            "README.md is not current: run AQMLAB_WRITE_DOCS=1 cargo test -p tcp --test params_declared"
-        );
-    }
+    let want = check_current(&path, &block, "cargo test -p tcp --test params_declared");
     assert!(want.contains(&format!("<!-- generated: params tcp -->\n{}", markdown(&MODEL))));
     for p in MODEL.params() {
         assert!(!p.doc.is_empty() && !p.source.is_empty(), "{}", p.key);

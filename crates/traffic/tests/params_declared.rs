@@ -5,27 +5,15 @@
 //! After editing a declaration: `AQMLAB_WRITE_DOCS=1 cargo test -p traffic --test params_declared`
 //! rewrites the generated blocks.
 
-use declare::table::{markdown, regenerate};
+use declare::table::{check_current, markdown};
 use std::path::PathBuf;
 use traffic::workload::params::{model, models};
 
 #[test]
 fn docs_are_generated_from_the_declarations() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/workloads.md");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let block = |what: &str| {
-        let kind = what.strip_prefix("params ")?;
-        model(kind).map(markdown)
-    };
-    let want = regenerate(&text, &block);
-    if std::env::var_os("AQMLAB_WRITE_DOCS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-    } else {
-        assert!(
-            want == text,
-            "docs/workloads.md is not current: run AQMLAB_WRITE_DOCS=1 cargo test -p traffic --test params_declared"
-        );
-    }
+    let block = |what: &str| model(what.strip_prefix("params ")?).map(markdown);
+    let want = check_current(&path, &block, "cargo test -p traffic --test params_declared");
     for m in models() {
         let table = markdown(*m);
         assert!(

@@ -43,7 +43,7 @@ def test_tcp_params_and_profiles():
 
 
 def test_unknown_kind():
-    with pytest.raises(ValueError, match="unknown model .nosuch.; expected one of: tcp, droptail"):
+    with pytest.raises(ValueError, match="unknown model .nosuch.; expected one of: tcp, dumbbell, parking_lot, cloud, droptail"):
         aqmlab.params("nosuch")
 
 

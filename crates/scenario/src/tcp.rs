@@ -51,6 +51,7 @@ mod tests {
             ("newreno", Variant::NewReno),
             ("sack", Variant::Sack),
             ("cubic", Variant::Cubic),
+            ("cubic_sack", Variant::CubicSack),
         ] {
             let c = tcp(&format!(
                 "[tcp]\nvariant = \"{name}\"\necn = true\nlimited_transmit = true"

@@ -68,7 +68,7 @@ fn profiles_set_their_keys_and_the_table_wins() {
     let linux = tcp_of("profile = \"linux\"").unwrap();
     assert_eq!(
         (linux.variant, linux.initial_window, linux.delayed_ack),
-        (Variant::Cubic, 10, Some(ms(40)))
+        (Variant::CubicSack, 10, Some(ms(40)))
     );
     assert_eq!((linux.min_rto, linux.max_rto), (ms(200), ms(120_000)));
     // The table wins over the profile.

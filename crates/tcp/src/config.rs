@@ -32,6 +32,18 @@ pub enum Variant {
     /// congestion avoidance and at each congestion event, with RFC 6582 NewReno loss recovery
     /// (congestion/cubic.rs).
     Cubic,
+    /// CUBIC's window law with RFC 2018 SACK blocks and RFC 6675 loss recovery, as Linux runs it
+    /// by default (`tcp_congestion_control = cubic`, `tcp_sack = 1`): at entry ssthresh = cwnd =
+    /// β·FlightSize, no inflation, sending clocked by pipe (congestion/cubic.rs). Used only if
+    /// both ends offer SACK; otherwise CUBIC with NewReno recovery.
+    CubicSack,
+}
+
+impl Variant {
+    /// Offers SACK on the SYN and recovers with RFC 6675 when the peer agrees.
+    pub fn uses_sack(self) -> bool {
+        matches!(self, Variant::Sack | Variant::CubicSack)
+    }
 }
 
 /// How NewReno sets cwnd when a full ACK ends fast recovery (RFC 6582 §3.2 step 3).

@@ -34,7 +34,7 @@
 //! tests/limited_transmit.rs, tests/soak.rs.
 
 use crate::config::Variant;
-use crate::congestion::{AckInfo, Congestion};
+use crate::congestion::AckInfo;
 use crate::endpoint::{Endpoint, State, EV_CLOSED, EV_CONNECTED, EV_DATA, EV_PEER_CLOSED};
 use crate::segment::{Flags, Segment};
 use crate::timers::Timer;
@@ -136,7 +136,7 @@ impl Endpoint {
     /// SACK-permitted and ECN on the peer's SYN (server) or SYN-ACK (client): each is used only
     /// if both ends want it. A `Sack` endpoint whose peer refused recovers as NewReno.
     fn options_negotiated(&mut self, seg: &Segment, syn_ack: bool) {
-        self.sack_ok = seg.sack_ok && self.cfg.variant == Variant::Sack;
+        self.sack_ok = seg.sack_ok && self.cfg.variant.uses_sack();
         if !self.sack_ok {
             self.cc.sack_refused(&self.cfg);
         }
@@ -266,19 +266,17 @@ impl Endpoint {
         let cwnd_before = self.cwnd();
         self.cc.set_clock(now, self.rtt.srtt());
         let mut enter = self.cc.on_dupack(&info);
-        if let Congestion::Sack(s) = &mut self.cc {
-            // RFC 6675 §5 step 2: enough SACKed above HighACK + 1 before DupThresh dupACKs.
-            if !enter
-                && s.may_enter(ack)
-                && self.sb.is_lost(
-                    self.snd_una,
-                    self.cfg.mss.max(1) as u64,
-                    self.cfg.dupack_threshold,
-                )
-            {
-                s.enter(&info);
-                enter = true;
-            }
+        // RFC 6675 §5 step 2: enough SACKed above HighACK + 1 before DupThresh dupACKs.
+        if !enter
+            && self.cc.sack_may_enter(ack)
+            && self.sb.is_lost(
+                self.snd_una,
+                self.cfg.mss.max(1) as u64,
+                self.cfg.dupack_threshold,
+            )
+        {
+            self.cc.sack_enter(&info);
+            enter = true;
         }
         if enter {
             self.stats.fast_retransmits += 1;

@@ -32,7 +32,6 @@
 //! tests/fall_floyd.rs, tests/limited_transmit.rs; the harness checks the ECT rule on every
 //! segment of every run.
 
-use crate::config::Variant;
 use crate::endpoint::{Endpoint, State};
 use crate::segment::{Flags, Segment, TxKind};
 use crate::timers::Timer;
@@ -150,7 +149,7 @@ impl Endpoint {
             sack_ok: if syn_ack {
                 self.sack_ok
             } else {
-                self.cfg.variant == Variant::Sack
+                self.cfg.variant.uses_sack()
             },
             ts: self.ts_syn_option(now, syn_ack),
             ..Segment::default()

@@ -7,11 +7,11 @@
 //! - `ns2`: ns-2.35 Full-TCP's rules as the twins use them (issue 11; each key's own source);
 //! - `freebsd`: seed 000's FreeBSD 2.2.8 hosts (§4.1.4; why each value:
 //!   `scenarios/christiansen2000/lab_unconstrained.toml`);
-//! - `linux`: Linux's defaults as far as aqmlab can express them (CUBIC, IW 10, RTO 200 ms – 120 s,
-//!   timestamps, 40 ms delayed ACK). Not expressed: SACK recovery together with CUBIC (aqmlab's
-//!   `cubic` recovers as NewReno), Linux's RTO floor of SRTT + 200 ms (here max(200 ms, RFC 6298
-//!   RTO)), quick-ACK mode and the adaptive delayed-ACK timeout (40–200 ms), receive-buffer
-//!   autotuning (here a fixed window at `tcp_rmem`'s maximum).
+//! - `linux`: Linux's defaults as far as aqmlab can express them (CUBIC with SACK recovery, IW 10,
+//!   RTO 200 ms – 120 s, timestamps, 40 ms delayed ACK). Not expressed: Linux's RTO floor of
+//!   SRTT + 200 ms (here max(200 ms, RFC 6298 RTO)), quick-ACK mode and the adaptive delayed-ACK
+//!   timeout (40–200 ms), RACK-TLP loss detection and PRR (here RFC 6675 with DupThresh),
+//!   receive-buffer autotuning (here a fixed window at `tcp_rmem`'s maximum).
 //!
 //! Validation: `tests/params_declared.rs` (every key parses, profiles set declared keys, the
 //! README table is current) and the scenario crate's `tcp.rs` and `tests/bad_files.rs`.
@@ -24,7 +24,14 @@ use declare::{
 use declare::table::duration_text;
 use units::SimDuration;
 
-choices!(Variant { Tahoe => "tahoe", Reno => "reno", NewReno => "newreno", Sack => "sack", Cubic => "cubic" });
+choices!(Variant {
+    Tahoe => "tahoe",
+    Reno => "reno",
+    NewReno => "newreno",
+    Sack => "sack",
+    Cubic => "cubic",
+    CubicSack => "cubic_sack",
+});
 choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd" });
 choices!(SsthreshRule { Rfc5681 => "rfc5681", Ns2 => "ns2" });
 choices!(BackoffReset { Sample => "sample", NewAck => "ack" });
@@ -54,7 +61,7 @@ const KEYS: [Param<TcpConfig>; 20] = [
         syntax: choice("variant", Variant::OPTIONS),
         unit: "",
         range: Range::Any,
-        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery)",
+        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery), CUBIC with SACK recovery (Linux)",
         source: "RFC 6582 (the standard Reno-family recovery)",
         access: field!(variant),
     },
@@ -262,9 +269,9 @@ const FREEBSD: Profile = Profile {
 
 const LINUX: Profile = Profile {
     name: "linux",
-    doc: "Linux defaults as far as expressible: CUBIC (tcp_congestion_control), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; not expressed: SACK with CUBIC, the SRTT + 200 ms RTO floor, quick-ACK mode",
+    doc: "Linux defaults as far as expressible: CUBIC with SACK (tcp_congestion_control, tcp_sack), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; not expressed: the SRTT + 200 ms RTO floor, quick-ACK mode, RACK-TLP, PRR",
     sets: &[
-        ProfileSet::set("variant", Value::Choice("cubic")),
+        ProfileSet::set("variant", Value::Choice("cubic_sack")),
         ProfileSet::set("initial_window", Value::Int(10)),
         ProfileSet::set("min_rto", Value::Duration(SimDuration::from_millis(200))),
         ProfileSet::set("initial_rto", Value::Duration(SimDuration::from_secs(1))),

@@ -69,6 +69,13 @@
 //! NewReno's (the larger window only adds new segments: at most 31 + 44 − 1 segments are ever
 //! out, the 65535-B receive window), the full ACK at 550 + 100·k ms sets cwnd = 16352.
 //!
+//! CUBIC WITH SACK (`cubic_sack`, Linux's pair: RFC 9438's reduction, RFC 6675's recovery): at the
+//! 3rd dupACK ssthresh = cwnd = round(0.7 · 23360) = 16352 B (11.2 MSS), no inflation. Sending
+//! needs pipe + 1 MSS ≤ cwnd, a looser bound than SACK's 8 MSS, so as for SACK every hole is
+//! resent at 550 ms as soon as it is lost (3 segments SACKed above it), the client fills every
+//! hole at 600, and the ACK of S(31) = RecoveryPoint at 650 ends recovery with cwnd = ssthresh =
+//! 16352 B. Every case: all losses resent within the first RTT, no timeout, one loss event.
+//!
 //! Loss events (TcpStats): every case starts with one at cwnd = 16 MSS = 23360 B. Reno k=3 has
 //! two more: the 2nd fast retransmit at 650 (cwnd = ssthresh 11680 after the ACK of S(16)
 //! ended the first recovery) and the timeout at 1750 (cwnd = ssthresh 14600 after the ACK of
@@ -138,7 +145,7 @@ fn run_with(cfg: TcpConfig, k: u64) -> Outcome {
     assert!(p.completed.is_some());
     assert_eq!(
         p.eps[SERVER].sack_enabled(),
-        variant == Variant::Sack,
+        variant.uses_sack(),
         "negotiation"
     );
     let rtx = p
@@ -342,6 +349,16 @@ fn fall_floyd_cubic_resends_one_loss_per_rtt_with_beta_0_7() {
             (&rtx, 0, 1, 550 + 100 * k, 16352, 16352),
         );
         assert_eq!(o.loss, (1, 23360, [23360, 0, 0, 0]), "cubic k={k}");
+    }
+}
+
+#[test]
+fn fall_floyd_cubic_sack_resends_every_loss_within_one_rtt_with_beta_0_7() {
+    for k in 1..=4u64 {
+        let o = run(Variant::CubicSack, k);
+        let rtx: Vec<(u64, u64)> = (0..k).map(|i| (550, 15 + i)).collect();
+        check(Variant::CubicSack, k, &o, (&rtx, 0, 1, 650, 16352, 16352));
+        assert_eq!(o.loss, (1, 23360, [23360, 0, 0, 0]), "cubic_sack k={k}");
     }
 }
 

@@ -117,18 +117,19 @@ fn soak_lossy_exchanges_always_finish() {
 
 #[test]
 fn soak_cubic_and_timestamps_exchanges_always_finish() {
-    // 200 lossy exchanges with CUBIC (odd seeds) or NewReno, timestamps on for seeds ≡ 0, 1
+    // 200 lossy exchanges with CUBIC (odd seeds: NewReno recovery for seeds ≡ 1 (mod 4), SACK
+    // recovery, `cubic_sack`, for seeds ≡ 3) or NewReno, timestamps on for seeds ≡ 0, 1
     // (mod 3) and delayed ACKs on half: every completed run delivers exact byte counts, the
     // counter identities hold, and loss events = fast retransmits + data-phase timeouts, so
     // fast_retransmits ≤ loss_events ≤ fast_retransmits + timeouts. With at most 10 % loss
     // aborts are as rare as in the soak above (≥ 97 % complete).
-    let (mut completed, mut loss_events, mut cubic_fast) = (0, 0, 0);
+    let (mut completed, mut loss_events, mut cubic_fast, mut cubic_sack_fast) = (0, 0, 0, 0);
     for seed in 1..=200u64 {
         let cfg = TcpConfig {
-            variant: if seed % 2 == 1 {
-                Variant::Cubic
-            } else {
-                Variant::NewReno
+            variant: match seed % 4 {
+                1 => Variant::Cubic,
+                3 => Variant::CubicSack,
+                _ => Variant::NewReno,
             },
             timestamps: seed % 3 != 2,
             delayed_ack: if seed % 4 < 2 { Some(dms(100)) } else { None },
@@ -163,6 +164,10 @@ fn soak_cubic_and_timestamps_exchanges_always_finish() {
             if cfg.variant == Variant::Cubic {
                 cubic_fast += st.fast_retransmits;
             }
+            if cfg.variant == Variant::CubicSack {
+                assert!(e.sack_enabled(), "seed {seed}");
+                cubic_sack_fast += st.fast_retransmits;
+            }
         }
         if p.events.iter().any(|e| e.2 == AppEvent::Aborted) {
             continue;
@@ -174,7 +179,7 @@ fn soak_cubic_and_timestamps_exchanges_always_finish() {
     }
     assert!(completed >= 194, "completed {completed}");
     assert!(
-        loss_events > 50 && cubic_fast > 10,
-        "{loss_events} {cubic_fast}"
+        loss_events > 50 && cubic_fast > 5 && cubic_sack_fast > 5,
+        "{loss_events} {cubic_fast} {cubic_sack_fast}"
     );
 }

@@ -107,6 +107,8 @@ pub struct Cubic {
     frac: f64,
     now: SimTime,
     srtt: Option<SimDuration>,
+    /// RFC 6675 SACK recovery instead of NewReno's (`Variant::CubicSack`, SACK agreed).
+    sack: bool,
 }
 
 impl Cubic {
@@ -122,7 +124,58 @@ impl Cubic {
             frac: 0.0,
             now: SimTime::ZERO,
             srtt: None,
+            sack: false,
         }
+    }
+
+    /// CUBIC with RFC 6675 SACK recovery (`Variant::CubicSack`; Linux's default pair).
+    pub fn with_sack(mss: u32, dupack_threshold: u32, p: CubicParams) -> Self {
+        let mut c = Cubic::new(mss, dupack_threshold, FullAck::Ssthresh, p);
+        c.sack = true;
+        c
+    }
+    /// Whether loss recovery is RFC 6675's.
+    pub fn sack(&self) -> bool {
+        self.sack
+    }
+    /// The peer refused SACK: recover as NewReno (before the handshake completes).
+    pub fn sack_refused(&mut self) {
+        self.sack = false;
+    }
+    /// SACK recovery: a new recovery may start at this cumulative ACK (RFC 6675 §5.1).
+    pub fn may_enter(&self, ack: u64) -> bool {
+        self.sack && !self.r.in_recovery && ack >= self.r.recover
+    }
+    /// SACK recovery entry (RFC 6675 §5 step 4 with RFC 9438 §4.6's reduction): RecoveryPoint =
+    /// SND.MAX, ssthresh = cwnd = max(β·FlightSize, 2·MSS), no inflation.
+    pub fn sack_enter(&mut self, a: &AckInfo) {
+        self.r.recover = a.snd_max;
+        self.reduce(a.flight);
+        self.k_zero = false;
+        self.r.w.cwnd = self.r.w.ssthresh;
+        self.r.in_recovery = true;
+    }
+    /// One ACK of new data: slow start or the cubic law.
+    fn grow(&mut self, acked: u64) {
+        if self.r.w.cwnd < self.r.w.ssthresh {
+            self.r.w.grow(acked);
+        } else {
+            self.grow_ca(acked);
+        }
+    }
+    /// An ACK of new data under SACK recovery (RFC 6675 §5 (A)): outside recovery the window
+    /// grows; the ACK covering RecoveryPoint ends recovery with cwnd = ssthresh and starts the
+    /// congestion-avoidance stage; cwnd is unchanged in between.
+    fn sack_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
+        if !self.r.in_recovery {
+            self.grow(a.acked);
+        } else if a.ack >= self.r.recover {
+            self.r.in_recovery = false;
+            if self.r.w.cwnd >= self.r.w.ssthresh {
+                self.epoch = Some(self.start_epoch());
+            }
+        }
+        self.r.open_ack()
     }
 
     /// The time and SRTT the next hook runs at (set by the endpoint before every hook).
@@ -225,6 +278,9 @@ impl Cubic {
 impl CongestionControl for Cubic {
     recovery_in!(r);
     fn on_new_ack(&mut self, a: &AckInfo) -> AckVerdict {
+        if self.sack {
+            return self.sack_new_ack(a);
+        }
         let (phase, verdict) = self.r.newreno_ack(a, self.full_ack);
         match phase {
             NewAck::Open if self.r.w.cwnd < self.r.w.ssthresh => self.r.w.grow(a.acked),
@@ -238,6 +294,13 @@ impl CongestionControl for Cubic {
         verdict
     }
     fn on_dupack(&mut self, a: &AckInfo) -> bool {
+        if self.sack {
+            if !self.r.count_dupack() || !self.may_enter(a.ack) {
+                return false;
+            }
+            self.sack_enter(a);
+            return true;
+        }
         if !self.r.fast_recovery_dupack(a, true) {
             return false;
         }
@@ -411,6 +474,52 @@ mod tests {
         ack(&mut c, 7000);
         let cw = c.window().cwnd;
         assert!((70_723..=70_725).contains(&cw), "{cw}");
+    }
+
+    #[test]
+    fn sack_recovery_reduces_by_beta_without_inflation_and_starts_the_cubic_stage_at_exit() {
+        // 10 segments of 1000 B in flight (cwnd 10 MSS): the 3rd dupACK sets ssthresh = cwnd =
+        // 0.7·10000 = 7000 with no 3·MSS inflation (NewReno-recovering CUBIC: 10000);
+        // recover = SND.MAX. Partial ACKs keep cwnd; the ACK of recover ends recovery and
+        // starts the stage with W_max = 10 segments: K = ∛((10 − 7)/0.4) = ∛7.5 = 1.957 s.
+        let mut c = Cubic::with_sack(1000, 3, CubicParams::default());
+        c.on_connected(10_000, 65_535);
+        c.r.w.ssthresh = 10_000; // in congestion avoidance
+        let d = dup(1001, 10_000);
+        assert!(!c.on_dupack(&d) && !c.on_dupack(&d));
+        assert!(c.on_dupack(&d));
+        assert_eq!((c.window().ssthresh, c.window().cwnd), (7000, 7000));
+        assert_eq!((c.w_max(), c.recover()), (Some(10.0), d.snd_max));
+        assert!(!c.on_dupack(&d));
+        assert_eq!(c.window().cwnd, 7000);
+        let partial = AckInfo {
+            ack: 5001,
+            acked: 4000,
+            flight: 6000,
+            snd_max: d.snd_max,
+        };
+        c.on_new_ack(&partial);
+        assert!(c.in_recovery());
+        assert_eq!(c.window().cwnd, 7000);
+        let full = AckInfo {
+            ack: d.snd_max,
+            acked: 6000,
+            flight: 0,
+            snd_max: d.snd_max,
+        };
+        c.on_new_ack(&full);
+        assert!(!c.in_recovery());
+        assert_eq!(c.window().cwnd, 7000);
+        assert!(close(c.k().unwrap(), 7.5f64.cbrt(), 1e-12));
+        // Without SACK agreed it recovers as NewReno: cwnd inflated to ssthresh + 3 MSS.
+        let mut n = Cubic::with_sack(1000, 3, CubicParams::default());
+        n.sack_refused();
+        n.on_connected(10_000, 65_535);
+        n.r.w.ssthresh = 10_000;
+        for _ in 0..3 {
+            n.on_dupack(&d);
+        }
+        assert_eq!((n.window().ssthresh, n.window().cwnd), (7000, 10_000));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Congestion control: one trait, one file per loss-recovery algorithm (STYLE.md §11), dispatched
 //! through the [`Congestion`] enum (no `Box<dyn>` on the per-segment path): `tahoe.rs`,
 //! `reno.rs`, `newreno.rs`, `sack.rs` (RFC 6675's window side), `cubic.rs` (RFC 9438 with
-//! NewReno recovery; it needs the time and SRTT, given by [`Congestion::set_clock`]). The
+//! NewReno recovery, or RFC 6675 SACK recovery for `Variant::CubicSack`; it needs the time and
+//! SRTT, given by [`Congestion::set_clock`]). The
 //! bookkeeping they share — dupACK count, recovery flag and point, the handshake and timeout
 //! steps, Reno/NewReno fast recovery — is [`Recovery`] (`recovery.rs`); each variant's file
 //! keeps only what differs.
@@ -261,6 +262,11 @@ impl Congestion {
                 cfg.newreno_full_ack,
                 CubicParams::default(),
             )),
+            Variant::CubicSack => Congestion::Cubic(Cubic::with_sack(
+                cfg.mss,
+                cfg.dupack_threshold,
+                CubicParams::default(),
+            )),
         }
     }
     /// The time and SRTT of the hook about to run (only CUBIC uses them).
@@ -280,12 +286,32 @@ impl Congestion {
     /// A `Sack` endpoint whose peer did not agree to SACK recovers as NewReno (before the
     /// handshake completes, so the window state is still the initial one).
     pub fn sack_refused(&mut self, cfg: &TcpConfig) {
+        if let Congestion::Cubic(c) = self {
+            c.sack_refused();
+        }
         if matches!(self, Congestion::Sack(_)) {
             *self = Congestion::NewReno(NewReno::new(
                 cfg.mss,
                 cfg.dupack_threshold,
                 cfg.newreno_full_ack,
             ));
+        }
+    }
+    /// RFC 6675 §5.1 for the SACK-recovering variants: a new recovery may start at `ack`
+    /// (false for the others).
+    pub fn sack_may_enter(&self, ack: u64) -> bool {
+        match self {
+            Congestion::Sack(s) => s.may_enter(ack),
+            Congestion::Cubic(c) => c.may_enter(ack),
+            _ => false,
+        }
+    }
+    /// Enter SACK recovery before DupThresh duplicates (RFC 6675 §5 step 2, IsLost(HighACK + 1)).
+    pub fn sack_enter(&mut self, a: &AckInfo) {
+        match self {
+            Congestion::Sack(s) => s.enter(a),
+            Congestion::Cubic(c) if c.sack() => c.sack_enter(a),
+            _ => {}
         }
     }
     /// Mutable window, for reductions that are not loss recovery (ECN, RFC 3168 §6.1.2).

@@ -5,13 +5,14 @@
 //! `[run]`: `seed` (integer ≥ 0, default 1), `warmup` (duration, required, may be 0),
 //! `duration` (required, > 0: measured time after the warm-up; warmup + duration at most
 //! `units::limits::MAX_RUN`, 1e9 s), `stop_after_responses` (optional integer ≥ 1).
-//! Last, `budget.rs` refuses a run whose workloads would exceed its event or memory bound.
+//! Last, `sim::budget` (the engine's cost model) refuses a run whose workloads would exceed its
+//! event or memory bound.
 //! `[monitor]`: `queue_interval`, `queue_sample`, `link_interval` (durations > 0; defaults
 //! `sim::MonitorConfig::default()`).
 
 use crate::error::{KeyError, Res};
 use crate::value::{positive, Tbl};
-use crate::{budget, tcp, topology, workload};
+use crate::{tcp, topology, workload};
 use sim::{Experiment, MonitorConfig};
 use std::path::Path;
 use toml::Table;
@@ -75,7 +76,8 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         delayboxes,
         monitor,
     };
-    budget::check_workloads(&exp, &root)?;
+    sim::budget::check_workloads(&exp, &|i| root.elem("workload", i))
+        .map_err(|e| KeyError::new(e.key, e.reason))?;
     Ok(exp)
 }
 

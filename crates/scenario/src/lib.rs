@@ -10,13 +10,12 @@
 //! Read before editing: `value.rs` (typed getters that carry key paths), `merge.rs` (variant
 //! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
 //! `[monitor]`), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue.rs`, `tcp.rs`,
-//! `workload.rs`, `dist.rs`; `budget.rs` (run-size limits: events and memory). A TOML syntax error is reported with key `line L, column C`, an
+//! `workload.rs`, `dist.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
 //! Validation: unit tests in each file; `tests/full_scenario.rs` (exact values of a full file
 //! and of `scenarios/quickstart.toml`), `tests/bad_files.rs` (one test per rejected mistake).
 
-mod budget;
 mod declared;
 mod dist;
 mod error;

@@ -27,7 +27,6 @@
 //! Validation: `tests/bad_files.rs` (`missing_bottleneck_rate`, `rate_*`, `delaybox_matrix_*`,
 //! `parking_lot_*`).
 
-use crate::budget;
 use crate::declared;
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{index, KeyError, Res};
@@ -40,6 +39,11 @@ use std::path::Path;
 use units::limits::MAX_DELAY;
 use sim::topology::params;
 use units::{Rate, SimDuration};
+
+/// `sim::budget::check_nodes` with its refusal as a scenario error.
+fn check_nodes(nodes: u64, what: &str, key: &str) -> Res<()> {
+    sim::budget::check_nodes(nodes, what, key).map_err(|e| KeyError::new(e.key, e.reason))
+}
 
 /// Parse `[topology]`: the topology and its host groups (name, hosts).
 pub(crate) fn parse(root: &Tbl, base_dir: &Path) -> Res<(Topology, Groups)> {
@@ -78,7 +82,7 @@ fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
     let p = declared::parse(t, &params::PARKING_LOT, &extra)?;
     let routers = p.routers;
     // Before the per-link tables below are built.
-    budget::check_nodes(
+    check_nodes(
         routers as u64,
         &format!("{routers} routers"),
         &t.key("routers"),
@@ -154,7 +158,7 @@ fn parse_parking_lot(root: &Tbl, t: &Tbl) -> Res<ParkingLotConfig> {
     }
     let hosts: u64 = clouds.iter().map(|c| c.hosts as u64).sum();
     if let Some(big) = clouds.iter().max_by_key(|c| c.hosts) {
-        budget::check_nodes(
+        check_nodes(
             routers as u64 + hosts,
             &format!(
                 "{} nodes ({routers} routers + {hosts} hosts)",
@@ -215,7 +219,7 @@ fn parse_dumbbell(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
     let p = declared::parse(&t, &params::DUMBBELL, &["kind", "access_queue", "delaybox"])?;
     let (clients, servers) = (p.clients, p.servers);
     let nodes = clients as u64 + servers as u64 + 2;
-    budget::check_nodes(
+    check_nodes(
         nodes,
         &format!("{nodes} nodes ({clients} clients + {servers} servers + 2 routers)"),
         &t.key(if clients >= servers {

@@ -1,6 +1,6 @@
 //! Out-of-range quantities (issue 15): a rate, duration, size or count beyond what the engine
 //! can represent or run is refused at parse time with the file, the key and the value as the
-//! user wrote it; values at the bounds of `units::limits` and `budget.rs` are accepted.
+//! user wrote it; values at the bounds of `units::limits` and `sim::budget` are accepted.
 
 mod fixture;
 use fixture::{edit, edit_of, BASE};

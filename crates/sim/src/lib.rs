@@ -3,6 +3,7 @@
 //! nodes with static routes, DelayBox per-connection delay, topology builders, and the loop that
 //! wires `tcp`, `aqm` and `traffic` together and reports through `metrics`.
 
+pub mod budget;
 pub mod config;
 mod conn;
 mod delaybox;

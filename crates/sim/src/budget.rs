@@ -15,12 +15,29 @@
 //! Every per-item figure is a lower bound of the real cost, so a refused run really is beyond
 //! the bound; `stop_after_responses` is not counted (a run may end before its duration).
 //!
-//! Validation: tests below and `tests/bad_files.rs` (`budget_*`).
+//! The engine's own cost model, so it lives with the engine; the scenario crate calls it while
+//! it parses and reports a refusal at the scenario key that causes it ([`BudgetError::key`]).
+//!
+//! Validation: tests below and `crates/scenario/tests/bad_files.rs` (`budget_*`).
 
-use crate::error::{KeyError, Res};
-use crate::value::Tbl;
-use sim::Experiment;
+use crate::Experiment;
 use traffic::{Arrival, WorkloadConfig};
+
+/// A refused run: the key (relative to the scenario's root, as the caller named it) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BudgetError {
+    pub key: String,
+    pub reason: String,
+}
+
+type Res<T> = Result<T, BudgetError>;
+
+fn refuse(key: impl Into<String>, reason: String) -> BudgetError {
+    BudgetError {
+        key: key.into(),
+        reason,
+    }
+}
 
 /// Largest estimated memory of a run, bytes: 8 GB (half the 16 GB of a common workstation;
 /// the output tables in Python take several times the engine's records on top).
@@ -62,7 +79,7 @@ fn gb(bytes: f64) -> String {
 
 /// Refuse a topology of `nodes` nodes whose route table and links would exceed the memory
 /// bound; `what` says which count it is (`"4000000002 nodes (clients + servers + 2 routers)"`).
-pub(crate) fn check_nodes(nodes: u64, what: &str, key: &str) -> Res<()> {
+pub fn check_nodes(nodes: u64, what: &str, key: &str) -> Res<()> {
     let n = nodes as f64;
     let bytes = 4.0 * n * n + HOST_BYTES * n;
     if bytes <= MEMORY_BOUND_BYTES {
@@ -70,7 +87,7 @@ pub(crate) fn check_nodes(nodes: u64, what: &str, key: &str) -> Res<()> {
     }
     // Largest n with 4 n² + HOST_BYTES n ≤ bound.
     let max_n = ((HOST_BYTES * HOST_BYTES + 16.0 * MEMORY_BOUND_BYTES).sqrt() - HOST_BYTES) / 8.0;
-    Err(KeyError::new(
+    Err(refuse(
         key,
         format!(
             "too many hosts: {what} need about {} of memory for routes (4 B per pair of nodes) \
@@ -162,14 +179,14 @@ fn cost(w: &WorkloadConfig, key: &str, run_s: f64, end_ns: u64) -> Option<Cost> 
 }
 
 /// Refuse `exp` if its workloads' estimated events or memory exceed the bounds; the error is
-/// at the key of the workload that contributes most.
-pub(crate) fn check_workloads(exp: &Experiment, root: &Tbl) -> Res<()> {
+/// at the key of the workload that contributes most (`workload_key(i)` names workload i).
+pub fn check_workloads(exp: &Experiment, workload_key: &dyn Fn(usize) -> String) -> Res<()> {
     let run = exp.warmup + exp.duration;
     let costs: Vec<Cost> = exp
         .workloads
         .iter()
         .enumerate()
-        .filter_map(|(i, w)| cost(w, &root.elem("workload", i), run.as_secs_f64(), run.0))
+        .filter_map(|(i, w)| cost(w, &workload_key(i), run.as_secs_f64(), run.0))
         .collect();
     let largest = |f: fn(&Cost) -> f64| {
         costs
@@ -179,7 +196,7 @@ pub(crate) fn check_workloads(exp: &Experiment, root: &Tbl) -> Res<()> {
     };
     if let Some((c, total)) = largest(|c| c.events) {
         if total > MAX_EVENTS {
-            return Err(KeyError::new(
+            return Err(refuse(
                 c.key.clone(),
                 format!(
                     "too large a run: {}, at least {} events{}; aqmlab refuses runs above {} \
@@ -198,7 +215,7 @@ pub(crate) fn check_workloads(exp: &Experiment, root: &Tbl) -> Res<()> {
     }
     if let Some((c, total)) = largest(|c| c.bytes) {
         if total > MEMORY_BOUND_BYTES {
-            return Err(KeyError::new(
+            return Err(refuse(
                 c.key.clone(),
                 format!(
                     "too large a run: {}, needing about {} of memory{}; aqmlab refuses more than {}",

@@ -1,4 +1,4 @@
-//! Connection-trace replay (`WorkloadConfig::Replay`): HTTP/1.0 connections read from a file
+//! Connection-trace replay (`WorkloadConfig::Replay`): HTTP connections read from a file
 //! instead of drawn from a model, in the spirit of ns-2's Tmix connection vectors (Weigle et al.
 //! 2006, "Tmix": replay measured connections). Each row is one connection: its start time, its
 //! request and response sizes, the server's think time and, optionally, the base RTT that the
@@ -17,16 +17,25 @@
 //! | `server_delay_s` | s       | no (0)   | finite, 0 ≤ x ≤ [`MAX_TIME_S`]         |
 //! | `client_rtt_s`   | s       | no       | finite, 0 ≤ x ≤ [`MAX_TIME_S`]; with `server_rtt_s` |
 //! | `server_rtt_s`   | s       | no       | as `client_rtt_s`; both or neither     |
+//! | `conn`           | —       | no       | integer ≥ 0: rows of one persistent connection |
+//! | `gap_s`          | s       | no (0)   | finite, 0 ≤ x ≤ [`MAX_TIME_S`]; continuation rows only |
+//!
+//! Persistent connections (HTTP/1.1, not pipelined), with the `conn` column: the first row of a
+//! `conn` value (in file order) opens the connection and gives its `start_s`, first exchange and
+//! DelayBox RTTs; each later row with the same value is the next exchange on it, sent `gap_s`
+//! after the previous response's last byte arrived ([`Exchange`]); it leaves `start_s` and the
+//! RTT columns empty (they belong to the connection) and a first row leaves `gap_s` empty. Without
+//! the column every row is its own HTTP/1.0 connection.
 //!
 //! Generator: connections open at their `start_s` (nearest nanosecond) in (start, row) order;
 //! connection n (0-based, in that order) uses client `n mod clients` and server `n mod
-//! servers` (PackMime's rotation); `user` 0, kind `Http`, one exchange. No randomness: the
-//! workload's stream is never drawn from.
+//! servers` (PackMime's rotation); `user` 0, kind `Http`, its exchanges in file order. No
+//! randomness: the workload's stream is never drawn from.
 //!
 //! Validation: `workload::tests::replay` (parse rules and their messages, order, rotation,
 //! times).
 
-use super::{FlowKind, Request};
+use super::{Exchange, FlowKind, Request};
 use units::limits::MAX_SIZE_BYTES;
 use units::{SimDuration, SimTime};
 
@@ -48,15 +57,20 @@ pub struct ReplayConn {
     /// Base RTT added by the DelayBox at the client's router and at the server's router
     /// (each applied half in each direction); `None` = none from the trace.
     pub box_rtt: Option<[SimDuration; 2]>,
+    /// Further exchanges on the same persistent connection, in order (rows with the same
+    /// `conn` after its first); empty = HTTP/1.0.
+    pub more: Vec<Exchange>,
 }
 
-const COLUMNS: [&str; 6] = [
+const COLUMNS: [&str; 8] = [
     "start_s",
     "request_bytes",
     "response_bytes",
     "server_delay_s",
     "client_rtt_s",
     "server_rtt_s",
+    "conn",
+    "gap_s",
 ];
 
 /// Parse a trace (the whole file as text). Errors name the line (1-based, as an editor shows
@@ -70,7 +84,7 @@ pub fn parse_replay_csv(text: &str) -> Result<Vec<ReplayConn>, String> {
         .headers()
         .map_err(|e| format!("cannot read the header line: {e}"))?
         .clone();
-    let mut col = [None; 6];
+    let mut col = [None; 8];
     for (i, h) in header.iter().enumerate() {
         let Some(k) = COLUMNS.iter().position(|c| *c == h) else {
             return Err(format!(
@@ -90,10 +104,15 @@ pub fn parse_replay_csv(text: &str) -> Result<Vec<ReplayConn>, String> {
             ));
         }
     }
+    if col[7].is_some() && col[6].is_none() {
+        return Err("gap_s needs the conn column (it spaces the exchanges of one connection)".into());
+    }
     if col[4].is_some() != col[5].is_some() {
         return Err("client_rtt_s and server_rtt_s go together: give both or neither".into());
     }
-    let mut out = Vec::new();
+    let mut out: Vec<ReplayConn> = Vec::new();
+    // conn id → its connection's index in `out`.
+    let mut open: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     for rec in rdr.records() {
         let rec = rec.map_err(|e| format!("{e}"))?;
         let line = rec.position().map_or(0, |p| p.line());
@@ -125,6 +144,45 @@ pub fn parse_replay_csv(text: &str) -> Result<Vec<ReplayConn>, String> {
                 )),
             }
         };
+        let empty = |k: usize| get(k).is_none_or(str::is_empty);
+        if let Some(id) = col[6].map(|_| get(6).unwrap_or("")) {
+            let id: u64 = id.parse().map_err(|_| {
+                format!("line {line}: conn: expected a connection number ≥ 0, got {id:?}")
+            })?;
+            if let Some(&i) = open.get(&id) {
+                for k in [0, 4, 5] {
+                    if col[k].is_some() && !empty(k) {
+                        return Err(format!(
+                            "line {line}: {}: a later exchange of connection {id} leaves it \
+                             empty (it belongs to the connection's first row)",
+                            COLUMNS[k]
+                        ));
+                    }
+                }
+                let gap = match col[7] {
+                    Some(_) if !empty(7) => SimDuration::from_secs_f64(time(7)?),
+                    _ => SimDuration::ZERO,
+                };
+                let server_delay = match col[3] {
+                    Some(_) => SimDuration::from_secs_f64(time(3)?),
+                    None => SimDuration::ZERO,
+                };
+                out[i].more.push(Exchange {
+                    gap,
+                    request_bytes: bytes(1)?,
+                    response_bytes: bytes(2)?,
+                    server_delay,
+                });
+                continue;
+            }
+            if col[7].is_some() && !empty(7) {
+                return Err(format!(
+                    "line {line}: gap_s: the first row of connection {id} opens it at start_s \
+                     and leaves gap_s empty"
+                ));
+            }
+            open.insert(id, out.len());
+        }
         let start = SimTime::ZERO + SimDuration::from_secs_f64(time(0)?);
         let request_bytes = bytes(1)?;
         let response_bytes = bytes(2)?;
@@ -145,6 +203,7 @@ pub fn parse_replay_csv(text: &str) -> Result<Vec<ReplayConn>, String> {
             response_bytes,
             server_delay,
             box_rtt,
+            more: Vec::new(),
         });
     }
     if out.is_empty() {
@@ -195,7 +254,7 @@ impl Replay {
                 kind: FlowKind::Http,
                 page: 0,
                 server_delay: c.server_delay,
-                more: Vec::new(),
+                more: c.more.clone(),
                 box_rtt: c.box_rtt,
             });
             self.next += 1;

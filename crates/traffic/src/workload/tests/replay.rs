@@ -145,3 +145,68 @@ fn an_empty_trace_or_no_hosts_is_rejected_by_validation() {
         "conns: at least one connection is required"
     );
 }
+
+#[test]
+fn rows_of_one_conn_are_the_exchanges_of_a_persistent_connection() {
+    // Connection 7: opened at 1 s with RTTs, then two more exchanges 0.5 s and 0 s after the
+    // previous response; connection 3 (HTTP/1.0-like, one row) opens at 2 s. Rows of the two
+    // connections interleave in the file; each keeps its own order.
+    let text = "start_s,request_bytes,response_bytes,server_delay_s,client_rtt_s,server_rtt_s,conn,gap_s\n\
+                1,100,1000,0.01,0.02,0.04,7,\n\
+                2,200,2000,0,0,0,3,\n\
+                ,110,1100,0.02,,,7,0.5\n\
+                ,120,1200,0,,,7,\n";
+    let conns = parse_replay_csv(text).unwrap();
+    assert_eq!(conns.len(), 2);
+    assert_eq!(conns[0].start, SimTime::from_nanos(1_000_000_000));
+    assert_eq!(
+        conns[0].box_rtt,
+        Some([SimDuration::from_millis(20), SimDuration::from_millis(40)])
+    );
+    assert_eq!(
+        conns[0].more,
+        vec![
+            Exchange {
+                gap: SimDuration::from_millis(500),
+                request_bytes: 110,
+                response_bytes: 1100,
+                server_delay: SimDuration::from_millis(20),
+            },
+            Exchange {
+                gap: SimDuration::ZERO,
+                request_bytes: 120,
+                response_bytes: 1200,
+                server_delay: SimDuration::ZERO,
+            },
+        ]
+    );
+    assert!(conns[1].more.is_empty());
+    // The generator hands the exchanges on with the connection.
+    let mut w = Workload::new(WorkloadConfig::Replay {
+        conns,
+        clients: 1,
+        servers: 1,
+    })
+    .unwrap();
+    let mut r = rng("replay");
+    let log = drive(&mut w, &mut r, secs(10), |_| Some(SimDuration::from_millis(1)));
+    let got: Vec<(u64, usize)> = log.iter().map(|(_, q)| (q.request_bytes, q.more.len())).collect();
+    assert_eq!(got, vec![(100, 2), (200, 0)]);
+}
+
+#[test]
+fn persistent_rows_are_checked() {
+    let h = "start_s,request_bytes,response_bytes,client_rtt_s,server_rtt_s,conn,gap_s";
+    let e = err(&format!("{h}\n1,1,1,0,0,x,\n"));
+    assert_eq!(e, "line 2: conn: expected a connection number ≥ 0, got \"x\"");
+    let e = err(&format!("{h}\n1,1,1,0,0,4,\n2,1,1,,,4,0\n"));
+    assert!(e.starts_with("line 3: start_s: a later exchange of connection 4 leaves it empty"), "{e}");
+    let e = err(&format!("{h}\n1,1,1,0,0,4,\n,1,1,0.1,,4,0\n"));
+    assert!(e.starts_with("line 3: client_rtt_s: a later exchange"), "{e}");
+    let e = err(&format!("{h}\n1,1,1,0,0,4,0.5\n"));
+    assert!(e.starts_with("line 2: gap_s: the first row of connection 4 opens it"), "{e}");
+    let e = err(&format!("{h}\n1,1,1,0,0,4,\n,1,1,,,4,-1\n"));
+    assert!(e.starts_with("line 3: gap_s: must be between 0"), "{e}");
+    let e = err("start_s,request_bytes,response_bytes,gap_s\n1,1,1,0\n");
+    assert_eq!(e, "gap_s needs the conn column (it spaces the exchanges of one connection)");
+}

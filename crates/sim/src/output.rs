@@ -67,3 +67,22 @@ impl std::fmt::Display for SimError {
     }
 }
 impl std::error::Error for SimError {}
+
+/// What [`run_with`](crate::run_with) returns: the observer with whatever it kept, and the
+/// run-wide totals the summary takes besides the records.
+#[derive(Clone, Debug)]
+pub struct RunEnd<O> {
+    /// The observer handed to the run, after every record.
+    pub obs: O,
+    /// Forward-bottleneck bytes, rate and drops over the measured period, and its length.
+    pub totals: metrics::SummaryTotals,
+    /// End of the warm-up, ns.
+    pub warmup_ns: u64,
+    /// Name of the forward bottleneck link (its queue rows feed the summary's queue columns).
+    pub fwd_link: String,
+    pub engine: EngineStats,
+    /// As in [`RunOutput`].
+    pub bottleneck_queue: aqm::Discipline,
+    pub datagrams: Vec<DatagramStats>,
+    pub link_stats: Vec<(String, aqm::QueueStats, u64)>,
+}

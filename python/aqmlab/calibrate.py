@@ -79,7 +79,7 @@ from pathlib import Path
 
 import tomli_w
 
-from aqmlab import _core, workers
+from aqmlab import _core
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
@@ -590,6 +590,8 @@ def _run_points(sc: Scenario, s: Settings, xs: list[float], jobs: int | None) ->
         try:
             if n <= 1:
                 return [_run_point(p) for p in paths]
+            from aqmlab import workers  # (multiprocessing: only when calibrating)
+
             return workers.map_all(_run_point, paths, n)  # workers die with this process
         except (_core.ScenarioError, _core.SimError) as e:
             msg = re.sub(re.escape(td) + r"/point\d+\.toml", f"{sc.path} (calibration run)", str(e))

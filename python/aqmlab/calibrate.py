@@ -877,7 +877,7 @@ def run(
     original scenario file, and errors from the core name it too."""
     from aqmlab.api import run as api_run
     from aqmlab.api import run_one, variants
-    from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch, write_run
+    from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch
 
     if not _python_keys(scenario):
         return api_run(scenario, variant=variant, out=out, progress=progress)
@@ -900,11 +900,8 @@ def run(
                     check_run_target(Path(out) / name)
             results = {}
             for name in names:
-                r = run_one(p, name, progress)
-                r.scenario = original
-                if out is not None:
-                    write_run(r, Path(out) / name)
-                results[name] = r
+                out_dir = None if out is None else Path(out) / name
+                results[name] = run_one(p, name, progress, out_dir=out_dir, label=original)
         except (_core.ScenarioError, _core.SimError) as e:
             raise type(e)(str(e).replace(str(p), original)) from None
     return results

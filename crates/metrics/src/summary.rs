@@ -45,6 +45,7 @@ pub struct SummaryTotals {
     pub fwd_bytes: u64,
     /// Forward bottleneck rate, bit/s.
     pub bottleneck_bps: u64,
+    /// Packet counts at the forward bottleneck over the measured period.
     pub drops: DropCounts,
     /// Measured period, ns.
     pub measured_ns: u64,

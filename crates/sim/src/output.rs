@@ -80,9 +80,12 @@ pub struct RunEnd<O> {
     pub warmup_ns: u64,
     /// Name of the forward bottleneck link (its queue rows feed the summary's queue columns).
     pub fwd_link: String,
+    /// Engine counters (as in [`RunOutput`]).
     pub engine: EngineStats,
-    /// As in [`RunOutput`].
+    /// The forward bottleneck's queue discipline at the end (as in [`RunOutput`]).
     pub bottleneck_queue: aqm::Discipline,
+    /// Per workload: datagram counters (as in [`RunOutput`]).
     pub datagrams: Vec<DatagramStats>,
+    /// Per link: name, queue counters, wire bytes (as in [`RunOutput`]).
     pub link_stats: Vec<(String, aqm::QueueStats, u64)>,
 }

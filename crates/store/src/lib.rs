@@ -18,5 +18,5 @@ pub use error::StoreError;
 pub use run_writer::RunWriter;
 pub use select::ValueSpool;
 pub use spool::RequestSpool;
-pub use table_file::{TableFile, GROUP_ROWS};
+pub use table_file::TableFile;
 pub use tables::TableRow;

@@ -68,11 +68,12 @@ impl RunWriter {
         if let Some(e) = self.error {
             return Err(e);
         }
+        // One table at a time, so their buffers are never held together.
+        self.queue.finish()?;
+        self.links.finish()?;
         let mut requests = TableFile::<RequestRecord>::create(&self.dir)?;
         self.requests.drain(|r| requests.push(r))?;
         requests.finish()?;
-        self.queue.finish()?;
-        self.links.finish()?;
         let n = self.rts.len();
         let ranks: Vec<u64> = SUMMARY_QUANTILES
             .iter()

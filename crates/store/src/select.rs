@@ -127,8 +127,26 @@ mod tests {
     fn select_agrees_with_sorting_across_digit_boundaries() {
         // Values sharing high digits, values differing only in the lowest digit, duplicates,
         // zero, u64::MAX, and values straddling 2^16, 2^32 and 2^48.
-        let mut v: Vec<u64> = vec![0, 0, 1, u64::MAX, 65_535, 65_536, 65_537, 1 << 32, (1 << 32) - 1];
-        v.extend([(1 << 48) + 5, (1 << 48) - 5, 42, 42, 42, 7 << 40, (7 << 40) + 1]);
+        let mut v: Vec<u64> = vec![
+            0,
+            0,
+            1,
+            u64::MAX,
+            65_535,
+            65_536,
+            65_537,
+            1 << 32,
+            (1 << 32) - 1,
+        ];
+        v.extend([
+            (1 << 48) + 5,
+            (1 << 48) - 5,
+            42,
+            42,
+            42,
+            7 << 40,
+            (7 << 40) + 1,
+        ]);
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..5000 {
             x ^= x << 13;
@@ -138,7 +156,10 @@ mod tests {
         }
         let mut sorted = v.clone();
         sorted.sort_unstable();
-        let ranks: Vec<u64> = (0..v.len() as u64).step_by(97).chain([v.len() as u64 - 1]).collect();
+        let ranks: Vec<u64> = (0..v.len() as u64)
+            .step_by(97)
+            .chain([v.len() as u64 - 1])
+            .collect();
         let got = spool(&v, "mixed").select(&ranks).unwrap();
         let want: Vec<u64> = ranks.iter().map(|&r| sorted[r as usize]).collect();
         assert_eq!(got, want);

@@ -83,7 +83,9 @@ impl RequestSpool {
 
     fn write_at(&mut self, slot: u64, bytes: &[u8]) -> Result<(), StoreError> {
         let e = io_err(&self.path);
-        self.file.seek(SeekFrom::Start(slot * REC as u64)).map_err(&e)?;
+        self.file
+            .seek(SeekFrom::Start(slot * REC as u64))
+            .map_err(&e)?;
         self.file.write_all(bytes).map_err(&e)
     }
 
@@ -218,4 +220,92 @@ fn decode(id: u64, b: &[u8; REC]) -> Option<RequestRecord> {
         server_fin_retx: h(12),
         server_data_retx: h(13),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: u64) -> RequestRecord {
+        RequestRecord {
+            id,
+            conn_id: id / 2,
+            exchange: (id % 2) as u32,
+            workload: 1,
+            kind: if id % 5 == 0 {
+                RequestKind::Bulk
+            } else {
+                RequestKind::Http
+            },
+            page: id << 32 | 3,
+            client: 4,
+            server: 5,
+            start_ns: id * 1000,
+            end_ns: id * 1000 + 77,
+            request_bytes: 300,
+            response_bytes: if id == 7 { u64::MAX } else { id * 13 },
+            server_delay_ns: 9,
+            base_rtt_ns: 10,
+            completed: id % 3 != 0,
+            syn_retx: 1,
+            fin_retx: 2,
+            data_retx: 3,
+            timeouts: 4,
+            fast_retx: 5,
+            ecn_reductions: 6,
+            loss_events: 7,
+            loss_cwnd_bytes: u64::MAX - id,
+            server_syn_retx: 8,
+            server_fin_retx: 9,
+            server_data_retx: u32::MAX,
+        }
+    }
+
+    fn path(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("aqmlab-spool-{}-{name}", std::process::id()))
+    }
+
+    #[test]
+    fn records_come_back_in_id_order_whatever_the_order_they_arrive() {
+        // 5 windows of ids, 12_345 never used; id 0 arrives last (an endless flow), every
+        // 10th id one window late, the rest in a scrambled order within runs of 100.
+        let n = 5 * WINDOW + 17;
+        let mut order: Vec<u64> = (1..n).filter(|&i| i != 12_345 && i % 10 != 0).collect();
+        for chunk in order.chunks_mut(100) {
+            chunk.reverse();
+        }
+        let mut late: Vec<u64> = (1..n).filter(|i| i % 10 == 0).collect();
+        let mut arrivals = Vec::new();
+        for (k, id) in order.iter().enumerate() {
+            arrivals.push(*id);
+            if k % 9 == 0 && !late.is_empty() && late[0] + WINDOW < *id {
+                arrivals.push(late.remove(0));
+            }
+        }
+        arrivals.extend(late);
+        arrivals.push(0);
+        let mut s = RequestSpool::create(&path("order")).unwrap();
+        for &id in &arrivals {
+            s.put(&rec(id)).unwrap();
+        }
+        assert_eq!(s.stored(), n - 1);
+        let mut got = Vec::new();
+        s.drain(|r| {
+            got.push(r);
+            Ok(())
+        })
+        .unwrap();
+        let want: Vec<RequestRecord> = (0..n).filter(|&i| i != 12_345).map(rec).collect();
+        assert!(got == want, "records differ from id order");
+        assert!(!path("order").exists());
+    }
+
+    #[test]
+    fn two_records_with_one_id_are_an_error() {
+        let mut s = RequestSpool::create(&path("dup")).unwrap();
+        s.put(&rec(3)).unwrap();
+        s.put(&rec(3)).unwrap();
+        let e = s.drain(|_| Ok(())).unwrap_err();
+        assert_eq!(e.0, "requests: 2 records but 1 distinct ids");
+    }
 }

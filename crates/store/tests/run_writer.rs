@@ -145,7 +145,10 @@ fn streamed_files_and_summary_equal_the_in_memory_run() {
     // The scenario does what the test needs: records out of id order, persistent exchanges.
     assert!(mem.requests.len() > 3000, "{}", mem.requests.len());
     assert_eq!(mem.requests[0].kind, RequestKind::Bulk);
-    assert!(mem.requests.iter().any(|r| r.exchange > 0 && r.id != r.conn_id));
+    assert!(mem
+        .requests
+        .iter()
+        .any(|r| r.exchange > 0 && r.id != r.conn_id));
     assert!(mem.summary.responses_completed > 1000 && mem.summary.drops > 0);
 
     let dir = fresh_dir("equal");
@@ -154,7 +157,10 @@ fn streamed_files_and_summary_equal_the_in_memory_run() {
         serde_json::to_string(&summary).unwrap(),
         serde_json::to_string(&mem.summary).unwrap()
     );
-    let reqs: Vec<RequestRecord> = rows(&dir.join("requests.parquet")).iter().map(request).collect();
+    let reqs: Vec<RequestRecord> = rows(&dir.join("requests.parquet"))
+        .iter()
+        .map(request)
+        .collect();
     assert_eq!(reqs, mem.requests);
     let queue: Vec<QueueRow> = rows(&dir.join("queue.parquet"))
         .iter()
@@ -189,7 +195,10 @@ fn streamed_files_and_summary_equal_the_in_memory_run() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["links.parquet", "queue.parquet", "requests.parquet"]);
+    assert_eq!(
+        names,
+        ["links.parquet", "queue.parquet", "requests.parquet"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -198,9 +207,15 @@ fn same_run_same_bytes() {
     let (a, b) = (fresh_dir("a"), fresh_dir("b"));
     assert_eq!(streamed(&a), streamed(&b));
     for f in ["requests.parquet", "queue.parquet", "links.parquet"] {
-        let (x, y) = (std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap());
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
         assert!(x.len() > 100, "{f}");
-        assert!(x == y, "{f} differs between two runs of the same scenario and seed");
+        assert!(
+            x == y,
+            "{f} differs between two runs of the same scenario and seed"
+        );
     }
     std::fs::remove_dir_all(&a).unwrap();
     std::fs::remove_dir_all(&b).unwrap();

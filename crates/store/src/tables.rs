@@ -71,7 +71,18 @@ impl<'g, 'a, W: Write + Send> Group<'g, 'a, W> {
     where
         'a: 'g,
     {
-        let v: Vec<ByteArray> = values.map(ByteArray::from).collect();
+        // Few distinct strings (kinds, link names): each is allocated once and shared.
+        let mut seen: Vec<(&str, ByteArray)> = Vec::new();
+        let v: Vec<ByteArray> = values
+            .map(|t| match seen.iter().find(|(s, _)| *s == t) {
+                Some((_, b)) => b.clone(),
+                None => {
+                    let b = ByteArray::from(t);
+                    seen.push((t, b.clone()));
+                    b
+                }
+            })
+            .collect();
         self.col::<ByteArrayType>(name, &v)
     }
 }

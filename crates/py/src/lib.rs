@@ -186,7 +186,10 @@ fn run_variant<'py>(
     let end = simulate(py, named, progress, |exp, on_progress| {
         sim::run_with(exp, on_progress, writer)
     })?;
-    let summary = end.obs.finish(&end.fwd_link, &end.totals).map_err(store_err)?;
+    let summary = end
+        .obs
+        .finish(&end.fwd_link, &end.totals)
+        .map_err(store_err)?;
     let d = result_dict(py, named, &summary, &end.engine)?;
     d.set_item("wall_s", started.elapsed().as_secs_f64())?;
     Ok(d)

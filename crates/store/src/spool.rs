@@ -232,7 +232,7 @@ mod tests {
             conn_id: id / 2,
             exchange: (id % 2) as u32,
             workload: 1,
-            kind: if id % 5 == 0 {
+            kind: if id.is_multiple_of(5) {
                 RequestKind::Bulk
             } else {
                 RequestKind::Http
@@ -246,7 +246,7 @@ mod tests {
             response_bytes: if id == 7 { u64::MAX } else { id * 13 },
             server_delay_ns: 9,
             base_rtt_ns: 10,
-            completed: id % 3 != 0,
+            completed: !id.is_multiple_of(3),
             syn_retx: 1,
             fin_retx: 2,
             data_retx: 3,
@@ -270,15 +270,17 @@ mod tests {
         // 5 windows of ids, 12_345 never used; id 0 arrives last (an endless flow), every
         // 10th id one window late, the rest in a scrambled order within runs of 100.
         let n = 5 * WINDOW + 17;
-        let mut order: Vec<u64> = (1..n).filter(|&i| i != 12_345 && i % 10 != 0).collect();
+        let mut order: Vec<u64> = (1..n)
+            .filter(|&i| i != 12_345 && !i.is_multiple_of(10))
+            .collect();
         for chunk in order.chunks_mut(100) {
             chunk.reverse();
         }
-        let mut late: Vec<u64> = (1..n).filter(|i| i % 10 == 0).collect();
+        let mut late: Vec<u64> = (1..n).filter(|i| i.is_multiple_of(10)).collect();
         let mut arrivals = Vec::new();
         for (k, id) in order.iter().enumerate() {
             arrivals.push(*id);
-            if k % 9 == 0 && !late.is_empty() && late[0] + WINDOW < *id {
+            if k.is_multiple_of(9) && !late.is_empty() && late[0] + WINDOW < *id {
                 arrivals.push(late.remove(0));
             }
         }

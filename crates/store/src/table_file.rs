@@ -97,7 +97,11 @@ mod tests {
         let n = 2 * LinkRow::GROUP_ROWS + 5;
         let mut f = TableFile::<LinkRow>::create(&dir).unwrap();
         for i in 0..n as u64 {
-            let link = if i % 3 == 0 { "a" } else { "bottleneck_fwd" };
+            let link = if i.is_multiple_of(3) {
+                "a"
+            } else {
+                "bottleneck_fwd"
+            };
             f.push(LinkRow {
                 link: link.into(),
                 t_ns: i,
@@ -114,7 +118,11 @@ mod tests {
         for row in r.get_row_iter(None).unwrap() {
             let row = row.unwrap();
             let cols: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
-            let link = if i % 3 == 0 { "a" } else { "bottleneck_fwd" };
+            let link = if i.is_multiple_of(3) {
+                "a"
+            } else {
+                "bottleneck_fwd"
+            };
             assert_eq!(cols[0], &Field::Str(link.into()));
             assert_eq!(
                 cols[1..],

@@ -961,8 +961,5 @@ fn slow_start_key_takes_its_words_only() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(e[0].experiment.tcp.slow_start, tcp::SlowStartGrowth::Ns2);
     let d = parse_str(BASE, "ok.toml", Path::new(".")).unwrap();
-    assert_eq!(
-        d[0].experiment.tcp.slow_start,
-        tcp::SlowStartGrowth::Rfc5681
-    );
+    assert_eq!(d[0].experiment.tcp.slow_start, tcp::SlowStartGrowth::Rfc5681);
 }

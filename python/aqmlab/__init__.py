@@ -11,13 +11,39 @@ model's keys with units, defaults, ranges, sources and default search ranges, as
 them (aqmlab.model_params).
 """
 
-from aqmlab import calibrate
+from __future__ import annotations
+
+import importlib
+
 from aqmlab._core import ScenarioError, SimError
-from aqmlab.api import RunResult, run, variants
-from aqmlab.io import load_run, write_run
-from aqmlab.model_params import params
-from aqmlab.pages import page_times
-from aqmlab.sweep import load_sweep, run_sweep
+
+# Everything else is imported when first used (PEP 562), so that `aqmlab run` and
+# `import aqmlab` do not load pandas, pyarrow, scipy or matplotlib before they are needed.
+_LAZY = {
+    "calibrate": ("aqmlab.calibrate", None),
+    "RunResult": ("aqmlab.record", "RunResult"),
+    "run": ("aqmlab.api", "run"),
+    "variants": ("aqmlab.api", "variants"),
+    "load_run": ("aqmlab.io", "load_run"),
+    "write_run": ("aqmlab.io", "write_run"),
+    "page_times": ("aqmlab.pages", "page_times"),
+    "params": ("aqmlab.model_params", "params"),
+    "load_sweep": ("aqmlab.sweep", "load_sweep"),
+    "run_sweep": ("aqmlab.sweep", "run_sweep"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module)
+    return value if attr is None else getattr(value, attr)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "RunResult", "ScenarioError", "SimError", "calibrate", "load_run", "page_times", "params", "run",

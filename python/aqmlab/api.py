@@ -1,25 +1,40 @@
 """`aqmlab.run()`: run the variants of a scenario file through the Rust core and get pandas
-DataFrames back, one `RunResult` (aqmlab.record) per variant, written with `aqmlab.io`."""
+DataFrames back, one `RunResult` (aqmlab.record) per variant, written with `aqmlab.io`.
+pandas is imported only when a table is first used."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aqmlab import _core
 from aqmlab.build import engine_build
-from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch, write_run
+from aqmlab.io import (
+    TABLES,
+    check_out_dir,
+    check_run_target,
+    commit_run_dir,
+    parquet_name,
+    remove_stale_scratch,
+    scratch_dir,
+)
 from aqmlab.record import RunResult, parse_summary
-from aqmlab.tables import arrow_to_frame, columns_to_arrow
 
-__all__ = ["ProgressFn", "RunResult", "run", "run_one", "variants"]
+if TYPE_CHECKING:
+    pass
 
 # progress(variant, sim_s, end_s)
 ProgressFn = Callable[[str, float, float], None]
 
 
 def _from_core(d: dict, scenario: str) -> RunResult:
+    """A RunResult from `_core.run_scenario_text`'s dict (tables as columns, in memory)."""
+    from aqmlab.tables import arrow_to_frame, columns_to_arrow
+
     return RunResult(
         name=d["name"],
         summary=parse_summary(d["summary_json"]),
@@ -32,6 +47,21 @@ def _from_core(d: dict, scenario: str) -> RunResult:
         seed=int(d["seed"]),
         scenario=scenario,
         wall_s=float(d["wall_s"]),
+    )
+
+
+def _from_dir_run(d: dict, scenario: str, files: dict[str, Path | bytes]) -> RunResult:
+    """A RunResult from `_core.run_variant`'s dict, its tables in `files`."""
+    return RunResult(
+        name=d["name"],
+        summary=parse_summary(d["summary_json"]),
+        engine={**dict(d["engine"]), "build": engine_build()},
+        summary_json=d["summary_json"],
+        warmup_ns=int(d["warmup_ns"]),
+        seed=int(d["seed"]),
+        scenario=scenario,
+        wall_s=float(d["wall_s"]),
+        files=files,
     )
 
 
@@ -67,21 +97,55 @@ class _Bar:
             self.bar.close()
 
 
-def run_one(scenario: str | os.PathLike, variant: str, progress: bool | ProgressFn = False) -> RunResult:
-    """Run one variant of a scenario file."""
-    path = os.fspath(scenario)
+def _core_run(path: str, variant: str, dest: Path, progress: bool | ProgressFn) -> dict:
+    """`_core.run_variant` into the directory `dest`, with `progress` as in `run_one`."""
     if callable(progress):
         cb = progress
-        d = _core.run_variant(path, variant, lambda s, e: cb(variant, s, e))
-    elif progress:
+        return _core.run_variant(path, variant, os.fspath(dest), lambda s, e: cb(variant, s, e))
+    if progress:
         bar = _Bar(variant)
         try:
-            d = _core.run_variant(path, variant, bar)
+            return _core.run_variant(path, variant, os.fspath(dest), bar)
         finally:
             bar.close()
-    else:
-        d = _core.run_variant(path, variant)
-    return _from_core(d, path)
+    return _core.run_variant(path, variant, os.fspath(dest))
+
+
+def run_one(
+    scenario: str | os.PathLike,
+    variant: str,
+    progress: bool | ProgressFn = False,
+    out_dir: str | os.PathLike | None = None,
+    label: str | None = None,
+) -> RunResult:
+    """Run one variant of a scenario file. The core writes its tables to Parquet as the run
+    goes: with `out_dir` straight into that run directory (written atomically, see
+    `aqmlab.io`; the result's tables are read from there when used), else into a temporary
+    directory whose files the result keeps as bytes. `label` is the scenario recorded in the
+    result and run.json (default: the scenario path)."""
+    path = os.fspath(scenario)
+    label = path if label is None else label
+    if out_dir is None:
+        with tempfile.TemporaryDirectory(prefix="aqmlab-run-") as td:
+            d = _core_run(path, variant, Path(td), progress)
+            files = {t: (Path(td) / parquet_name(t)).read_bytes() for t in TABLES}
+        return _from_dir_run(d, label, files)
+    final = check_run_target(out_dir)
+    created = [p for p in [final.parent, *final.parent.parents] if not p.exists()]  # deepest first
+    tmp = scratch_dir(final)
+    try:
+        d = _core_run(path, variant, tmp, progress)
+        r = _from_dir_run(d, label, {t: final / parquet_name(t) for t in TABLES})
+        commit_run_dir(r, tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        for p in created:  # a failed run leaves no directory behind
+            try:
+                p.rmdir()
+            except OSError:
+                break
+        raise
+    return r
 
 
 def run(
@@ -112,8 +176,6 @@ def run(
         remove_stale_scratch(out)  # what a killed earlier run left half-written
     results: dict[str, RunResult] = {}
     for name in names:
-        r = run_one(scenario, name, progress)
-        if out is not None:
-            write_run(r, Path(out) / name)
-        results[name] = r
+        out_dir = None if out is None else Path(out) / name
+        results[name] = run_one(scenario, name, progress, out_dir=out_dir)
     return results

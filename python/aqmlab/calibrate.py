@@ -79,7 +79,7 @@ from pathlib import Path
 
 import tomli_w
 
-from aqmlab import _core, workers
+from aqmlab import _core
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
@@ -590,6 +590,8 @@ def _run_points(sc: Scenario, s: Settings, xs: list[float], jobs: int | None) ->
         try:
             if n <= 1:
                 return [_run_point(p) for p in paths]
+            from aqmlab import workers  # (multiprocessing: only when calibrating)
+
             return workers.map_all(_run_point, paths, n)  # workers die with this process
         except (_core.ScenarioError, _core.SimError) as e:
             msg = re.sub(re.escape(td) + r"/point\d+\.toml", f"{sc.path} (calibration run)", str(e))
@@ -875,7 +877,7 @@ def run(
     original scenario file, and errors from the core name it too."""
     from aqmlab.api import run as api_run
     from aqmlab.api import run_one, variants
-    from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch, write_run
+    from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch
 
     if not _python_keys(scenario):
         return api_run(scenario, variant=variant, out=out, progress=progress)
@@ -898,11 +900,8 @@ def run(
                     check_run_target(Path(out) / name)
             results = {}
             for name in names:
-                r = run_one(p, name, progress)
-                r.scenario = original
-                if out is not None:
-                    write_run(r, Path(out) / name)
-                results[name] = r
+                out_dir = None if out is None else Path(out) / name
+                results[name] = run_one(p, name, progress, out_dir=out_dir, label=original)
         except (_core.ScenarioError, _core.SimError) as e:
             raise type(e)(str(e).replace(str(p), original)) from None
     return results

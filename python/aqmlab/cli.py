@@ -21,19 +21,47 @@ import argparse
 import sys
 from pathlib import Path
 
-from aqmlab import _core, calibrate, model_params, reproduce
+from aqmlab import _core, calibrate
 from aqmlab.io import OutDirError, check_out_dir, os_reason
-from aqmlab.report import open_runs, plot_cdfs, run_cdf, summary_table
+from aqmlab.summary_table import summary_table
 
 PROG = "aqmlab"
+# Subcommands whose modules are imported only when used (they load pandas, scipy, matplotlib):
+# `aqmlab run` starts in a fraction of the time (see README, Benchmark).
+_COMMANDS = ("run", "calibrate", "reproduce", "params", "sweep", "report")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line parser; with `only`, just that subcommand's (the others' modules are
+    then not imported)."""
     p = argparse.ArgumentParser(
         prog=PROG, description="aqmlab: router queue management under web traffic (simulation lab)."
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def want(name: str) -> bool:
+        return only is None or only == name
+
+    if want("run"):
+        _add_run(sub)
+    if want("calibrate"):
+        calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
+    if want("reproduce"):
+        from aqmlab import reproduce
+
+        reproduce.add_parser(sub)  # `aqmlab reproduce STUDY [--quick]` (aqmlab.reproduce)
+    if want("params"):
+        from aqmlab import model_params
+
+        model_params.add_parser(sub)  # `aqmlab params [NAME]` (aqmlab.model_params)
+    if want("sweep"):
+        _add_sweep(sub)
+    if want("report"):
+        _add_report(sub)
+    return p
+
+
+def _add_run(sub) -> None:
     r = sub.add_parser(
         "run",
         help="run a scenario's variants and write DIR/<variant>/",
@@ -46,10 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--variant", metavar="NAME", help="run only this variant")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
-    calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
-    reproduce.add_parser(sub)  # `aqmlab reproduce STUDY [--quick]` (aqmlab.reproduce)
-    model_params.add_parser(sub)  # `aqmlab params [NAME]` (aqmlab.model_params)
 
+
+def _add_sweep(sub) -> None:
     sw = sub.add_parser(
         "sweep",
         help="run the [sweep] of a scenario (grid/zip/derived values, replications) into DIR",
@@ -63,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
 
+
+def _add_report(sub) -> None:
     rep = sub.add_parser(
         "report",
         help="draw the response-time CDFs of runs and print their summaries",
@@ -73,7 +102,6 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("dirs", nargs="+", metavar="DIR")
     rep.add_argument("--out", default="report.png", metavar="PNG", help="output image (default: report.png)")
     rep.add_argument("--xmax", type=float, default=2.0, help="x axis limit in seconds (default: 2)")
-    return p
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -112,6 +140,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         html_path, md_path = write_sweep_report(args.dirs[0], xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
+    from aqmlab.report import open_runs, plot_cdfs, run_cdf
+
     runs = open_runs(args.dirs)
     png = Path(args.out)
     if png.is_dir():
@@ -143,7 +173,9 @@ def _error(msg: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")
-    args = _parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    only = words[0] if words and words[0] in _COMMANDS else None
+    args = _parser(only).parse_args(argv)
     try:
         if args.command == "calibrate":
             return calibrate.cmd_calibrate(args)
@@ -152,8 +184,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "sweep":
             return cmd_sweep(args)
         if args.command == "reproduce":
+            from aqmlab import reproduce
+
             return reproduce.cmd_reproduce(args, argv)
         if args.command == "params":
+            from aqmlab import model_params
+
             return model_params.cmd_params(args)
         return cmd_report(args)
     except (_core.ScenarioError, _core.SimError) as e:

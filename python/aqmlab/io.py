@@ -21,12 +21,17 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from aqmlab.record import RunResult, parse_summary
-from aqmlab.tables import TABLES, arrow_to_frame, frame_to_arrow
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+# The per-run tables, in this order (the keys of aqmlab.tables.TYPES; named here so that
+# writing a run needs neither pandas nor pyarrow).
+TABLES = ("requests", "queue", "links")
 
 SUMMARY = "summary.json"
 RUN_INFO = "run.json"
@@ -75,7 +80,19 @@ def parquet_name(table: str) -> str:
 
 
 def write_parquet(t: pa.Table, path: Path) -> None:
+    import pyarrow.parquet as pq
+
     pq.write_table(t, path, compression="zstd", compression_level=3)
+
+
+def read_parquet_frame(src: Path | bytes) -> pd.DataFrame:
+    """A table's DataFrame from its Parquet file (a path) or the file's bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from aqmlab.tables import arrow_to_frame
+
+    return arrow_to_frame(pq.read_table(pa.BufferReader(src) if isinstance(src, bytes) else src))
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -95,9 +112,23 @@ def run_info(result: RunResult) -> dict:
     }
 
 
-def _write_files(result: RunResult, d: Path) -> None:
+def _write_tables(result: RunResult, d: Path) -> None:
+    """The Parquet files of `result` into `d`: a table read from a file (a run of the core, or
+    one read back) is copied byte for byte; a DataFrame given to the result is encoded."""
     for table in TABLES:
-        write_parquet(frame_to_arrow(table, getattr(result, table)), d / parquet_name(table))
+        frame = result.given_frame(table)
+        if frame is None and table in result.files:
+            src = result.files[table]
+            data = src if isinstance(src, bytes) else Path(src).read_bytes()
+            with open(d / parquet_name(table), "wb") as f:
+                f.write(data)
+        else:
+            from aqmlab.tables import frame_to_arrow
+
+            write_parquet(frame_to_arrow(table, getattr(result, table)), d / parquet_name(table))
+
+
+def _write_info(result: RunResult, d: Path) -> None:
     _write_text(d / RUN_INFO, json.dumps(run_info(result), indent=2) + "\n")
     # Last: a directory with summary.json is a complete run.
     _write_text(d / SUMMARY, result.summary_json + "\n")
@@ -158,28 +189,43 @@ def check_run_target(dir: str | os.PathLike) -> Path:
     return final
 
 
+def scratch_dir(final: Path) -> Path:
+    """A new, empty scratch directory `<final>.tmp-<pid>` beside the run directory `final`
+    (its parent created if missing), to be completed by `commit_run_dir`."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    return tmp
+
+
+def commit_run_dir(result: RunResult, tmp: Path, final: Path) -> None:
+    """Complete the scratch directory `tmp` (which holds the Parquet tables) with run.json and
+    summary.json, then rename it to `final`, replacing a run directory there (see the module
+    doc). On failure `tmp` is left for the caller to remove."""
+    _write_info(result, tmp)
+    if final.exists():
+        old = final.with_name(f"{final.name}.old-{os.getpid()}")
+        shutil.rmtree(old, ignore_errors=True)
+        os.rename(final, old)
+        try:
+            os.rename(tmp, final)
+        except BaseException:
+            os.rename(old, final)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(tmp, final)
+
+
 def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
     """Write `result` to the run directory `dir` atomically (see the module doc). An existing
     `dir` is replaced if it is a run directory or empty; anything else there is an error."""
     final = check_run_target(dir)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
-    old = final.with_name(f"{final.name}.old-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp = scratch_dir(final)
     try:
-        tmp.mkdir()
-        _write_files(result, tmp)
-        if final.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            os.rename(final, old)
-            try:
-                os.rename(tmp, final)
-            except BaseException:
-                os.rename(old, final)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, final)
+        _write_tables(result, tmp)
+        commit_run_dir(result, tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -204,11 +250,17 @@ def warmup_ns_of(info: dict, summary: dict) -> int:
 
 
 def read_table(d: Path, table: str, columns: list[str] | None = None):
+    import pyarrow.parquet as pq
+
+    from aqmlab.tables import arrow_to_frame
+
     return arrow_to_frame(pq.read_table(Path(d) / parquet_name(table), columns=columns))
 
 
 def load_run(dir: str | os.PathLike) -> RunResult:
-    """Read a run directory written by `write_run` back into a `RunResult`."""
+    """Read a run directory written by `write_run` back into a `RunResult`. Its tables are
+    read from the directory's Parquet files when first used (keep the directory until then);
+    `write_run` of the result copies those files unchanged."""
     d = Path(dir)
     if not is_run_dir(d):
         raise FileNotFoundError(f"{d}: not a run directory (no {SUMMARY})")
@@ -219,13 +271,11 @@ def load_run(dir: str | os.PathLike) -> RunResult:
     return RunResult(
         name=info.get("name", d.name),
         summary=summary,
-        requests=read_table(d, "requests"),
-        queue=read_table(d, "queue"),
-        links=read_table(d, "links"),
         engine=info.get("engine", {}),
         summary_json=summary_json,
         warmup_ns=warmup_ns_of(info, summary),
         seed=info.get("seed"),
         scenario=info.get("scenario"),
         wall_s=None,
+        files={t: d / parquet_name(t) for t in TABLES},
     )

@@ -70,14 +70,18 @@ def test_usage_error_exits_2():
 
 
 def _fake_core(monkeypatch, fail_variant=None, exc=None):
-    """Replace the engine entry point with one that returns hand-made results (and reports
-    progress), or raises `exc` in `fail_variant` after some progress."""
-    import pyarrow as pa
+    """Replace the engine entry point with one that writes hand-made tables into the run's
+    directory and returns their summary (and reports progress), or raises `exc` in
+    `fail_variant` after some progress."""
+    from pathlib import Path
+
     from conftest import synthetic_result
 
     from aqmlab import _core
+    from aqmlab.io import write_parquet
+    from aqmlab.tables import frame_to_arrow
 
-    def run_variant(path, variant, progress=None):
+    def run_variant(path, variant, dir, progress=None):
         if variant not in _core.scenario_variants(path):
             raise AssertionError(variant)
         for s in range(0, 23, 2):
@@ -86,14 +90,13 @@ def _fake_core(monkeypatch, fail_variant=None, exc=None):
             if variant == fail_variant and s == 10:
                 raise exc
         r = synthetic_result(variant, kb_per_s=100.0 + len(variant))
+        for t in ("requests", "queue", "links"):
+            write_parquet(frame_to_arrow(t, getattr(r, t)), Path(dir) / f"{t}.parquet")
         return {
             "name": variant,
             "seed": 1,
             "warmup_ns": r.warmup_ns,
             "summary_json": r.summary_json,
-            "requests": pa.Table.from_pandas(r.requests).to_pydict(),
-            "queue": pa.Table.from_pandas(r.queue).to_pydict(),
-            "links": pa.Table.from_pandas(r.links).to_pydict(),
             "engine": r.engine,
             "wall_s": 0.25,
         }

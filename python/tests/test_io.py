@@ -113,3 +113,30 @@ def test_refuses_to_replace_something_that_is_not_a_run(tmp_path):
     with pytest.raises(FileExistsError, match="not a run directory"):
         write_run(synthetic_result(), target)
     assert (target / "thesis.tex").read_text() == "x"
+
+
+def test_table_names_agree_with_the_declared_tables():
+    from aqmlab.tables import TABLES
+
+    assert aio.TABLES == TABLES
+
+
+def test_a_loaded_run_reads_its_tables_only_when_used(tmp_path):
+    d = write_run(synthetic_result(), tmp_path / "r")
+    back = load_run(d)
+    assert back.given_frame("requests") is None and "_requests_read" not in vars(back)
+    assert len(back.requests) == len(synthetic_result().requests)
+    assert "_requests_read" in vars(back) and "_queue_read" not in vars(back)
+
+
+def test_run_command_imports_no_dataframe_or_plotting_stack():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, aqmlab.cli, aqmlab.api, aqmlab.io, aqmlab.calibrate\n"
+        "heavy = [m for m in ('pandas', 'pyarrow', 'numpy', 'scipy', 'matplotlib') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

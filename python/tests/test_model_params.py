@@ -43,7 +43,8 @@ def test_tcp_params_and_profiles():
 
 
 def test_unknown_kind():
-    with pytest.raises(ValueError, match="unknown model .nosuch.; expected one of: tcp, dumbbell, parking_lot, cloud, droptail"):
+    listed = "tcp, dumbbell, parking_lot, cloud, droptail"
+    with pytest.raises(ValueError, match=f"unknown model .nosuch.; expected one of: {listed}"):
         aqmlab.params("nosuch")
 
 

@@ -9,9 +9,13 @@ pub mod observer;
 pub mod queue_monitor;
 pub mod records;
 pub mod summary;
+pub mod tally;
 
 pub use link_monitor::LinkMonitor;
 pub use observer::{Observer, Recorder};
 pub use queue_monitor::QueueMonitor;
 pub use records::{LinkRow, QueueRow, RequestKind, RequestRecord};
-pub use summary::{DropCounts, Summary, SummaryInput};
+pub use summary::{
+    nearest_rank, DropCounts, Summary, SummaryInput, SummaryTotals, SUMMARY_QUANTILES,
+};
+pub use tally::{QueueTally, RequestTally};

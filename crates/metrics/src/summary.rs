@@ -9,7 +9,8 @@
 //! interval means. Quantiles use the nearest-rank method on completed HTTP responses whose
 //! first SYN was sent after the warm-up. Validation: tests below.
 
-use crate::records::{QueueRow, RequestKind, RequestRecord};
+use crate::records::{QueueRow, RequestRecord};
+use crate::tally::{QueueTally, RequestTally};
 use serde::Serialize;
 
 /// Packet counts at the forward bottleneck over the measured period.
@@ -33,6 +34,20 @@ pub struct SummaryInput<'a> {
     pub drops: DropCounts,
     pub warmup_ns: u64,
     /// Measured period, ns (end of run − warm-up).
+    pub measured_ns: u64,
+}
+
+/// The run-wide totals the summary takes besides the records: forward-bottleneck bytes, its
+/// rate, its drop counts and the measured time (as in [`SummaryInput`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SummaryTotals {
+    /// Wire bytes sent on the forward bottleneck during the measured period.
+    pub fwd_bytes: u64,
+    /// Forward bottleneck rate, bit/s.
+    pub bottleneck_bps: u64,
+    /// Packet counts at the forward bottleneck over the measured period.
+    pub drops: DropCounts,
+    /// Measured period, ns.
     pub measured_ns: u64,
 }
 
@@ -74,13 +89,25 @@ pub struct Summary {
     pub timeouts: u64,
 }
 
+/// The response-time quantiles the summary reports (p10 … p99), in this order.
+pub const SUMMARY_QUANTILES: [f64; 7] = [0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99];
+
+/// Index (0-based) of the nearest-rank q-quantile among `n` sorted values (q in (0,1]): rank
+/// ⌈q·n⌉, at least 1 and at most n; None if `n` is 0.
+pub fn nearest_rank(n: u64, q: f64) -> Option<u64> {
+    if n == 0 {
+        return None;
+    }
+    let rank = (q * n as f64).ceil().max(1.0) as u64;
+    Some(rank.min(n) - 1)
+}
+
 /// Nearest-rank quantile of a sorted slice (q in (0,1]); NaN if empty.
 pub fn quantile_sorted(sorted: &[u64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
+    match nearest_rank(sorted.len() as u64, q) {
+        Some(i) => sorted[i as usize] as f64,
+        None => f64::NAN,
     }
-    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
-    sorted[rank.min(sorted.len()) - 1] as f64
 }
 
 fn pct(num: u64, den: u64) -> f64 {
@@ -92,57 +119,57 @@ fn pct(num: u64, den: u64) -> f64 {
 }
 
 impl Summary {
+    /// The summary of a run held in memory: the tallies of `inp`'s records and rows, the
+    /// quantiles of its sorted response times.
     pub fn compute(inp: &SummaryInput) -> Summary {
-        let measured = inp
-            .requests
-            .iter()
-            .filter(|r| r.kind == RequestKind::Http && r.start_ns >= inp.warmup_ns);
-        let mut rts: Vec<u64> = Vec::new();
-        let (mut started, mut syn, mut fin, mut data, mut to) = (0u64, 0u64, 0u64, 0u64, 0u64);
-        for r in measured {
-            started += 1;
-            syn += r.syn_retx as u64;
-            fin += r.fin_retx as u64;
-            data += r.data_retx as u64;
-            to += r.timeouts as u64;
-            if r.completed {
-                rts.push(r.end_ns - r.start_ns);
-            }
-        }
+        let mut req = RequestTally::new(inp.warmup_ns);
+        let mut rts: Vec<u64> = inp.requests.iter().filter_map(|r| req.add(r)).collect();
         rts.sort_unstable();
-        let n = rts.len() as u64;
-        let ms = |q: f64| quantile_sorted(&rts, q) / 1e6;
-        let count_in = |lo: u64, hi: u64| rts.iter().filter(|&&t| t > lo && t <= hi).count() as u64;
-        const S: u64 = 1_000_000_000;
-        let le1 = rts.iter().filter(|&&t| t <= S).count() as u64;
-        let mean_rt = if n == 0 {
-            f64::NAN
-        } else {
-            rts.iter().map(|&t| t as f64).sum::<f64>() / n as f64 / 1e6
+        let mut queue = QueueTally::new(inp.warmup_ns);
+        inp.queue_rows.iter().for_each(|r| queue.add(r));
+        Summary::assemble(
+            &req,
+            &queue,
+            SUMMARY_QUANTILES.map(|q| quantile_sorted(&rts, q)),
+            &SummaryTotals {
+                fwd_bytes: inp.fwd_bytes,
+                bottleneck_bps: inp.bottleneck_bps,
+                drops: inp.drops,
+                measured_ns: inp.measured_ns,
+            },
+        )
+    }
+
+    /// The summary from running totals: `req` over the run's requests, `queue` over the
+    /// forward bottleneck's queue rows, and `quantiles_ns[i]` the nearest-rank
+    /// `SUMMARY_QUANTILES[i]`-quantile (ns, NaN without responses) of the response times
+    /// `req.add` returned (see [`nearest_rank`]).
+    pub fn assemble(
+        req: &RequestTally,
+        queue: &QueueTally,
+        quantiles_ns: [f64; 7],
+        t: &SummaryTotals,
+    ) -> Summary {
+        let n = req.completed;
+        let ms = |q: f64| {
+            let i = SUMMARY_QUANTILES
+                .iter()
+                .position(|&x| x == q)
+                .expect("one of SUMMARY_QUANTILES");
+            quantiles_ns[i] / 1e6
         };
-        let rows: Vec<&QueueRow> = inp
-            .queue_rows
-            .iter()
-            .filter(|r| r.t_ns > inp.warmup_ns)
-            .collect();
-        let mean_qlen = if rows.is_empty() {
-            0.0
-        } else {
-            rows.iter().map(|r| r.mean_qlen).sum::<f64>() / rows.len() as f64
-        };
-        let max_qlen = rows.iter().map(|r| r.max_qlen).max().unwrap_or(0);
-        let d = inp.drops;
+        let d = t.drops;
         let drops = d.early + d.forced + d.overflow;
-        let secs = inp.measured_ns as f64 / 1e9;
+        let secs = t.measured_ns as f64 / 1e9;
         Summary {
             measured_s: secs,
             kb_per_s: if secs > 0.0 {
-                inp.fwd_bytes as f64 / 1000.0 / secs
+                t.fwd_bytes as f64 / 1000.0 / secs
             } else {
                 0.0
             },
             utilization: if secs > 0.0 {
-                inp.fwd_bytes as f64 * 8.0 / secs / inp.bottleneck_bps as f64
+                t.fwd_bytes as f64 * 8.0 / secs / t.bottleneck_bps as f64
             } else {
                 0.0
             },
@@ -152,26 +179,26 @@ impl Summary {
             marks: d.marks,
             arrivals: d.arrivals,
             drops,
-            mean_qlen,
-            max_qlen,
-            responses_started: started,
+            mean_qlen: queue.mean_qlen(),
+            max_qlen: queue.max_qlen,
+            responses_started: req.started,
             responses_completed: n,
             median_rt_ms: ms(0.5),
-            mean_rt_ms: mean_rt,
+            mean_rt_ms: req.mean_rt_ms(),
             p10_rt_ms: ms(0.1),
             p25_rt_ms: ms(0.25),
             p75_rt_ms: ms(0.75),
             p90_rt_ms: ms(0.9),
             p95_rt_ms: ms(0.95),
             p99_rt_ms: ms(0.99),
-            pct_le_1s: pct(le1, n),
-            pct_1_2s: pct(count_in(S, 2 * S), n),
-            pct_2_3s: pct(count_in(2 * S, 3 * S), n),
-            pct_gt_3s: pct(rts.iter().filter(|&&t| t > 3 * S).count() as u64, n),
-            syn_retx: syn,
-            fin_retx: fin,
-            data_retx: data,
-            timeouts: to,
+            pct_le_1s: pct(req.le_1s, n),
+            pct_1_2s: pct(req.in_1_2s, n),
+            pct_2_3s: pct(req.in_2_3s, n),
+            pct_gt_3s: pct(req.gt_3s, n),
+            syn_retx: req.syn_retx,
+            fin_retx: req.fin_retx,
+            data_retx: req.data_retx,
+            timeouts: req.timeouts,
         }
     }
 }
@@ -179,6 +206,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::RequestKind;
 
     fn rec(start_ms: u64, rt_ms: u64, completed: bool) -> RequestRecord {
         RequestRecord {

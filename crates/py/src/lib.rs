@@ -1,6 +1,8 @@
 //! `aqmlab._core`: the thin PyO3 binding between the Rust core and the `aqmlab` Python package.
-//! It loads scenario files (`scenario::load`) and runs one experiment (`sim::run`), handing the
-//! results to Python as plain columns (dict of column name → list); pandas, Parquet, the CLI and
+//! It loads scenario files (`scenario::load`) and runs one experiment: `run_variant` writes its
+//! tables to Parquet as the run goes (`sim::run_with` + `store::RunWriter`, memory bounded by
+//! the open connections); `run_scenario_text` (sweeps) keeps them in memory (`sim::run`) and
+//! hands them to Python as plain columns (dict of column name → list). pandas, the CLI and
 //! plots live in `python/aqmlab/`. Nothing here computes anything the core already does.
 //!
 //! Exceptions: `ScenarioError` (a `ValueError`, message "file: key: reason", attributes `file`,
@@ -13,7 +15,7 @@
 
 use metrics::{LinkRow, QueueRow, RequestRecord};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -157,22 +159,44 @@ fn engine_dict<'py>(py: Python<'py>, e: &sim::EngineStats) -> PyResult<Bound<'py
 /// escapes `run_variant` (it is caught there and the Python exception is raised instead).
 struct AbortRun;
 
-/// Run variant `variant` of the scenario file at `path`. `progress(sim_s, end_s)`, if given, is
-/// called about once per simulated second; an exception it raises aborts the run.
+/// Run variant `variant` of the scenario file at `path`, writing its tables into the existing
+/// directory `dir` as the run goes (`requests.parquet`, `queue.parquet`, `links.parquet`,
+/// each under `NAME.part` until complete; `store::RunWriter`). `progress(sim_s, end_s)`, if
+/// given, is called about once per simulated second; an exception it raises aborts the run
+/// (the directory then holds partial `.part` files: the caller removes it). A file-system
+/// error raises `OSError` (`PATH: reason`).
 ///
 /// Returns a dict: `name`, `seed`, `warmup_ns`, `summary_json` (the run summary as pretty JSON,
-/// keys in `metrics::Summary` field order), `requests` / `queue` / `links` (column name → list),
-/// `engine` (engine counters) and `wall_s` (wall-clock seconds of the run).
+/// keys in `metrics::Summary` field order), `engine` (engine counters) and `wall_s`
+/// (wall-clock seconds of the run and the writing).
 #[pyfunction]
-#[pyo3(signature = (path, variant, progress=None))]
+#[pyo3(signature = (path, variant, dir, progress=None))]
 fn run_variant<'py>(
     py: Python<'py>,
     path: &str,
     variant: &str,
+    dir: &str,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let exps = load(py, path)?;
-    run_named(py, &exps, path, variant, progress)
+    let named = find_variant(py, &exps, path, variant)?;
+    let started = Instant::now();
+    let warmup_ns = named.experiment.warmup.as_nanos();
+    let writer = store::RunWriter::create(Path::new(dir), warmup_ns).map_err(store_err)?;
+    let end = simulate(py, named, progress, |exp, on_progress| {
+        sim::run_with(exp, on_progress, writer)
+    })?;
+    let summary = end
+        .obs
+        .finish(&end.fwd_link, &end.totals)
+        .map_err(store_err)?;
+    let d = result_dict(py, named, &summary, &end.engine)?;
+    d.set_item("wall_s", started.elapsed().as_secs_f64())?;
+    Ok(d)
+}
+
+fn store_err(e: store::StoreError) -> PyErr {
+    PyOSError::new_err(e.to_string())
 }
 
 /// Names of the experiments (variants) of scenario `text`, in file order. `label` names the text
@@ -192,7 +216,8 @@ fn scenario_text_variants(
 }
 
 /// Run variant `variant` of scenario `text` (see `scenario_text_variants` for `label` and
-/// `base_dir`); progress and the returned dict as in `run_variant`.
+/// `base_dir`) keeping every record in memory (sweeps); progress as in `run_variant`. The
+/// returned dict is `run_variant`'s plus `requests` / `queue` / `links` (column name → list).
 #[pyfunction]
 #[pyo3(signature = (text, label, base_dir, variant, progress=None))]
 fn run_scenario_text<'py>(
@@ -208,15 +233,14 @@ fn run_scenario_text<'py>(
     run_named(py, &exps, label, variant, progress)
 }
 
-/// Run the experiment named `variant` of `exps` (loaded from `label`).
-fn run_named<'py>(
-    py: Python<'py>,
-    exps: &[scenario::NamedExperiment],
+/// The experiment named `variant` of `exps` (loaded from `label`), or a ScenarioError.
+fn find_variant<'a>(
+    py: Python<'_>,
+    exps: &'a [scenario::NamedExperiment],
     label: &str,
     variant: &str,
-    progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let Some(named) = exps.iter().find(|n| n.name == variant) else {
+) -> PyResult<&'a scenario::NamedExperiment> {
+    exps.iter().find(|n| n.name == variant).ok_or_else(|| {
         let names: Vec<&str> = exps.iter().map(|n| n.name.as_str()).collect();
         let e = scenario::ScenarioError {
             file: label.to_string(),
@@ -226,11 +250,23 @@ fn run_named<'py>(
                 names.join(", ")
             ),
         };
-        return Err(scenario_err(py, &e));
-    };
+        scenario_err(py, &e)
+    })
+}
 
+/// Run `named` through `go(experiment, on_progress)` (`sim::run` or `sim::run_with`), calling
+/// `progress` and checking for Ctrl-C about once per simulated second; an exception there
+/// aborts the run and is returned.
+fn simulate<'py, T>(
+    py: Python<'py>,
+    named: &scenario::NamedExperiment,
+    progress: Option<Bound<'py, PyAny>>,
+    go: impl FnOnce(
+        &sim::Experiment,
+        &mut dyn FnMut(units::SimTime, units::SimTime),
+    ) -> Result<T, sim::SimError>,
+) -> PyResult<T> {
     let mut aborted: Option<PyErr> = None;
-    let started = Instant::now();
     let result = {
         let mut on_progress = |now: units::SimTime, end: units::SimTime| {
             let step = || -> PyResult<()> {
@@ -246,32 +282,54 @@ fn run_named<'py>(
                 resume_unwind(Box::new(AbortRun));
             }
         };
-        catch_unwind(AssertUnwindSafe(|| {
-            sim::run(&named.experiment, &mut on_progress)
-        }))
+        catch_unwind(AssertUnwindSafe(|| go(&named.experiment, &mut on_progress)))
     };
-    let wall_s = started.elapsed().as_secs_f64();
-    let out = match result {
-        Ok(Ok(out)) => out,
-        Ok(Err(e)) => return Err(sim_err(py, &e)),
+    match result {
+        Ok(Ok(out)) => Ok(out),
+        Ok(Err(e)) => Err(sim_err(py, &e)),
         Err(payload) => match (payload.downcast::<AbortRun>(), aborted) {
-            (Ok(_), Some(e)) => return Err(e),
+            (Ok(_), Some(e)) => Err(e),
             (Ok(payload), None) => resume_unwind(payload),
             (Err(payload), _) => resume_unwind(payload),
         },
-    };
+    }
+}
 
-    let summary_json = serde_json::to_string_pretty(&out.summary)
+/// `name`, `seed`, `warmup_ns`, `summary_json` and `engine` of a finished run.
+fn result_dict<'py>(
+    py: Python<'py>,
+    named: &scenario::NamedExperiment,
+    summary: &metrics::Summary,
+    engine: &sim::EngineStats,
+) -> PyResult<Bound<'py, PyDict>> {
+    let summary_json = serde_json::to_string_pretty(summary)
         .map_err(|e| PyRuntimeError::new_err(format!("cannot serialize the summary: {e}")))?;
     let d = PyDict::new(py);
     d.set_item("name", &named.name)?;
     d.set_item("seed", named.experiment.seed)?;
     d.set_item("warmup_ns", named.experiment.warmup.as_nanos())?;
     d.set_item("summary_json", summary_json)?;
+    d.set_item("engine", engine_dict(py, engine)?)?;
+    Ok(d)
+}
+
+/// Run the experiment named `variant` of `exps` (loaded from `label`), keeping every record
+/// in memory and handing them over as columns.
+fn run_named<'py>(
+    py: Python<'py>,
+    exps: &[scenario::NamedExperiment],
+    label: &str,
+    variant: &str,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let named = find_variant(py, exps, label, variant)?;
+    let started = Instant::now();
+    let out = simulate(py, named, progress, sim::run)?;
+    let wall_s = started.elapsed().as_secs_f64();
+    let d = result_dict(py, named, &out.summary, &out.engine)?;
     d.set_item("requests", requests_table(py, &out.requests)?)?;
     d.set_item("queue", queue_table(py, &out.queue)?)?;
     d.set_item("links", links_table(py, &out.links)?)?;
-    d.set_item("engine", engine_dict(py, &out.engine)?)?;
     d.set_item("wall_s", wall_s)?;
     Ok(d)
 }

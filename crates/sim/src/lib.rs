@@ -19,5 +19,5 @@ pub use config::{
     BoxRtt, CloudConfig, DelayBoxConfig, DumbbellConfig, Experiment, HostPlacement, MonitorConfig,
     ParkingLotConfig, Topology, WorkloadDelayBox,
 };
-pub use output::{DatagramStats, EngineStats, RunOutput, SimError};
-pub use run::run;
+pub use output::{DatagramStats, EngineStats, RunEnd, RunOutput, SimError};
+pub use run::{run, run_with};

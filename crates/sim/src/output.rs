@@ -67,3 +67,25 @@ impl std::fmt::Display for SimError {
     }
 }
 impl std::error::Error for SimError {}
+
+/// What [`run_with`](crate::run_with) returns: the observer with whatever it kept, and the
+/// run-wide totals the summary takes besides the records.
+#[derive(Clone, Debug)]
+pub struct RunEnd<O> {
+    /// The observer handed to the run, after every record.
+    pub obs: O,
+    /// Forward-bottleneck bytes, rate and drops over the measured period, and its length.
+    pub totals: metrics::SummaryTotals,
+    /// End of the warm-up, ns.
+    pub warmup_ns: u64,
+    /// Name of the forward bottleneck link (its queue rows feed the summary's queue columns).
+    pub fwd_link: String,
+    /// Engine counters (as in [`RunOutput`]).
+    pub engine: EngineStats,
+    /// The forward bottleneck's queue discipline at the end (as in [`RunOutput`]).
+    pub bottleneck_queue: aqm::Discipline,
+    /// Per workload: datagram counters (as in [`RunOutput`]).
+    pub datagrams: Vec<DatagramStats>,
+    /// Per link: name, queue counters, wire bytes (as in [`RunOutput`]).
+    pub link_stats: Vec<(String, aqm::QueueStats, u64)>,
+}

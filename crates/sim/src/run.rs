@@ -11,11 +11,13 @@
 
 use crate::config::{DelayBoxConfig, Experiment, HostPlacement, Topology};
 use crate::event::Event;
-use crate::output::{EngineStats, RunOutput, SimError};
+use crate::output::{EngineStats, RunEnd, RunOutput, SimError};
 use crate::topology;
 use crate::world::{Monitors, World, WorldParts};
 use aqm::{QueueDisc, QueueStats};
-use metrics::{DropCounts, LinkMonitor, QueueMonitor, Recorder, Summary, SummaryInput};
+use metrics::{
+    DropCounts, LinkMonitor, Observer, QueueMonitor, Recorder, Summary, SummaryInput, SummaryTotals,
+};
 use traffic::{Workload, WorkloadConfig};
 use units::{SimDuration, SimTime};
 
@@ -121,11 +123,52 @@ fn resolve_placement(
     }
 }
 
-/// Run `exp` to completion. `progress(now, end)` is called about every simulated second.
+/// Run `exp` to completion, keeping every record in memory (sorted by request id) and
+/// computing the summary from them. `progress(now, end)` is called about every simulated
+/// second.
 pub fn run(
     exp: &Experiment,
     progress: &mut dyn FnMut(SimTime, SimTime),
 ) -> Result<RunOutput, SimError> {
+    let end = run_with(exp, progress, Recorder::default())?;
+    let mut rec = end.obs;
+    rec.requests.sort_by_key(|r| r.id);
+    let fwd_rows: Vec<_> = rec
+        .queue
+        .iter()
+        .filter(|r| r.link == end.fwd_link)
+        .cloned()
+        .collect();
+    let t = end.totals;
+    let summary = Summary::compute(&SummaryInput {
+        requests: &rec.requests,
+        queue_rows: &fwd_rows,
+        fwd_bytes: t.fwd_bytes,
+        bottleneck_bps: t.bottleneck_bps,
+        drops: t.drops,
+        warmup_ns: end.warmup_ns,
+        measured_ns: t.measured_ns,
+    });
+    Ok(RunOutput {
+        datagrams: end.datagrams,
+        link_stats: end.link_stats,
+        bottleneck_queue: end.bottleneck_queue,
+        summary,
+        requests: rec.requests,
+        queue: rec.queue,
+        links: rec.links,
+        engine: end.engine,
+    })
+}
+
+/// Run `exp` to completion, handing every record to `obs` as it is produced (requests when
+/// they end, in no particular id order; queue and link rows in time order). Returns `obs` and
+/// the run-wide totals; the caller builds the summary (see [`run`]).
+pub fn run_with<O: Observer>(
+    exp: &Experiment,
+    progress: &mut dyn FnMut(SimTime, SimTime),
+    obs: O,
+) -> Result<RunEnd<O>, SimError> {
     let (built, delaybox) = match &exp.topology {
         Topology::Dumbbell(db) => (
             topology::dumbbell::build(db, exp.seed)?,
@@ -183,7 +226,7 @@ pub fn run(
         workloads,
         tcp: exp.tcp.clone(),
         seed: exp.seed,
-        obs: Recorder::default(),
+        obs,
         warmup,
     });
     for (mi, &l) in monitored.iter().enumerate() {
@@ -314,24 +357,13 @@ pub fn run(
     } else {
         (end, 0, DropCounts::default())
     };
-    let fwd_name = fl.name.clone();
-    let mut rec = std::mem::take(&mut w.obs);
-    rec.requests.sort_by_key(|r| r.id);
-    let fwd_rows: Vec<_> = rec
-        .queue
-        .iter()
-        .filter(|r| r.link == fwd_name)
-        .cloned()
-        .collect();
-    let summary = Summary::compute(&SummaryInput {
-        requests: &rec.requests,
-        queue_rows: &fwd_rows,
+    let fwd_link = fl.name.clone();
+    let totals = SummaryTotals {
         fwd_bytes,
         bottleneck_bps,
         drops,
-        warmup_ns: warmup.as_nanos(),
         measured_ns: (end - measured_from).as_nanos(),
-    });
+    };
     let bottleneck_queue = w.net.links[fwd as usize].disc.clone();
     let link_stats = w
         .net
@@ -339,14 +371,13 @@ pub fn run(
         .iter()
         .map(|l| (l.name.clone(), l.disc.stats().clone(), l.tx_bytes))
         .collect();
-    Ok(RunOutput {
+    Ok(RunEnd {
+        totals,
+        warmup_ns: warmup.as_nanos(),
+        fwd_link,
         datagrams: std::mem::take(&mut w.datagrams),
         link_stats,
         bottleneck_queue,
-        summary,
-        requests: rec.requests,
-        queue: rec.queue,
-        links: rec.links,
         engine: EngineStats {
             events,
             packets_created: created,
@@ -357,5 +388,7 @@ pub fn run(
             peak_open_connections: w.peak_open,
             end_ns: end.as_nanos(),
         },
+        // Last: the other fields borrow `w` as a whole.
+        obs: w.obs,
     })
 }

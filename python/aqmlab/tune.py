@@ -70,8 +70,8 @@ TRIALS_TABLE = "trials.parquet"
 FINAL_TABLE = "final.parquet"
 LEVEL = 0.95
 
-#: evaluate(runs) → {run id: summary dict, or an error text}: what runs a batch of runs.
-Evaluator = Callable[[list[SweepRun]], dict[str, dict | str]]
+#: evaluate(runs) → [summary dict, or an error text, for each run in order]: what runs a batch.
+Evaluator = Callable[[list[SweepRun]], list[dict | str]]
 
 
 class TuneStoreError(ValueError):
@@ -88,7 +88,7 @@ class SimEvaluator:
     def __init__(self, spec: TuneSpec, out: Path, jobs: int | None, dask: str | None):
         self.spec, self.out, self.jobs, self.dask = spec, out, jobs, dask
 
-    def __call__(self, runs: list[SweepRun]) -> dict[str, dict | str]:
+    def __call__(self, runs: list[SweepRun]) -> list[dict | str]:
         execute_runs(self.out, runs, self.spec.file, self.spec.base_dir, jobs=self.jobs, dask=self.dask)
         got: dict[str, dict | str] = {}
         for r in runs:
@@ -100,15 +100,15 @@ class SimEvaluator:
                 got[r.id] = (
                     err.read_text(encoding="utf-8").split("\n\n", 1)[0] if err.is_file() else "not run"
                 )
-        return got
+        return [got[r.id] for r in runs]
 
 
 def function_evaluator(fn: Callable[[dict, int], dict]) -> Evaluator:
     """An evaluator from `fn(values, seed) → summary dict` (values: the trial's tuned and derived
     keys as written); for tests and synthetic objectives. Runs in this process."""
 
-    def evaluate(runs: list[SweepRun]) -> dict[str, dict | str]:
-        return {r.id: fn(dict(r.values), r.seed) for r in runs}
+    def evaluate(runs: list[SweepRun]) -> list[dict | str]:
+        return [fn(dict(r.values), r.seed) for r in runs]
 
     return evaluate
 
@@ -248,7 +248,7 @@ def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: s
         rs = Config(f"trial {trial.number}", full).runs(spec, seeds, name)
         plan[trial.number] = (full, rs)
         runs += rs
-    results = evaluate(runs) if runs else {}
+    results = dict(zip(map(id, runs), evaluate(runs), strict=True)) if runs else {}
     for trial in batch:
         p = plan[trial.number]
         if isinstance(p, str):
@@ -258,7 +258,7 @@ def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: s
         full, rs = p
         trial.set_user_attr("values", full)
         trial.set_user_attr("runs", [r.id for r in rs])
-        got = [results.get(r.id, "not run") for r in rs]
+        got = [results.get(id(r), "not run") for r in rs]
         errors = [g for g in got if isinstance(g, str)]
         if errors:
             trial.set_user_attr("error", errors[0])
@@ -391,11 +391,12 @@ def final_frame(spec: TuneSpec, configs: list[Config], evaluate: Evaluator, name
     plan = [
         (c, c.runs(spec, seeds, c.baseline if c.values is None and c.baseline else name)) for c in configs
     ]
-    got = evaluate([r for _, rs in plan for r in rs])
+    flat = [r for _, rs in plan for r in rs]
+    got = dict(zip(map(id, flat), evaluate(flat), strict=True)) if flat else {}
     rows = []
     for c, rs in plan:
         for r in rs:
-            s = got.get(r.id)
+            s = got.get(id(r))
             row = {
                 "config": c.label,
                 "kind": "baseline" if c.values is None else "trial",
@@ -420,10 +421,13 @@ def compare(final: pd.DataFrame, a: str, b: str, column: str) -> dict:
     d = (fa - fb).dropna()
     ci = t_ci(d.to_numpy())
     p = math.nan
-    if len(d) >= 2 and float(d.std(ddof=1)) > 0:
-        p = float(st.ttest_rel(fa[d.index], fb[d.index]).pvalue)
-    elif len(d) >= 2:
-        p = 0.0 if float(d.abs().max()) > 0 else 1.0
+    if len(d) >= 2:
+        sd = float(d.std(ddof=1))
+        if sd > 1e-12 * max(1.0, abs(ci.mean)):
+            t = ci.mean / (sd / math.sqrt(len(d)))
+            p = float(2 * st.t.sf(abs(t), len(d) - 1))
+        else:  # identical differences on every seed
+            p = 0.0 if ci.mean != 0 else 1.0
     sig = math.isfinite(ci.half) and (ci.lo > 0 or ci.hi < 0) or (ci.half == 0 and ci.mean != 0)
     return {"a": a, "b": b, "column": column, "diff": ci.mean, "half": ci.half, "n": ci.n, "p": p,
             "significant": bool(sig)}  # fmt: skip

@@ -29,7 +29,8 @@ Pareto front, ordered by the first objective) and the baselines are run with
 `final_replications` seeds (the first `replications` are the runs already made) and compared
 with 95 % Student-t intervals (aqmlab.stats); with common random numbers the comparisons are
 paired by seed: the best against the runner-up and against each baseline, mean difference with
-its 95 % interval and a paired t-test p-value ("significant" when the interval excludes 0).
+its 95 % interval and a paired t-test p-value ("significant" when the interval excludes 0);
+"best" and "runner-up" are ranked by their means over the final seeds.
 
 Store layout (besides `runs/` and `study.db`):
     DIR/tune.json        the table as parsed, for the report
@@ -527,10 +528,16 @@ def tune(
     configs += [Config(f"baseline {b or name}", None, b) for b in spec.baselines]
     final = final_frame(spec, configs, ev, name)
     write_sweep_table(final, out / FINAL_TABLE)
-    tests = comparisons(spec, final, [c.label for c in configs if c.values is not None],
-                        [c.label for c in configs if c.values is None])  # fmt: skip
+    # The best is the finalist with the best mean over the final seeds (not over the search's
+    # few seeds, where the winner of many noisy trials is flattered); ties by trial order.
+    obj = spec.objectives[0]
+    sign = 1 if obj.direction == "minimize" else -1
+    order = [c.label for c in configs if c.values is not None]
+    means = final.groupby("config", sort=False)[obj.column].mean()
+    order.sort(key=lambda lab: (sign * means.get(lab, math.inf), order.index(lab)))
+    tests = comparisons(spec, final, order, [c.label for c in configs if c.values is None])
     info["comparisons"] = tests
-    info["finalists"] = [c.label for c in configs if c.values is not None]
+    info["finalists"] = order
     _write_text_atomic(out / TUNE_INFO, json.dumps(info, indent=2, default=str) + "\n")
     df.attrs["final"] = final
     df.attrs["comparisons"] = tests

@@ -534,7 +534,8 @@ def tune(
     sign = 1 if obj.direction == "minimize" else -1
     order = [c.label for c in configs if c.values is not None]
     means = final.groupby("config", sort=False)[obj.column].mean()
-    order.sort(key=lambda lab: (sign * means.get(lab, math.inf), order.index(lab)))
+    pos = {lab: i for i, lab in enumerate(order)}
+    order.sort(key=lambda lab: (sign * means.get(lab, math.inf), pos[lab]))
     tests = comparisons(spec, final, order, [c.label for c in configs if c.values is None])
     info["comparisons"] = tests
     info["finalists"] = order

@@ -137,6 +137,12 @@ def test_several_objectives_give_a_pareto_front(tmp_path):
         assert not (dom & strict).any()
     md = (tmp_path / "out" / "report.md").read_text()
     assert "## Pareto front" in md
+    # `aqmlab report DIR` draws it again from the stored study.
+    (tmp_path / "out" / "report.md").unlink()
+    from aqmlab.cli import main
+
+    assert main(["report", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "report.md").read_text() == md
 
 
 # ---------------------------------------------------------------------------------------------

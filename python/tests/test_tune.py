@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -175,11 +176,13 @@ def _tiny(tmp_path: Path) -> Path:
 
 
 def _finished(out: Path) -> dict[str, tuple[int, int]]:
-    """Finished run directories: id → (inode, mtime_ns) of summary.json."""
+    """Finished run directories: id → (inode, mtime_ns) of summary.json (not the scratch
+    `<id>.tmp-PID` of a run being written when the driver was killed: the next driver removes
+    it)."""
     got = {}
     for d in (out / "runs").iterdir() if (out / "runs").is_dir() else []:
         s = d / "summary.json"
-        if s.is_file():
+        if re.fullmatch(r"[0-9a-f]{16}", d.name) and s.is_file():
             st = s.stat()
             got[d.name] = (st.st_ino, st.st_mtime_ns)
     return got

@@ -8,7 +8,8 @@ and resolves `load = …` in a scenario's [[workload]] (`calibrate.run()`).
 `run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweep, aqmlab.sweepspec) and
 `load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
 model's keys with units, defaults, ranges, sources and default search ranges, as the core declares
-them (aqmlab.model_params).
+them (aqmlab.model_params). `tune()` searches the `[tune]` parameters of a scenario with Optuna
+and returns the trials (aqmlab.tune, aqmlab.tunespec); `load_tune()` reads them back.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ _LAZY = {
     "params": ("aqmlab.model_params", "params"),
     "load_sweep": ("aqmlab.sweep", "load_sweep"),
     "run_sweep": ("aqmlab.sweep", "run_sweep"),
+    "tune": ("aqmlab.tune", "tune"),
+    "load_tune": ("aqmlab.tune", "load_tune"),
 }
 
 
@@ -48,5 +51,5 @@ def __dir__() -> list[str]:
 __all__ = [
     "RunResult", "ScenarioError", "SimError", "calibrate", "load_run", "page_times", "params", "run",
     "variants",
-    "write_run", "load_sweep", "run_sweep",
+    "write_run", "load_sweep", "run_sweep", "load_tune", "tune",
 ]  # fmt: skip

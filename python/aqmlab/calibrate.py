@@ -373,7 +373,8 @@ def content_hash(sc: Scenario, direction: str, link: str | None = None) -> str:
     parking lot's measured link (None: the default)."""
     doc = copy.deepcopy(sc.doc)
     doc.pop("variant", None)
-    doc.pop("calibration", None)
+    for k in PYTHON_TABLES:
+        doc.pop(k, None)
     for k in ("duration", "stop_after_responses"):
         doc.get("run", {}).pop(k, None)
     wl = doc["workload"][sc.workload]
@@ -413,7 +414,8 @@ def _point_doc(sc: Scenario, s: Settings, x: float) -> dict:
     """The base document at parameter x, on the calibration link, with calibration run lengths."""
     doc = copy.deepcopy(sc.doc)
     doc.pop("variant", None)
-    doc.pop("calibration", None)
+    for k in PYTHON_TABLES:
+        doc.pop(k, None)
     run = doc.setdefault("run", {})
     run.pop("stop_after_responses", None)
     if s.warmup is not None:
@@ -759,7 +761,8 @@ def resolved_doc(sc: Scenario, x: float, per_variant: dict[str, float] | None = 
     """The scenario document with `load` replaced by the parameter value x; a variant with its
     own bottleneck_rate gets the base workloads with its own value (`per_variant`)."""
     doc = copy.deepcopy(sc.doc)
-    doc.pop("calibration", None)
+    for k in PYTHON_TABLES:
+        doc.pop(k, None)
     wl = doc["workload"][sc.workload]
     wl.pop("load", None)
     wl[sc.parameter] = _typed(sc.parameter, x)
@@ -794,13 +797,17 @@ def has_load(scenario: str | os.PathLike) -> bool:
     return isinstance(wls, list) and any(isinstance(w, dict) and "load" in w for w in wls)
 
 
+#: Tables of a scenario file that Python reads and the core does not (`aqmlab run` drops them).
+PYTHON_TABLES = ("calibration", "tune")
+
+
 def _python_keys(scenario: str | os.PathLike) -> bool:
-    """Whether the file uses a key only this module knows (`load`, `[calibration]`)."""
+    """Whether the file uses a key only Python knows (`load`, `[calibration]`, `[tune]`)."""
     try:
         doc = tomllib.loads(Path(scenario).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return "calibration" in doc or has_load(scenario)
+    return any(k in doc for k in PYTHON_TABLES) or has_load(scenario)
 
 
 def _resolve_x(sc: Scenario, c: Calibration, capacity_bps: float, key: str) -> float:
@@ -834,11 +841,12 @@ def resolved_scenario(
             doc = tomllib.loads(Path(scenario).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             doc = {}
-        if "calibration" not in doc:
+        if not any(k in doc for k in PYTHON_TABLES):
             yield Path(scenario)
             return
-        # Only the [calibration] table to drop (the core does not know it).
-        doc.pop("calibration")
+        # Only the [calibration] / [tune] tables to drop (the core does not know them).
+        for k in PYTHON_TABLES:
+            doc.pop(k, None)
         _absolutize(doc, Path(scenario).parent, [])
         with tempfile.TemporaryDirectory(prefix="aqmlab-load-") as td:
             yield write_toml(doc, Path(td), Path(scenario).name)

@@ -3,7 +3,10 @@
     aqmlab run SCENARIO --out DIR [--variant NAME]
     aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
+    aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
+                                                                            (aqmlab.tune)
     aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
+    aqmlab report TUNE_DIR    (a tuning directory: its report.html + report.md again)
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
     aqmlab reproduce STUDY [--quick] [--reading NAME] [--out DIR] [--jobs N] [--dask ADDR] [--publish]
     aqmlab params [NAME]   ([tcp] or a queue kind: keys, units, defaults, ranges, sources)
@@ -28,7 +31,7 @@ from aqmlab.summary_table import summary_table
 PROG = "aqmlab"
 # Subcommands whose modules are imported only when used (they load pandas, scipy, matplotlib):
 # `aqmlab run` starts in a fraction of the time (see README, Benchmark).
-_COMMANDS = ("run", "calibrate", "reproduce", "params", "sweep", "report")
+_COMMANDS = ("run", "calibrate", "reproduce", "params", "sweep", "tune", "report")
 
 
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -56,6 +59,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         model_params.add_parser(sub)  # `aqmlab params [NAME]` (aqmlab.model_params)
     if want("sweep"):
         _add_sweep(sub)
+    if want("tune"):
+        _add_tune(sub)
     if want("report"):
         _add_report(sub)
     return p
@@ -89,6 +94,25 @@ def _add_sweep(sub) -> None:
     sw.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
     sw.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_tune(sub) -> None:
+    tu = sub.add_parser(
+        "tune",
+        help="search the [tune] parameters of a scenario with Optuna (trials, replications, report)",
+        description="Search the keys of SCENARIO's [tune] table (see aqmlab.tunespec) with Optuna "
+        "(TPE, or NSGA-II for several objectives), each trial run with the same seeds; re-run the "
+        "best trials and the baselines with more seeds, compare them, and write DIR/report.html "
+        "and DIR/report.md. The study is stored in DIR/study.db: run again to resume.",
+    )
+    tu.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML) with a [tune] table")
+    tu.add_argument("--out", required=True, metavar="DIR", help="tuning directory")
+    tu.add_argument("--trials", type=int, metavar="N", help="trials in the study (default: [tune] trials)")
+    tu.add_argument("--timeout", type=float, metavar="S", help="ask no new trials after S seconds")
+    tu.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
+    tu.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
+    tu.add_argument("--seed", type=int, metavar="S", help="the sampler's seed (default: [tune] seed)")
+    tu.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _add_report(sub) -> None:
@@ -128,11 +152,30 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 1 if counts.get("failed", 0) else 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    from aqmlab.tune import print_summary, tune
+
+    df = tune(
+        args.scenario, args.out, trials=args.trials, timeout=args.timeout, jobs=args.jobs, dask=args.dask,
+        seed=args.seed, progress=not args.quiet,
+    )  # fmt: skip
+    print_summary(df, Path(args.out))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     if not args.xmax > 0:
         raise ValueError(f"--xmax: must be > 0, got {args.xmax}")
     from aqmlab.sweep import is_sweep_dir
+    from aqmlab.tune import is_tune_dir
 
+    if len(args.dirs) == 1 and is_tune_dir(args.dirs[0]):
+        from aqmlab.tunereport import write_tune_report
+
+        check_out_dir(args.dirs[0])
+        html_path, md_path = write_tune_report(args.dirs[0], xmax=args.xmax)
+        print(f"report: {html_path}  {md_path}")
+        return 0
     if len(args.dirs) == 1 and is_sweep_dir(args.dirs[0]):
         from aqmlab.sweepreport import write_sweep_report
 
@@ -183,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_run(args)
         if args.command == "sweep":
             return cmd_sweep(args)
+        if args.command == "tune":
+            return cmd_tune(args)
         if args.command == "reproduce":
             from aqmlab import reproduce
 

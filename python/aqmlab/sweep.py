@@ -153,12 +153,12 @@ def _dask(tasks: dict[str, Task], address: str) -> Iterator[tuple[str, str, obje
             client.cancel(list(futures))
 
 
-def _progress_bar(total: int, enabled: bool):
+def _progress_bar(total: int, enabled: bool, desc: str = "sweep"):
     if not enabled:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="sweep", unit="run", dynamic_ncols=True)
+    return tqdm(total=total, desc=desc, unit="run", dynamic_ncols=True)
 
 
 def run_sweep(
@@ -178,16 +178,54 @@ def run_sweep(
     if jobs is not None and jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {jobs}")
     out = Path(out)
-    check_out_dir(out)  # `DIR: reason` (a file, read-only, …) before anything runs
-    check_out_dir(out / RUNS)
-    (out / RUNS).mkdir(parents=True, exist_ok=True)
-    # Scratch names (`*.tmp-PID`, `*.old-PID`) of an earlier driver killed mid-write.
-    for d in (out, out / RUNS, *(p for p in (out / RUNS).iterdir() if p.is_dir())):
-        remove_stale_scratch(d)
+    prepare_out(out)  # `DIR: reason` (a file, read-only, …) before anything runs
     _write_text_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
 
+    try:
+        execute_runs(
+            out, sweep.runs, sweep.scenario, sweep.base_dir, jobs=jobs, dask=dask, progress=progress,
+            on_run=on_run,
+        )  # fmt: skip
+    finally:
+        table = sweep_table(sweep, out)
+        write_sweep_table(table, out / SWEEP_TABLE)
+    return table
+
+
+def is_finished(out: Path, run: SweepRun, build: str | None = None) -> bool:
+    """Whether `run` has a finished run directory under `out` made by the engine build now
+    loaded (module doc: such a run is never recomputed)."""
+    d = run_dir(out, run)
+    return is_run_dir(d) and read_info(d).get("engine", {}).get("build") == (build or engine_build())
+
+
+def prepare_out(out: Path) -> None:
+    """Check that `out` and `out/runs` can be written (`DIR: reason` before anything runs),
+    create them and remove the scratch names of an earlier driver killed mid-write."""
+    check_out_dir(out)
+    check_out_dir(out / RUNS)
+    (out / RUNS).mkdir(parents=True, exist_ok=True)
+    for d in (out, out / RUNS, *(p for p in (out / RUNS).iterdir() if p.is_dir())):
+        remove_stale_scratch(d)
+
+
+def execute_runs(
+    out: Path,
+    runs: list[SweepRun],
+    scenario: str,
+    base_dir: str,
+    jobs: int | None = None,
+    dask: str | None = None,
+    progress: bool = False,
+    on_run: Callable[[SweepRun, str], None] | None = None,
+    desc: str = "sweep",
+) -> int:
+    """Run every run of `runs` (distinct ids once) that is not finished under `out` (see
+    `is_finished`) and store it in `out/runs/<id>/`: a local process pool of `jobs` (default all
+    cores; 1 = in this process) or the Dask scheduler `dask`. `scenario` names the file in
+    messages, `base_dir` resolves its relative data files. Returns the number of failed runs."""
     by_id: dict[str, SweepRun] = {}
-    for r in sweep.runs:
+    for r in runs:
         by_id.setdefault(r.id, r)
     todo: dict[str, Task] = {}
     stale = 0
@@ -200,14 +238,14 @@ def run_sweep(
                     _write_text_atomic(d / SCENARIO, r.text)
                 continue
             stale += 1  # made by another engine build (or before builds were recorded)
-        todo[rid] = (r.text, sweep.scenario, sweep.base_dir, r.name)
+        todo[rid] = (r.text, scenario, base_dir, r.name)
     if stale:
         print(
             f"{out}: {stale} finished run(s) were made by another engine build; recomputing them",
             file=sys.stderr,
         )
 
-    bar = _progress_bar(len(todo), progress and bool(todo))
+    bar = _progress_bar(len(todo), progress and bool(todo), desc)
     failed = 0
     try:
         if todo:
@@ -225,9 +263,7 @@ def run_sweep(
     finally:
         if bar is not None:
             bar.close()
-        table = sweep_table(sweep, out)
-        write_sweep_table(table, out / SWEEP_TABLE)
-    return table
+    return failed
 
 
 def sweep_info(sweep: Sweep) -> dict:

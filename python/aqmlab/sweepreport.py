@@ -400,6 +400,12 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
         f"{len(df)} runs ({n_ok} finished), {len(gs)} configurations, "
         f"{info.get('replications', 1)} replication(s) each; axes: {axes}."
     )
+    return write_sections(d, title, intro, sections)
+
+
+def write_sections(d: Path, title: str, intro: str, sections: list[tuple]) -> tuple[Path, Path]:
+    """Write `d/report.html` (self-contained) and `d/report.md` (figures in `d/report/`) from
+    `sections`: ("table", name, header, rows), ("figure", name, png bytes) or ("text", text)."""
     fig_dir = d / "report"
     fig_dir.mkdir(exist_ok=True)
     md = [f"# {title}", "", intro, ""]

@@ -49,7 +49,8 @@ def test_pyproject_gives_ranges_and_the_lock_file_lies_inside_them():
     reqs = direct_dependencies()
     names = {r.name for r in reqs}
     # Every package python/aqmlab imports (numpy directly, too) is a direct dependency.
-    assert {"numpy", "pandas", "pyarrow", "matplotlib", "scipy", "tqdm", "tomli-w", "distributed"} <= names
+    wanted = {"numpy", "pandas", "pyarrow", "matplotlib", "scipy", "tqdm", "tomli-w", "distributed", "optuna"}
+    assert wanted <= names
     locked = pins()
     for r in reqs:
         assert not any(s.operator in ("==", "===", "~=") for s in r.specifier), f"{r}: an exact pin"
@@ -124,3 +125,15 @@ def test_wheel_with_the_lowest_allowed_versions_runs_the_quickstart_and_a_sweep(
         ("red, variant[red].queue.min_th=10", "2"),
         ("red, variant[red].queue.min_th=30", "2"),
     ]
+
+    # A small tuning study and its report (Optuna at its lower bound: TPE, SQLite storage,
+    # PED-ANOVA importances).
+    tune_text = (ROOT / "scenarios" / "quickstart_tune.toml").read_text(encoding="utf-8")
+    tune_text = tune_text.replace('warmup = "10s"', 'warmup = "1s"')
+    tune_text = tune_text.replace('duration = "150s"', 'duration = "4s"')
+    tune_file = tmp_path / "tune.toml"
+    tune_file.write_text(tune_text, encoding="utf-8")
+    _run([aqmlab, "tune", str(tune_file), "--out", "tuneout", "--trials", "8", "--quiet", "--jobs", "2"],
+         tmp_path)  # fmt: skip
+    md = (tmp_path / "tuneout" / "report.md").read_text()
+    assert "## Final comparison" in md and "| baseline droptail | 6 |" in md

@@ -18,7 +18,9 @@ use std::path::Path;
 use toml::Table;
 use units::limits::MAX_RUN;
 
-/// Top-level keys (`variant` is removed before this runs; listed for the message).
+/// Top-level keys (`variant` is removed before this runs; listed for the message). `tune` is
+/// `aqmlab tune`'s table (python/aqmlab/tunespec.py checks it); the engine ignores it, so a
+/// scenario with a `[tune]` table runs as written.
 const TOP_KEYS: &[&str] = &[
     "run",
     "topology",
@@ -28,6 +30,7 @@ const TOP_KEYS: &[&str] = &[
     "workload",
     "monitor",
     "variant",
+    "tune",
 ];
 
 pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {

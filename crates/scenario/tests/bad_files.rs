@@ -36,7 +36,7 @@ fn unknown_key_at_top_level() {
     rejects(
         &format!("colour = \"red\"\n{BASE}"),
         "colour",
-        "unknown key; expected one of: run, topology, queue, reverse_queue, tcp, workload, monitor, variant",
+        "unknown key; expected one of: run, topology, queue, reverse_queue, tcp, workload, monitor, variant, tune",
     );
 }
 

@@ -290,7 +290,10 @@ const PACKMIME_KEYS: [Param<PackMimeParams>; 2] = [
         key: "rate",
         syntax: Syntax::Number,
         unit: "connections/s",
-        range: Range::Above(0.0),
+        // At least 0.001: the model's inter-arrival Weibull shape falls with log2(rate), and
+        // below about 1e-6 conn/s Γ(1 + 1/shape) overflows, the scale becomes 0 and every
+        // connection starts at t = 0 (a mutated rate of 1e-300 ran without end).
+        range: Range::AtLeast(0.001),
         doc: "New connections per second (required; or `load` with a calibration)",
         source: "ns-2.35 PackMimeHTTP rate_",
         access: field!(rate),

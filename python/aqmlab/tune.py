@@ -1,0 +1,586 @@
+"""`aqmlab tune SCENARIO --out DIR`: search a scenario's `[tune]` parameters with Optuna.
+
+The `[tune]` table (aqmlab.tunespec) names the keys to search, the objectives and constraints.
+Optuna proposes trials: TPE (Bergstra et al. 2011; multivariate, grouped for conditional keys)
+for one objective, NSGA-II (Deb et al. 2002) for several, which gives the Pareto front;
+constraints go to the sampler as `constraints_func` (a trial is feasible when every constraint
+holds on its means). Each trial is run `replications` times with the seeds run.seed, run.seed +
+1, … — the same seeds in every trial (common random numbers) — through the sweep machinery
+(aqmlab.sweep.execute_runs): ordinary run directories `DIR/runs/<id>/`, identified by the hash of
+the resolved scenario, so a configuration that recurs (or a finished run of an interrupted
+trial) is never run twice; a local process pool on all cores by default, or `dask`. A trial's
+objective values are the means over its replications.
+
+Determinism: trials are asked in batches of `batch` (trial k is in batch k // batch); every
+trial of a batch is asked before any is run, and the batch is told in trial order. The sampler
+is made anew for each trial with a seed derived from (`seed`, trial number), so the trial
+sequence depends only on the seed, the batch size and the results, not on `jobs`, on the order
+in which runs finish, or on whether the study was interrupted.
+
+Resume: the study lives in `DIR/study.db` (Optuna's SQLite storage). Started again on the same
+DIR, `aqmlab tune` asks the missing trials of an unfinished batch, re-evaluates the trials that
+were running (their finished runs are read back, not recomputed), and continues to `trials`
+trials in all; a finished trial is never recomputed. A DIR holding a study of another `[tune]`
+table (other keys, ranges, objectives, constraints, replications, seed, batch or base
+scenario) is refused.
+
+At the end the `finalists` best trials (one objective: the best feasible values; several: the
+Pareto front, ordered by the first objective) and the baselines are run with
+`final_replications` seeds (the first `replications` are the runs already made) and compared
+with 95 % Student-t intervals (aqmlab.stats); with common random numbers the comparisons are
+paired by seed: the best against the runner-up and against each baseline, mean difference with
+its 95 % interval and a paired t-test p-value ("significant" when the interval excludes 0);
+"best" and "runner-up" are ranked by their means over the final seeds.
+
+Store layout (besides `runs/` and `study.db`):
+    DIR/tune.json        the table as parsed, for the report
+    DIR/trials.parquet   one row per trial (the DataFrame `tune()` returns)
+    DIR/final.parquet    one row per (configuration, seed) of the final comparison
+    DIR/report.md, DIR/report.html   aqmlab.tunereport
+
+Validation: python/tests/test_tune.py (synthetic optimum, determinism, resume after SIGKILL).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import tomli_w
+
+from aqmlab.io import read_summary
+from aqmlab.stats import t_ci
+from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
+from aqmlab.sweepspec import SweepRun, canonical_json
+from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, parse, run_id, validate
+
+STUDY_DB = "study.db"
+STUDY_NAME = "tune"
+TUNE_INFO = "tune.json"
+TRIALS_TABLE = "trials.parquet"
+FINAL_TABLE = "final.parquet"
+LEVEL = 0.95
+
+#: evaluate(runs) → [summary dict, or an error text, for each run in order]: what runs a batch.
+Evaluator = Callable[[list[SweepRun]], list[dict | str]]
+
+
+class TuneStoreError(ValueError):
+    """`DIR: reason` for an output directory that holds another study."""
+
+
+# -------------------------------------------------------------------------------------------
+# Evaluators
+
+
+class SimEvaluator:
+    """Runs through the sweep machinery into `out/runs/<id>/` and reads the summaries back."""
+
+    def __init__(self, spec: TuneSpec, out: Path, jobs: int | None, dask: str | None):
+        self.spec, self.out, self.jobs, self.dask = spec, out, jobs, dask
+
+    def __call__(self, runs: list[SweepRun]) -> list[dict | str]:
+        execute_runs(self.out, runs, self.spec.file, self.spec.base_dir, jobs=self.jobs, dask=self.dask)
+        got: dict[str, dict | str] = {}
+        for r in runs:
+            d = run_dir(self.out, r)
+            if (d / "summary.json").is_file():
+                got[r.id] = read_summary(d)
+            else:
+                err = d / "error.txt"
+                got[r.id] = (
+                    err.read_text(encoding="utf-8").split("\n\n", 1)[0] if err.is_file() else "not run"
+                )
+        return [got[r.id] for r in runs]
+
+
+def function_evaluator(fn: Callable[[dict, int], dict]) -> Evaluator:
+    """An evaluator from `fn(values, seed) → summary dict` (values: the trial's tuned and derived
+    keys as written); for tests and synthetic objectives. Runs in this process."""
+
+    def evaluate(runs: list[SweepRun]) -> list[dict | str]:
+        return [fn(dict(r.values), r.seed) for r in runs]
+
+    return evaluate
+
+
+# -------------------------------------------------------------------------------------------
+# Optuna glue
+
+
+def _optuna():
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    # constraints_func: deprecated in Optuna 5 for Trial.set_constraint (absent before 5), kept
+    # until 7 (pyproject.toml: optuna < 7); one way for every supported version.
+    warnings.filterwarnings("ignore", message=".*constraints_func.*", category=FutureWarning)
+    return optuna
+
+
+def trial_seed(seed: int, number: int) -> int:
+    """The sampler seed of trial `number` (numpy SeedSequence of (seed, number), 32 bits)."""
+    return int(np.random.SeedSequence([seed, number]).generate_state(1)[0])
+
+
+def _constraints(ft) -> list[float]:
+    return list(ft.user_attrs.get("constraint", []))
+
+
+def make_sampler(spec: TuneSpec, number: int):
+    """TPE (one objective) or NSGA-II (several), seeded for trial `number`."""
+    optuna = _optuna()
+    cf = _constraints if spec.constraints else None
+    s = trial_seed(spec.seed, number)
+    if len(spec.objectives) == 1:
+        return optuna.samplers.TPESampler(seed=s, multivariate=True, group=True, constraints_func=cf)
+    return optuna.samplers.NSGAIISampler(seed=s, population_size=spec.population, constraints_func=cf)
+
+
+def suggest(trial, spec: TuneSpec) -> dict:
+    """The trial's values of the active parameters (as written into the scenario), in order."""
+    values: dict = {}
+    for p in spec.params:
+        if not spec.active(p.when, values):
+            continue
+        if p.kind == "choice":
+            x = trial.suggest_categorical(p.path, list(p.choices))
+        elif p.kind == "int":
+            x = trial.suggest_int(p.path, int(p.lo), int(p.hi), log=p.log, step=int(p.step or 1))
+        else:
+            x = trial.suggest_float(p.path, p.lo, p.hi, log=p.log, step=p.step)
+        values[p.path] = p.value(x)
+    return values
+
+
+def fingerprint(spec: TuneSpec) -> str:
+    """What makes trials comparable: a study in DIR must have been made with the same."""
+    doc = {
+        "base": spec.base,
+        "variant": spec.variant,
+        "params": [repr(p) for p in spec.params],
+        "derive": [(d.path, d.expr.text, d.when) for d in spec.derive],
+        "objectives": [o.label for o in spec.objectives],
+        "constraints": [c.text for c in spec.constraints],
+        "replications": spec.replications,
+        "seed": spec.seed,
+        "batch": spec.batch,
+        "population": spec.population,
+    }
+    return hashlib.sha256(canonical_json(doc).encode()).hexdigest()[:16]
+
+
+def open_study(spec: TuneSpec, out: Path):
+    """Create or load the study in `out/study.db`; TuneStoreError if it is another study's."""
+    optuna = _optuna()
+    storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY_DB).resolve()}")
+    study = optuna.create_study(
+        storage=storage,
+        study_name=STUDY_NAME,
+        directions=[o.direction for o in spec.objectives],
+        load_if_exists=True,
+        sampler=make_sampler(spec, 0),
+    )
+    fp = fingerprint(spec)
+    had = study.user_attrs.get("fingerprint")
+    if had is None:
+        study.set_user_attr("fingerprint", fp)
+    elif had != fp:
+        raise TuneStoreError(
+            f"{out}: holds a study of another [tune] table or scenario (fingerprint {had}, this one "
+            f"{fp}); use another --out, or remove {out / STUDY_DB}"
+        )
+    return study
+
+
+# -------------------------------------------------------------------------------------------
+# Trials
+
+
+@dataclass
+class Config:
+    """A configuration to run: `label`, the values written (None: a baseline as written)."""
+
+    label: str
+    values: dict | None
+    baseline: str | None = None
+
+    def runs(self, spec: TuneSpec, seeds: list[int], name: str) -> list[SweepRun]:
+        out = []
+        for i, s in enumerate(seeds):
+            doc = spec.baseline(self.baseline, s) if self.values is None else spec.resolve(self.values, s)
+            vals = {**(self.values or {}), "run.seed": s}
+            out.append(SweepRun(run_id(doc), name, i, s, vals, doc, tomli_w.dumps(doc)))
+        return out
+
+
+def _means(summaries: list[dict]) -> dict[str, float]:
+    out = {}
+    for c in SUMMARY_COLUMNS:
+        v = [float(s.get(c, math.nan)) for s in summaries]
+        out[c] = float(np.mean(v)) if v else math.nan
+    return out
+
+
+def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: str) -> None:
+    """Run the trials of `batch` (Trial objects, in number order) and tell the study."""
+    optuna = _optuna()
+    seeds = spec.seeds(spec.replications)
+    plan: dict[int, tuple[dict, list[SweepRun]] | str] = {}
+    runs: list[SweepRun] = []
+    for trial in batch:
+        values = suggest(trial, spec)
+        try:
+            full = spec.derived_values(values)
+        except DeriveError as e:
+            plan[trial.number] = f"derived value {e.path}: {e.reason}"
+            continue
+        rs = Config(f"trial {trial.number}", full).runs(spec, seeds, name)
+        plan[trial.number] = (full, rs)
+        runs += rs
+    results = dict(zip(map(id, runs), evaluate(runs), strict=True)) if runs else {}
+    for trial in batch:
+        p = plan[trial.number]
+        if isinstance(p, str):
+            trial.set_user_attr("error", p)
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            continue
+        full, rs = p
+        trial.set_user_attr("values", full)
+        trial.set_user_attr("runs", [r.id for r in rs])
+        got = [results.get(id(r), "not run") for r in rs]
+        errors = [g for g in got if isinstance(g, str)]
+        if errors:
+            trial.set_user_attr("error", errors[0])
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            continue
+        means = _means(got)
+        trial.set_user_attr("mean", means)
+        if spec.constraints:
+            trial.set_user_attr("constraint", [c.violation(means[c.column]) for c in spec.constraints])
+        vals = [means[o.column] for o in spec.objectives]
+        if not all(math.isfinite(v) for v in vals):
+            trial.set_user_attr("error", "an objective is not a finite number (no responses measured?)")
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            continue
+        study.tell(trial, vals)
+
+
+def optimise(
+    spec: TuneSpec,
+    study,
+    evaluate: Evaluator,
+    name: str,
+    progress: bool = False,
+    on_batch: Callable[[int], None] | None = None,
+) -> None:
+    """Ask, run and tell batches until the study has `spec.trials` trials (or `spec.timeout`
+    seconds have passed since this call; the running batch is finished). Resumes an
+    interrupted batch first (module doc)."""
+    optuna = _optuna()
+    start = time.monotonic()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=spec.trials, desc="tune", unit="trial", dynamic_ncols=True)
+    try:
+        while True:
+            trials = study.get_trials(deepcopy=False)
+            n = len(trials)
+            running = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING]
+            if bar is not None:
+                bar.n = min(n - len(running), spec.trials)
+                bar.refresh()
+            if not running:
+                if n >= spec.trials:
+                    break
+                if spec.timeout is not None and time.monotonic() - start >= spec.timeout:
+                    break
+            batch = []
+            for ft in running:  # interrupted trials: re-create them with their trial's sampler
+                study.sampler = make_sampler(spec, ft.number)
+                batch.append(optuna.trial.Trial(study, ft._trial_id))
+                suggest(batch[-1], spec)
+            end = min((n // spec.batch + 1) * spec.batch, spec.trials)
+            if running and n % spec.batch == 0:
+                end = n  # the batch was asked whole
+            for number in range(n, end):
+                study.sampler = make_sampler(spec, number)
+                trial = study.ask()
+                assert trial.number == number, (trial.number, number)
+                suggest(trial, spec)
+                batch.append(trial)
+            batch.sort(key=lambda t: t.number)
+            _tell_batch(study, spec, batch, evaluate, name)
+            if on_batch is not None:
+                on_batch(len(batch))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def trials_frame(spec: TuneSpec, study) -> pd.DataFrame:
+    """One row per trial: `number`, `state`, one column per objective (its mean), `feasible`,
+    one column per constraint (its column's mean), the tuned and derived keys (None where not
+    active), `runs` (run ids, comma-separated), `error`."""
+    keys = [p.path for p in spec.params] + [d.path for d in spec.derive]
+    cols = [o.column for o in spec.objectives] + [c.column for c in spec.constraints]
+    cols = list(dict.fromkeys(cols))
+    rows = []
+    for t in study.get_trials(deepcopy=False):
+        mean = t.user_attrs.get("mean", {})
+        values = t.user_attrs.get("values", {})
+        viol = t.user_attrs.get("constraint", [])
+        row = {"number": t.number, "state": t.state.name}
+        row.update({c: mean.get(c, math.nan) for c in cols})
+        row["feasible"] = bool(mean) and all(v <= 0 for v in viol)
+        row.update({k: values.get(k, t.params.get(k)) for k in keys})
+        row["runs"] = ",".join(t.user_attrs.get("runs", []))
+        row["error"] = t.user_attrs.get("error")
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=["number", "state", *cols, "feasible", *keys, "runs", "error"])
+    for k in keys:  # a column mixing numbers and strings is stored as strings
+        kinds = {type(v) for v in df[k] if v is not None and not (isinstance(v, float) and math.isnan(v))}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            df[k] = [None if v is None else str(v) for v in df[k]]
+    return df
+
+
+def best_trials(spec: TuneSpec, study) -> list:
+    """The finalists: feasible completed trials, best first (several objectives: the Pareto
+    front by the first objective), one per distinct configuration, at most `spec.finalists`."""
+    optuna = _optuna()
+    done = [t for t in study.get_trials(deepcopy=False) if t.state == optuna.trial.TrialState.COMPLETE]
+    feasible = [t for t in done if all(v <= 0 for v in t.user_attrs.get("constraint", []))]
+    sign = 1 if spec.objectives[0].direction == "minimize" else -1
+    if len(spec.objectives) == 1:
+        pool = sorted(feasible, key=lambda t: (sign * t.values[0], t.number))
+    else:
+        front = {t.number for t in study.best_trials}
+        pool = sorted(
+            (t for t in feasible if t.number in front), key=lambda t: (sign * t.values[0], t.number)
+        )
+    out, seen = [], set()
+    for t in pool:
+        key = canonical_json(t.user_attrs.get("values", {}))
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out[: spec.finalists]
+
+
+# -------------------------------------------------------------------------------------------
+# The final comparison
+
+
+def final_frame(spec: TuneSpec, configs: list[Config], evaluate: Evaluator, name: str) -> pd.DataFrame:
+    """Run `configs` with `final_replications` seeds; one row per (configuration, seed):
+    `config`, `kind` (trial/baseline), `seed`, `run`, every summary column."""
+    seeds = spec.seeds(spec.final_replications)
+    plan = [
+        (c, c.runs(spec, seeds, c.baseline if c.values is None and c.baseline else name)) for c in configs
+    ]
+    flat = [r for _, rs in plan for r in rs]
+    got = dict(zip(map(id, flat), evaluate(flat), strict=True)) if flat else {}
+    rows = []
+    for c, rs in plan:
+        for r in rs:
+            s = got.get(id(r))
+            row = {
+                "config": c.label,
+                "kind": "baseline" if c.values is None else "trial",
+                "seed": r.seed,
+                "run": r.id,
+            }
+            row.update(
+                {k: (s.get(k, math.nan) if isinstance(s, dict) else math.nan) for k in SUMMARY_COLUMNS}
+            )
+            row["error"] = s if isinstance(s, str) else None
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compare(final: pd.DataFrame, a: str, b: str, column: str) -> dict:
+    """Paired comparison of configurations `a` and `b` on `column` over the seeds both ran:
+    mean difference a − b, its 95 % t interval, the paired t-test p-value, `significant`."""
+    from scipy import stats as st
+
+    fa = final[final["config"] == a].set_index("seed")[column]
+    fb = final[final["config"] == b].set_index("seed")[column]
+    d = (fa - fb).dropna()
+    ci = t_ci(d.to_numpy())
+    p = math.nan
+    if len(d) >= 2:
+        sd = float(d.std(ddof=1))
+        if sd > 1e-12 * max(1.0, abs(ci.mean)):
+            t = ci.mean / (sd / math.sqrt(len(d)))
+            p = float(2 * st.t.sf(abs(t), len(d) - 1))
+        else:  # identical differences on every seed
+            p = 0.0 if ci.mean != 0 else 1.0
+    sig = math.isfinite(ci.half) and (ci.lo > 0 or ci.hi < 0) or (ci.half == 0 and ci.mean != 0)
+    return {"a": a, "b": b, "column": column, "diff": ci.mean, "half": ci.half, "n": ci.n, "p": p,
+            "significant": bool(sig)}  # fmt: skip
+
+
+def comparisons(
+    spec: TuneSpec, final: pd.DataFrame, finalists: list[str], baselines: list[str]
+) -> list[dict]:
+    """The best finalist against the runner-up and against each baseline, on every objective."""
+    if not finalists:
+        return []
+    best = finalists[0]
+    others = ([finalists[1]] if len(finalists) > 1 else []) + baselines
+    return [compare(final, best, o, obj.column) for o in others for obj in spec.objectives]
+
+
+# -------------------------------------------------------------------------------------------
+# The driver
+
+
+def _info(spec: TuneSpec, name: str) -> dict:
+    return {
+        "scenario": spec.file,
+        "variant": spec.variant,
+        "run_name": name,
+        "baselines": [b or name for b in spec.baselines],
+        "objectives": [{"column": o.column, "direction": o.direction} for o in spec.objectives],
+        "constraints": [c.text for c in spec.constraints],
+        "params": [
+            {
+                "path": p.path,
+                "kind": p.kind,
+                "lo": p.lo if p.kind != "choice" else None,
+                "hi": p.hi if p.kind != "choice" else None,
+                "log": p.log,
+                "choices": list(p.choices),
+                "when": [[w, list(v)] for w, v in p.when],
+            }
+            for p in spec.params
+        ],  # fmt: skip
+        "derive": [{"path": d.path, "expr": d.expr.text} for d in spec.derive],
+        "trials": spec.trials,
+        "replications": spec.replications,
+        "final_replications": spec.final_replications,
+        "finalists": spec.finalists,
+        "seed": spec.seed,
+        "batch": spec.batch,
+        "sampler": "TPE" if len(spec.objectives) == 1 else "NSGA-II",
+    }
+
+
+def _run_name(spec: TuneSpec) -> str:
+    if spec.variant:
+        return spec.variant
+    from aqmlab import _core
+
+    return _core.scenario_text_variants(tomli_w.dumps(spec.baseline(None, None)), spec.file, spec.base_dir)[0]
+
+
+def tune(
+    scenario: str | os.PathLike,
+    out: str | os.PathLike,
+    trials: int | None = None,
+    timeout: float | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    seed: int | None = None,
+    progress: bool = False,
+    evaluate: Callable[[dict, int], dict] | None = None,
+    report: bool = True,
+) -> pd.DataFrame:
+    """Tune `scenario`'s `[tune]` parameters into `out` (module doc) and return the trials (one
+    row per trial, see `trials_frame`; also `out/trials.parquet`). `trials`, `timeout`, `seed`
+    override the table's. `evaluate(values, seed) → summary dict` replaces the simulation (a
+    synthetic objective; nothing is written under `out/runs/`). `df.attrs["final"]` holds the
+    final comparison, `df.attrs["comparisons"]` the paired tests. Raises TuneError before
+    anything runs."""
+    file = os.fspath(scenario)
+    spec = parse(file, overrides={"trials": trials, "timeout": timeout, "seed": seed})
+    validate(spec)
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"--jobs: must be >= 1, got {jobs}")
+    out = Path(out)
+    prepare_out(out)
+    name = _run_name(spec)
+    ev: Evaluator = function_evaluator(evaluate) if evaluate else SimEvaluator(spec, out, jobs, dask)
+    study = open_study(spec, out)
+    info = _info(spec, name)
+    _write_text_atomic(out / TUNE_INFO, json.dumps(info, indent=2) + "\n")
+    try:
+        optimise(spec, study, ev, name, progress=progress)
+    finally:
+        df = trials_frame(spec, study)
+        write_sweep_table(df, out / TRIALS_TABLE)
+    best = best_trials(spec, study)
+    configs = [Config(f"trial {t.number}", t.user_attrs["values"]) for t in best]
+    configs += [Config(f"baseline {b or name}", None, b) for b in spec.baselines]
+    final = final_frame(spec, configs, ev, name)
+    write_sweep_table(final, out / FINAL_TABLE)
+    # The best is the finalist with the best mean over the final seeds (not over the search's
+    # few seeds, where the winner of many noisy trials is flattered); ties by trial order.
+    obj = spec.objectives[0]
+    sign = 1 if obj.direction == "minimize" else -1
+    order = [c.label for c in configs if c.values is not None]
+    means = final.groupby("config", sort=False)[obj.column].mean()
+    pos = {lab: i for i, lab in enumerate(order)}
+    order.sort(key=lambda lab: (sign * means.get(lab, math.inf), pos[lab]))
+    tests = comparisons(spec, final, order, [c.label for c in configs if c.values is None])
+    info["comparisons"] = tests
+    info["finalists"] = order
+    _write_text_atomic(out / TUNE_INFO, json.dumps(info, indent=2, default=str) + "\n")
+    df.attrs["final"] = final
+    df.attrs["comparisons"] = tests
+    if report:
+        from aqmlab.tunereport import write_tune_report
+
+        write_tune_report(out, study=study)
+    return df
+
+
+def is_tune_dir(path: str | os.PathLike) -> bool:
+    p = Path(path)
+    return (p / TUNE_INFO).is_file() and (p / TRIALS_TABLE).is_file()
+
+
+def load_tune(dir: str | os.PathLike) -> pd.DataFrame:
+    """The trials table of a tuning directory; `attrs["tune"]` the table as parsed and the
+    comparisons, `attrs["final"]` the final runs."""
+    d = Path(dir)
+    if not is_tune_dir(d):
+        raise FileNotFoundError(f"{d}: not a tuning directory (no {TUNE_INFO} and {TRIALS_TABLE})")
+    df = pd.read_parquet(d / TRIALS_TABLE)
+    df.attrs["tune"] = json.loads((d / TUNE_INFO).read_text(encoding="utf-8"))
+    if (d / FINAL_TABLE).is_file():
+        df.attrs["final"] = pd.read_parquet(d / FINAL_TABLE)
+    return df
+
+
+def print_summary(df: pd.DataFrame, out: Path) -> None:
+    """The best trials and the comparisons, for the command line."""
+    info = json.loads((out / TUNE_INFO).read_text(encoding="utf-8"))
+    done = (df["state"] == "COMPLETE").sum()
+    print(f"{out}: {len(df)} trials ({done} complete, {(df['state'] == 'FAIL').sum()} failed)")
+    final = df.attrs.get("final")
+    if final is not None and len(final):
+        for obj in info["objectives"]:
+            col = obj["column"]
+            for cfg, g in final.groupby("config", sort=False):
+                ci = t_ci(g[col].to_numpy(dtype=float))
+                print(f"  {cfg:<24} {col} = {ci.mean:.4g} ± {ci.half:.2g} (n = {ci.n})")
+    for c in df.attrs.get("comparisons", []):
+        verdict = "significant" if c["significant"] else "not significant"
+        diff = f"{c['column']} {c['diff']:+.4g} ± {c['half']:.2g}"
+        print(f"  {c['a']} − {c['b']}: {diff}, p = {c['p']:.3g} ({verdict})")
+    print(f"report: {out / 'report.html'}  {out / 'report.md'}", file=sys.stderr)

@@ -9,7 +9,7 @@ and resolves `load = …` in a scenario's [[workload]] (`calibrate.run()`).
 `load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
 model's keys with units, defaults, ranges, sources and default search ranges, as the core declares
 them (aqmlab.model_params). `tune()` searches the `[tune]` parameters of a scenario with Optuna
-and returns the trials (aqmlab.tune, aqmlab.tunespec); `load_tune()` reads them back.
+and returns the trials (aqmlab.tuner, aqmlab.tunespec); `load_tune()` reads them back.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ _LAZY = {
     "params": ("aqmlab.model_params", "params"),
     "load_sweep": ("aqmlab.sweep", "load_sweep"),
     "run_sweep": ("aqmlab.sweep", "run_sweep"),
-    "tune": ("aqmlab.tune", "tune"),
-    "load_tune": ("aqmlab.tune", "load_tune"),
+    "tune": ("aqmlab.tuner", "tune"),
+    "load_tune": ("aqmlab.tuner", "load_tune"),
 }
 
 

@@ -4,7 +4,7 @@
     aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
     aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
-                                                                            (aqmlab.tune)
+                                                                            (aqmlab.tuner)
     aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
     aqmlab report TUNE_DIR    (a tuning directory: its report.html + report.md again)
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
@@ -153,7 +153,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from aqmlab.tune import print_summary, tune
+    from aqmlab.tuner import print_summary, tune
 
     df = tune(
         args.scenario, args.out, trials=args.trials, timeout=args.timeout, jobs=args.jobs, dask=args.dask,
@@ -167,7 +167,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.xmax > 0:
         raise ValueError(f"--xmax: must be > 0, got {args.xmax}")
     from aqmlab.sweep import is_sweep_dir
-    from aqmlab.tune import is_tune_dir
+    from aqmlab.tuner import is_tune_dir
 
     if len(args.dirs) == 1 and is_tune_dir(args.dirs[0]):
         from aqmlab.tunereport import write_tune_report

@@ -6,7 +6,7 @@ Contents:
   `final_replications` common seeds, each objective and constraint column as mean ± 95 %
   Student-t half width (aqmlab.stats.t_ci);
 - the paired comparisons of the best finalist with the runner-up and each baseline (difference
-  of the means over the same seeds, its 95 % interval, paired t-test p-value; aqmlab.tune.compare);
+  of the means over the same seeds, its 95 % interval, paired t-test p-value; aqmlab.tuner.compare);
 - the ten best trials with their parameters;
 - optimisation history (each trial's objective, infeasible ones hollow, the best so far);
 - parameter importances (Optuna's PED-ANOVA, Watanabe et al. 2023: no scikit-learn needed)
@@ -34,7 +34,7 @@ from aqmlab.report import CDF_COLUMNS, fmt_value, response_time_cdf
 from aqmlab.stats import t_ci
 from aqmlab.sweep import RUNS
 from aqmlab.sweepreport import Group, _fig, _png, _shown_path, fig_cdf, write_sections
-from aqmlab.tune import load_tune
+from aqmlab.tuner import load_tune
 
 TOP_TRIALS = 10
 SLICE_PARAMS = 4
@@ -204,7 +204,7 @@ def cdf_groups(d: Path, final: pd.DataFrame, labels: list[str]) -> list[Group]:
 def write_tune_report(tune_dir: str | os.PathLike, study=None, xmax: float = 2.0) -> tuple[Path, Path]:
     """Write report.html and report.md into `tune_dir` (module doc); returns the two paths.
     `study`: the Optuna study (loaded from DIR/study.db when None)."""
-    from aqmlab.tune import STUDY_DB, STUDY_NAME, _optuna
+    from aqmlab.tuner import STUDY_DB, STUDY_NAME, _optuna
 
     d = Path(tune_dir)
     df = load_tune(d)

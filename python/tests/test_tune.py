@@ -1,4 +1,4 @@
-"""`aqmlab tune` (aqmlab.tune): a synthetic objective with a known optimum is found, constraints
+"""`aqmlab tune` (aqmlab.tuner): a synthetic objective with a known optimum is found, constraints
 hold, the same seed gives the same trials, a study killed with SIGKILL resumes without
 recomputing anything and ends as an uninterrupted one, and the report is written."""
 
@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import aqmlab
-from aqmlab.tune import STUDY_DB, STUDY_NAME, TuneStoreError
+from aqmlab.tuner import STUDY_DB, STUDY_NAME, TuneStoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "scenarios" / "quickstart_tune.toml"
@@ -245,7 +245,7 @@ def test_a_killed_study_resumes_without_recomputing_and_ends_as_an_uninterrupted
 
 
 def test_the_paired_comparison_by_hand():
-    from aqmlab.tune import compare
+    from aqmlab.tuner import compare
 
     final = pd.DataFrame(
         {"config": ["a"] * 3 + ["b"] * 3, "seed": [1, 2, 3] * 2, "x": [11.0, 12.0, 13.0, 10.0, 10.0, 10.0]}

@@ -637,7 +637,7 @@ fn packmime_rate_must_be_positive() {
     rejects(
         &packmime_with("rate = 0"),
         "workload[0].rate",
-        "must be a finite number > 0 connections/s, got 0",
+        "must be a finite number ≥ 0.001 connections/s, got 0",
     );
     rejects(
         &packmime_with("rate = 5\nclients = 3"),

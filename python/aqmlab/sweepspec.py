@@ -292,20 +292,27 @@ def _guess_load_axis(axes: list[str]) -> str | None:
     return None
 
 
+def load_toml(file: str, text: str | None, error: type[ValueError]) -> dict:
+    """The TOML document of `file` (`text` overrides reading it); an unreadable file or a syntax
+    error raises `error(file, KEY, reason)` (SweepError, TuneError) with key `(file)` or
+    `(syntax)`."""
+    if text is None:
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except OSError as e:
+            raise error(file, "(file)", f"cannot read the file: {e.strerror or e}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise error(file, "(syntax)", f"TOML syntax error: {e}") from None
+
+
 def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
     """Parse `scenario` (a file with a `[sweep]` table; `text` overrides reading it) and expand it
     into resolved runs. Checks everything except what only the core can check (see
     `validate`). Raises SweepError."""
     file = os.fspath(scenario)
-    if text is None:
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except OSError as e:
-            raise SweepError(file, "(file)", f"cannot read the file: {e.strerror or e}") from None
-    try:
-        base = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SweepError(file, "(syntax)", f"TOML syntax error: {e}") from None
+    base = load_toml(file, text, SweepError)
     if "sweep" not in base:
         raise SweepError(file, "sweep", "no [sweep] table: this is not a sweep (use `aqmlab run`)")
     sweep_table = base.pop("sweep")

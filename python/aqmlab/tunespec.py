@@ -73,7 +73,7 @@ from pathlib import Path
 import tomli_w
 
 from aqmlab.expr import Expr, ExprError, parse_expr
-from aqmlab.sweepspec import PathError, get_path, parse_path, scenario_hash, set_path
+from aqmlab.sweepspec import PathError, get_path, load_toml, parse_path, scenario_hash, set_path
 
 TUNE_KEYS = (
     "params", "derive", "objectives", "constraints", "trials", "timeout", "replications",
@@ -526,15 +526,7 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None) -> 
     """Parse the `[tune]` table of `file` (`text` overrides reading it; `overrides`: values of
     `trials`, `timeout`, `seed` given on the command line, None = as in the file). Checks
     everything that does not need the core (see `validate`). Raises TuneError."""
-    if text is None:
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except OSError as e:
-            raise TuneError(file, "(file)", f"cannot read the file: {e.strerror or e}") from None
-    try:
-        base = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise TuneError(file, "(syntax)", f"TOML syntax error: {e}") from None
+    base = load_toml(file, text, TuneError)
     if "tune" not in base:
         raise TuneError(file, "tune", "no [tune] table: nothing to tune (see aqmlab.tunespec)")
     t = base.pop("tune")

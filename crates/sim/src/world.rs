@@ -413,7 +413,8 @@ impl<O: Observer> World<O> {
             let d = d.max(now);
             if c.timer_at[side].is_none_or(|t| d < t) {
                 c.timer_at[side] = Some(d);
-                self.q.schedule(
+                self.q.set_timer(
+                    ci * 2 + side as u32,
                     d,
                     Event::Endpoint {
                         conn: ci,
@@ -503,6 +504,8 @@ impl<O: Observer> World<O> {
         let slot = &mut self.slots[ci as usize];
         let mut c = slot.conn.take().expect("live connection");
         slot.gen = slot.gen.wrapping_add(1);
+        self.q.cancel_timer(ci * 2);
+        self.q.cancel_timer(ci * 2 + 1);
         self.free_slots.push(ci);
         self.open_conns -= 1;
         if let Some(r) = c.finalize_record(now) {

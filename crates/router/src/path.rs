@@ -150,7 +150,13 @@ impl Path {
 
     /// Offer the IPv4 packet `buf` (headers `h`) at `now`; `extra` is its connection's one-way
     /// DelayBox delay.
-    pub fn offer(&mut self, now: SimTime, buf: Vec<u8>, h: &Headers, extra: SimDuration) -> Offered {
+    pub fn offer(
+        &mut self,
+        now: SimTime,
+        buf: Vec<u8>,
+        h: &Headers,
+        extra: SimDuration,
+    ) -> Offered {
         self.advance(now);
         let size = buf.len() as u32;
         self.counters.in_packets += 1;

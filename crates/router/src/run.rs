@@ -253,7 +253,10 @@ pub fn run(
     let mut write_errors = 0u64;
     let mut buf = vec![0u8; 65536];
     // (read from, direction, written to, index of meter and pcap)
-    let sides = [(sfd, Direction::Fwd, cfd, 0usize), (cfd, Direction::Rev, sfd, 1usize)];
+    let sides = [
+        (sfd, Direction::Fwd, cfd, 0usize),
+        (cfd, Direction::Rev, sfd, 1usize),
+    ];
     while !stop.load(Ordering::Relaxed) {
         for &(from, dir, _, _) in &sides {
             for _ in 0..READ_BURST {

@@ -39,14 +39,20 @@ fn three_full_packets_at_10mbps_leave_1_2ms_apart_after_the_propagation_delay() 
     for _ in 0..3 {
         let b = data(1500, 0);
         let h = ipv4::parse(&b).unwrap();
-        assert_eq!(p.offer(SimTime::ZERO, b, &h, SimDuration::ZERO), Offered::Queued);
+        assert_eq!(
+            p.offer(SimTime::ZERO, b, &h, SimDuration::ZERO),
+            Offered::Queued
+        );
         check(&p);
     }
     // 1500 B × 8 / 10 Mbit/s = 1.2 ms per packet; + 10 ms propagation.
     assert_eq!(p.next_wakeup(), Some(us(1200)));
     assert_eq!(p.poll(us(11_199)), None);
     let deps = drain(&mut p, ms(1000));
-    let times: Vec<_> = deps.iter().map(|(t, d)| (t.as_nanos(), d.release.as_nanos(), d.tx_end.as_nanos())).collect();
+    let times: Vec<_> = deps
+        .iter()
+        .map(|(t, d)| (t.as_nanos(), d.release.as_nanos(), d.tx_end.as_nanos()))
+        .collect();
     assert_eq!(
         times,
         vec![
@@ -109,14 +115,26 @@ fn droptail_overflow_drops_what_does_not_fit_behind_the_packet_on_the_wire() {
     use Offered::*;
     assert_eq!(
         verdicts,
-        vec![Queued, Queued, Queued, Dropped(DropReason::Overflow), Dropped(DropReason::Overflow)]
+        vec![
+            Queued,
+            Queued,
+            Queued,
+            Dropped(DropReason::Overflow),
+            Dropped(DropReason::Overflow)
+        ]
     );
     let c = p.counters();
-    assert_eq!((c.in_packets, c.dropped_packets, c.dropped_bytes), (5, 2, 3000));
+    assert_eq!(
+        (c.in_packets, c.dropped_packets, c.dropped_bytes),
+        (5, 2, 3000)
+    );
     assert_eq!((c.queued_packets, c.in_flight_packets), (2, 1));
     assert_eq!(drain(&mut p, ms(100)).len(), 3);
     let c = p.counters();
-    assert_eq!((c.out_packets, c.queued_packets, c.in_flight_packets), (3, 0, 0));
+    assert_eq!(
+        (c.out_packets, c.queued_packets, c.in_flight_packets),
+        (3, 0, 0)
+    );
     assert_eq!(p.queue_stats().overflow_drops, 2);
 }
 
@@ -180,7 +198,10 @@ fn red_marks_at_enqueue_set_ce_and_match_the_discipline_run_alone() {
     let spec = path_spec(10, 10, q.clone());
     let mut p = Path::new(&spec, 9).unwrap();
     let mut reference = q
-        .build(aqm::LinkInfo { rate: spec.rate, delay: spec.delay })
+        .build(aqm::LinkInfo {
+            rate: spec.rate,
+            delay: spec.delay,
+        })
         .unwrap();
     let mut rng = units::stream(9, "link:bottleneck_fwd");
     use aqm::QueueDisc;
@@ -239,7 +260,11 @@ fn conservation_holds_through_a_mixed_script() {
     let mut t = SimTime::ZERO;
     for i in 0..300u64 {
         t = t + SimDuration::from_micros(137 * (i % 11));
-        let b = if i % 3 == 0 { data(40, 0) } else { data(40 + (i as usize * 97) % 1460, 0) };
+        let b = if i % 3 == 0 {
+            data(40, 0)
+        } else {
+            data(40 + (i as usize * 97) % 1460, 0)
+        };
         let h = ipv4::parse(&b).unwrap();
         p.offer(t, b, &h, SimDuration::from_micros(i % 5 * 300));
         check(&p);

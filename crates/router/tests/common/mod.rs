@@ -13,7 +13,15 @@ pub const ACK: u8 = 0x10;
 pub const ECT0: u8 = 0b10;
 
 /// An IPv4/TCP packet of `total` bytes (20 + 20 + payload) with a valid header checksum.
-pub fn tcp(src: [u8; 4], sp: u16, dst: [u8; 4], dp: u16, flags: u8, tos: u8, total: usize) -> Vec<u8> {
+pub fn tcp(
+    src: [u8; 4],
+    sp: u16,
+    dst: [u8; 4],
+    dp: u16,
+    flags: u8,
+    tos: u8,
+    total: usize,
+) -> Vec<u8> {
     assert!(total >= 40);
     let mut p = vec![0u8; total];
     p[0] = 0x45;

@@ -115,6 +115,8 @@ pub struct RouterReport {
     pub not_ipv4: u64,
     /// TCP connections that got a DelayBox draw.
     pub delaybox_draws: u64,
+    /// Whether the router thread ran at real-time priority (SCHED_FIFO).
+    pub realtime: bool,
     /// Writes to a TUN that failed (the packet is counted out, and lost).
     pub write_errors: u64,
 }

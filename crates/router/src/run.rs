@@ -3,7 +3,8 @@
 //! in ppoll(2) on both descriptors until the router's next wake-up, minus `RouterSpec::spin`,
 //! which is busy-waited for pacing accuracy (the thread's timer slack is set to 1 ns so the
 //! sleep itself is precise to the scheduler's wake-up latency). The loop checks `stop` at
-//! least every 20 ms.
+//! least every 20 ms. The thread asks for SCHED_FIFO priority ([`REALTIME_PRIORITY`]) so other
+//! work on the machine does not delay departures (`RouterReport::realtime` says if it got it).
 //!
 //! Pacing accuracy ([`PacingMeter`]): each write's lateness (real write time − the departure
 //! the core scheduled) is the error of the delay the router adds; the achieved rate is measured
@@ -197,6 +198,22 @@ fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
+/// Real-time priority of the router thread (SCHED_FIFO, below the kernel's threaded IRQs at
+/// 50): on a shared machine a normal thread is preempted for milliseconds, which shows as
+/// late departures. The kernel's RT throttling (95 % of each second by default) keeps a
+/// runaway loop from locking the core. Returns whether it took effect (needs
+/// CAP_SYS_NICE; without it the loop runs at normal priority).
+fn set_realtime() -> bool {
+    let p = libc::sched_param {
+        sched_priority: REALTIME_PRIORITY,
+    };
+    // SAFETY: pid 0 = the calling thread; `p` is a valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}
+
+/// SCHED_FIFO priority of the router thread (1–99).
+pub const REALTIME_PRIORITY: i32 = 20;
+
 /// Sleep until either descriptor is readable or `d` passed.
 fn wait_readable(fds: [RawFd; 2], d: SimDuration) -> io::Result<()> {
     let mut p = fds.map(|fd| libc::pollfd {
@@ -237,6 +254,7 @@ pub fn run(
     set_nonblocking(sfd)?;
     // SAFETY: prctl on the calling thread; 1 ns timer slack makes ppoll wake on time.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    let realtime = set_realtime();
     let mut pcaps = match &spec.pcap_dir {
         Some(dir) => Some([
             PcapSink::create(&dir.join(format!("{}.pcap", spec.fwd.name)))?,
@@ -298,6 +316,7 @@ pub fn run(
     report.fwd_pacing = f.finish();
     report.rev_pacing = r.finish();
     report.write_errors = write_errors;
+    report.realtime = realtime;
     if let Some([a, b]) = pcaps {
         a.finish()?;
         b.finish()?;

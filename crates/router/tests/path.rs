@@ -259,7 +259,7 @@ fn conservation_holds_through_a_mixed_script() {
     let mut p = Path::new(&path_spec(10, 5, droptail(3)), 1).unwrap();
     let mut t = SimTime::ZERO;
     for i in 0..300u64 {
-        t = t + SimDuration::from_micros(137 * (i % 11));
+        t += SimDuration::from_micros(137 * (i % 11));
         let b = if i % 3 == 0 {
             data(40, 0)
         } else {

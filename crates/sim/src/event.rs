@@ -87,6 +87,8 @@ pub struct EventQueue {
     timers: TimerHeap,
     seq: u64,
     now: SimTime,
+    /// Sequence number of the event being handled (the latest popped).
+    now_seq: u64,
     popped: u64,
 }
 
@@ -97,6 +99,7 @@ impl EventQueue {
             timers: TimerHeap::default(),
             seq: 0,
             now: SimTime::ZERO,
+            now_seq: 0,
             popped: 0,
         }
     }
@@ -110,6 +113,27 @@ impl EventQueue {
         );
         self.heap.push(Entry::new(time, self.seq, ev));
         self.seq += 1;
+    }
+    /// Take the next sequence number for an event that may never be scheduled (a link's end
+    /// of transmission, see `World::start_tx`): it keeps its place in the order if it is
+    /// scheduled later with [`EventQueue::schedule_at_seq`].
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq - 1
+    }
+    /// Schedule `ev` at `time` with the sequence number `seq` taken earlier by
+    /// [`EventQueue::reserve_seq`].
+    #[inline]
+    pub fn schedule_at_seq(&mut self, time: SimTime, seq: u64, ev: Event) {
+        debug_assert!(time >= self.now && seq < self.seq);
+        self.heap.push(Entry::new(time, seq, ev));
+    }
+    /// True if an event at (`time`, `seq`) comes before the one being handled, i.e. would
+    /// already have run had it been scheduled.
+    #[inline]
+    pub fn is_past(&self, time: SimTime, seq: u64) -> bool {
+        (time, seq) < (self.now, self.now_seq)
     }
     /// Set the re-armable wake-up `key` to `ev` at `time` (not in the past), replacing the
     /// key's pending one: it is ordered as if scheduled now.
@@ -135,14 +159,15 @@ impl EventQueue {
             (None, Some(_)) => true,
             (Some(e), Some(t)) => t < (e.time(), e.seq()),
         };
-        let (time, ev) = if timer_first {
+        let (time, seq, ev) = if timer_first {
             self.timers.pop()?
         } else {
             let e = self.heap.pop()?;
-            (e.time(), e.ev)
+            (e.time(), e.seq(), e.ev)
         };
         assert!(time >= self.now, "time went backwards");
         self.now = time;
+        self.now_seq = seq;
         self.popped += 1;
         Some((time, ev))
     }

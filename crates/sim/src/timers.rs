@@ -80,11 +80,11 @@ impl TimerHeap {
         self.heap.first().map(|e| (e.time, e.seq))
     }
 
-    /// Remove and return the earliest wake-up.
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+    /// Remove and return the earliest wake-up: (time, seq, event).
+    pub fn pop(&mut self) -> Option<(SimTime, u64, Event)> {
         let e = *self.heap.first()?;
         self.remove_at(0);
-        Some((e.time, e.ev))
+        Some((e.time, e.seq, e.ev))
     }
 
     /// Pending wake-ups.
@@ -186,7 +186,7 @@ mod tests {
         h.cancel(7); // unknown key: nothing
         assert_eq!(h.len(), 3);
         let order: Vec<(u64, u32)> = std::iter::from_fn(|| h.pop())
-            .map(|(time, e)| (time.as_nanos() / 1_000_000, key_of(e)))
+            .map(|(time, _, e)| (time.as_nanos() / 1_000_000, key_of(e)))
             .collect();
         assert_eq!(order, vec![(20, 3), (20, 1), (90, 2)]);
         assert_eq!(h.len(), 0);
@@ -207,7 +207,7 @@ mod tests {
                     reference.retain(|r| r.2 != key);
                 }
                 1 => {
-                    let got = h.pop().map(|(time, e)| (time.as_nanos(), key_of(e)));
+                    let got = h.pop().map(|(time, _, e)| (time.as_nanos(), key_of(e)));
                     reference.sort();
                     let want = (!reference.is_empty()).then(|| reference.remove(0));
                     assert_eq!(got, want.map(|w| (w.0, w.2)));

@@ -152,6 +152,7 @@ impl<O: Observer> World<O> {
             Event::App { conn, gen, side } => self.app_timer(now, conn, gen, side as usize),
             Event::Workload { w } => self.workload_timer(now, w as usize),
             Event::Queue { link } => {
+                self.settle(now, link);
                 let l = &mut self.net.links[link as usize];
                 l.disc.on_timeout(now);
                 if let Some(d) = l.disc.next_deadline() {
@@ -176,7 +177,45 @@ impl<O: Observer> World<O> {
         self.enqueue(now, l, pkt);
     }
 
+    /// Bring link `l` up to the event being handled: if its transmission ended, with nothing
+    /// queued, before this event, the link went idle then. The discipline hears of it at that
+    /// time (the `dequeue` that returns `None`), exactly as if the `TxDone` event had run.
+    #[inline]
+    fn settle(&mut self, now: SimTime, l: u32) {
+        let link = &mut self.net.links[l as usize];
+        if let Some((t, seq)) = link.idle_at {
+            if self.q.is_past(t, seq) {
+                link.idle_at = None;
+                link.busy = false;
+                self.start_tx(t, l);
+                debug_assert!(!self.net.links[l as usize].busy && t <= now);
+            }
+        }
+    }
+
+    /// At the end of the run: settle every link whose transmission ended before the run
+    /// stopped (at or before `end` if the run went to its end, `stopped_early` false; before
+    /// the event being handled if it stopped there).
+    pub fn settle_all(&mut self, end: SimTime, stopped_early: bool) {
+        for l in 0..self.net.links.len() as u32 {
+            if let Some((t, seq)) = self.net.links[l as usize].idle_at {
+                let ended = if stopped_early {
+                    self.q.is_past(t, seq)
+                } else {
+                    t <= end
+                };
+                if ended {
+                    let link = &mut self.net.links[l as usize];
+                    link.idle_at = None;
+                    link.busy = false;
+                    self.start_tx(t, l);
+                }
+            }
+        }
+    }
+
     fn enqueue(&mut self, now: SimTime, l: u32, pkt: u32) {
+        self.settle(now, l);
         let p = self.pkts.get(pkt);
         let meta = PacketMeta {
             id: pkt,
@@ -226,8 +265,16 @@ impl<O: Observer> World<O> {
                 self.dropped += 1;
             }
         }
-        if !self.net.links[l as usize].busy {
+        let link = &mut self.net.links[l as usize];
+        if !link.busy {
             self.start_tx(now, l);
+        } else if let Some((t, seq)) = link.idle_at {
+            if link.disc.len_packets() > 0 {
+                // A packet waits: the end of transmission must now run as an event, in the
+                // place its sequence number gives it.
+                link.idle_at = None;
+                self.q.schedule_at_seq(t, seq, Event::TxDone { link: l });
+            }
         }
     }
 
@@ -263,7 +310,12 @@ impl<O: Observer> World<O> {
         let ser = link.rate.serialization(m.size_bytes as u64);
         let to = link.to;
         let mut arrival = now + ser + link.delay;
-        self.q.schedule(now + ser, Event::TxDone { link: l });
+        let seq = self.q.reserve_seq();
+        if link.disc.len_packets() == 0 {
+            link.idle_at = Some((now + ser, seq));
+        } else {
+            self.q.schedule_at_seq(now + ser, seq, Event::TxDone { link: l });
+        }
         if self.box_nodes[to as usize] && self.pkts.get(m.id).conn != DATAGRAM {
             let p = self.pkts.get(m.id);
             if let Some(c) = self.conn(p.conn, p.gen) {

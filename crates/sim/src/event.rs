@@ -154,14 +154,26 @@ impl EventQueue {
     /// Earliest event, advancing the clock; asserts time never goes backwards.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.pop_until(SimTime::MAX)
+    }
+    /// Earliest event if it is at or before `end` (then the clock advances to it), else
+    /// `None` and nothing changes.
+    #[inline]
+    pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
         let timer_first = match (self.heap.peek(), self.timers.peek()) {
             (_, None) => false,
             (None, Some(_)) => true,
             (Some(e), Some(t)) => t < (e.time(), e.seq()),
         };
         let (time, seq, ev) = if timer_first {
+            if self.timers.peek()?.0 > end {
+                return None;
+            }
             self.timers.pop()?
         } else {
+            if self.heap.peek()?.time() > end {
+                return None;
+            }
             let e = self.heap.pop()?;
             (e.time(), e.seq(), e.ev)
         };

@@ -256,11 +256,7 @@ pub fn run_with<O: Observer>(
     let mut next_progress = SimTime::ZERO;
     let mut stopped_early = false;
     let progress_step = SimDuration::from_secs(1);
-    while let Some(t) = w.q.peek_time() {
-        if t > end {
-            break;
-        }
-        let (now, ev) = w.q.pop().expect("peeked");
+    while let Some((now, ev)) = w.q.pop_until(end) {
         if now >= next_progress {
             progress(now, end);
             next_progress = now + progress_step;

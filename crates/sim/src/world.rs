@@ -371,8 +371,8 @@ impl<O: Observer> World<O> {
     // ----- endpoints -----------------------------------------------------------------------
 
     fn deliver(&mut self, now: SimTime, pkt: u32) {
-        let p = *self.pkts.get(pkt);
-        self.pkts.free(pkt);
+        // Read the packet in place (a copy of its segment costs more than the rest of this).
+        let p = self.pkts.get(pkt);
         self.delivered += 1;
         if p.conn == DATAGRAM {
             let d = &mut self.datagrams[p.gen as usize];
@@ -382,18 +382,23 @@ impl<O: Observer> World<O> {
             if now >= self.warmup {
                 d.delivered_bytes_measured += bytes;
             }
+            self.pkts.free(pkt);
             return;
         }
-        let slot = &mut self.slots[p.conn as usize];
-        if slot.gen != p.gen {
-            return; // the connection is gone: the packet is delivered to a closed socket
-        }
-        let Some(c) = slot.conn.as_deref_mut() else {
-            return;
+        let (ci, side) = (p.conn, if p.to_server { SERVER } else { CLIENT });
+        let slot = &mut self.slots[ci as usize];
+        let live = match slot.conn.as_deref_mut() {
+            Some(c) if slot.gen == p.gen => {
+                c.eps[side].on_segment(now, &p.seg);
+                true
+            }
+            // The connection is gone: the packet is delivered to a closed socket.
+            _ => false,
         };
-        let side = if p.to_server { SERVER } else { CLIENT };
-        c.eps[side].on_segment(now, &p.seg);
-        self.service(now, p.conn, side);
+        self.pkts.free(pkt);
+        if live {
+            self.service(now, ci, side);
+        }
     }
 
     /// A server delay or a client gap (HTTP/1.1) ended: let the application act, then send.

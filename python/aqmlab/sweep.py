@@ -49,9 +49,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
 from contextlib import closing
 from pathlib import Path
-
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from aqmlab.build import engine_build
 from aqmlab.io import (
@@ -65,6 +63,9 @@ from aqmlab.io import (
 )
 from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
 from aqmlab.workers import pool, terminate
+
+if TYPE_CHECKING:  # imported where used: workers and the runs need neither
+    import pandas as pd
 
 SWEEP_TABLE = "sweep.parquet"
 SWEEP_INFO = "sweep.json"
@@ -302,6 +303,8 @@ def _status_of(d: Path) -> tuple[str, str | None]:
 def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
     """One row per distinct run of `sweep` (see the module doc), from what is on disk under
     `out`."""
+    import pandas as pd
+
     rows = []
     summary_cols: list[str] = []
     listed: set[str] = set()
@@ -330,6 +333,8 @@ def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
 def _axis_column(values: list, index: pd.Index) -> pd.Series:
     """An axis column with None where the axis does not apply: integers as Int64 (nullable, not
     floats), a mix of numbers and strings as strings, otherwise as pandas infers it."""
+    import pandas as pd
+
     kinds = {type(v) for v in values if v is not None}
     if kinds == {int}:
         return pd.Series(values, dtype="Int64" if None in values else "int64", index=index)
@@ -340,6 +345,8 @@ def _axis_column(values: list, index: pd.Index) -> pd.Series:
 
 def write_sweep_table(df: pd.DataFrame, path: Path) -> None:
     """Parquet without pandas metadata, written under a temporary name and renamed."""
+    import pyarrow as pa
+
     t = pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     write_parquet(t, tmp)
@@ -354,6 +361,8 @@ def is_sweep_dir(path: str | os.PathLike) -> bool:
 def load_sweep(dir: str | os.PathLike) -> pd.DataFrame:
     """The sweep table of a sweep directory (one row per run; see the module doc). The sweep's
     description (axes, load axis, replications) is in `df.attrs["sweep"]`."""
+    import pandas as pd
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     d = Path(dir)

@@ -247,3 +247,31 @@ def test_a_sweep_run_directory_is_the_one_aqmlab_run_writes(tmp_path, sweep_file
         assert ours == theirs  # seed, warm-up, engine counters and build
         # The sweep table's row is that summary.
         assert t["responses_started"][i] == json.loads((e / "summary.json").read_text())["responses_started"]
+
+
+@pytest.mark.engine
+def test_a_sweep_worker_imports_no_dataframe_stack(tmp_path, sweep_file):
+    """What a worker does for one run (import aqmlab.sweep, execute_run into its run
+    directory) loads neither pandas nor pyarrow nor numpy: a run needs only the core."""
+    import subprocess
+    import sys
+
+    from aqmlab.sweepspec import expand, validate
+
+    sweep = expand(sweep_file)
+    validate(sweep)  # names each run's variant (here the file's stem)
+    run = sweep.runs[0]
+    (tmp_path / "text.toml").write_text(run.text)
+    dest = tmp_path / "runs" / run.id
+    code = (
+        "import sys, aqmlab.sweep as s\n"
+        "text = open(sys.argv[1]).read()\n"
+        "status, r = s.execute_run(text, sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])\n"
+        "assert status == 'ok', r\n"
+        "print(','.join(m for m in ('pandas', 'pyarrow', 'numpy') if m in sys.modules))"
+    )
+    argv = [str(tmp_path / "text.toml"), sweep.scenario, sweep.base_dir, run.name, str(dest)]
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
+    assert sorted(p.name for p in dest.iterdir()) == [f for f in RUN_FILES if f != "scenario.toml"]

@@ -77,7 +77,7 @@ fn engine_dict<'py>(py: Python<'py>, e: &sim::EngineStats) -> PyResult<Bound<'py
 }
 
 /// Panic payload used to unwind out of the engine when the progress callable raised; never
-/// escapes `run_into` (it is caught there and the Python exception is raised instead).
+/// escapes `simulate` (it is caught there and the Python exception is raised instead).
 struct AbortRun;
 
 /// Run variant `variant` of the scenario file at `path`, writing its tables into the existing

@@ -40,7 +40,10 @@ def seconds(text: str) -> float:
 def measure(scenario: Path, variant: str, out: Path) -> dict:
     """One `aqmlab run` of `scenario`: peak RSS (MiB), wall seconds, request rows."""
     aqmlab = Path(sys.executable).with_name("aqmlab")
-    cmd = [str(aqmlab), "run", str(scenario), "--variant", variant, "--out", str(out), "--quiet"]
+    # A file without variants runs once, under its own (file) name.
+    variant = variant if variant else scenario.stem
+    pick = ["--variant", variant] if variant != scenario.stem else []
+    cmd = [str(aqmlab), "run", str(scenario), *pick, "--out", str(out), "--quiet"]
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(p.pid, 0)
@@ -62,7 +65,7 @@ def measure(scenario: Path, variant: str, out: Path) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenario", nargs="?", default=str(ROOT / "scenarios" / "quickstart.toml"))
-    ap.add_argument("--variant", default="droptail")
+    ap.add_argument("--variant", default="droptail", help="'' for a file without variants")
     ap.add_argument("--factor", type=float, default=60.0)
     a = ap.parse_args()
     src = Path(a.scenario).resolve()

@@ -1,9 +1,10 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence), so events at the same
-//! instant run in the order they were scheduled (STYLE.md §9). Cancellation is lazy: handlers
+//! The event queue: a 4-ary heap ordered by (time, insertion sequence), so events at the same
+//! instant run in the order they were scheduled (STYLE.md §9); connection wake-ups are
+//! re-armed in place in a [`TimerHeap`]. Cancellation of one-shot events is lazy: handlers
 //! check generation numbers or deadlines and ignore stale events.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use dary_heap::QuaternaryHeap;
 use units::SimTime;
 
 use crate::timers::TimerHeap;
@@ -72,7 +73,7 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
-    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest (time, seq).
+    /// Reversed so that the heap (a max-heap) pops the earliest (time, seq).
     fn cmp(&self, o: &Self) -> Ordering {
         o.key.cmp(&self.key)
     }
@@ -83,7 +84,7 @@ impl Ord for Entry {
 /// (time, sequence) over all events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: QuaternaryHeap<Entry>,
     timers: TimerHeap,
     seq: u64,
     now: SimTime,
@@ -95,7 +96,7 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1 << 12),
+            heap: QuaternaryHeap::with_capacity(1 << 12),
             timers: TimerHeap::default(),
             seq: 0,
             now: SimTime::ZERO,

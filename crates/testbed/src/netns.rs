@@ -21,7 +21,6 @@
 //! Validation: unit tests below (names, parsing); `tests/testbed_e2e.rs` (as root: namespaces
 //! made, used and removed; a killed run's namespaces removed by the next start).
 
-use std::ffi::CString;
 use std::io;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
@@ -361,10 +360,6 @@ pub fn install_signal_handlers() {
     }
 }
 
-/// `CString` of a namespace name (for callers that need one).
-pub fn c_name(name: &str) -> io::Result<CString> {
-    CString::new(name).map_err(|_| io::Error::other("namespace name with a NUL byte"))
-}
 
 #[cfg(test)]
 mod tests {

@@ -391,7 +391,7 @@ mod tests {
              clients = 1\nservers = 1\naccess_rate = \"100Mbps\"\naccess_delay = \"1ms\"\n\
              bottleneck_rate = \"10Mbps\"\nbottleneck_delay = \"10ms\"\n[queue]\n\
              kind = \"droptail\"\nlimit = 10\n{text}\n[[workload]]\nkind = \"bulk\"\n\
-             flows = [{ start = \"0s\", client = 0, server = 0 }]\n"
+             flows = [{{ start = \"0s\", client = 0, server = 0 }}]\n"
         );
         let exps = scenario::parse_str(&full, "t.toml", std::path::Path::new("."))
             .unwrap_or_else(|e| panic!("{e}"));

@@ -31,8 +31,9 @@ pub struct Departure {
     pub release: SimTime,
     /// When its serialization ended.
     pub tx_end: SimTime,
-    /// Whether it opened a busy period of the link (the link was idle before it).
-    pub busy_start: bool,
+    /// Number of the link's busy period it was sent in (1, 2, …; a busy period is a run of
+    /// back-to-back serializations).
+    pub period: u64,
 }
 
 /// A stored packet.
@@ -91,6 +92,8 @@ pub struct Path {
     last: SimTime,
     wire: BinaryHeap<Reverse<OnWire>>,
     seq: u64,
+    /// Busy periods started so far.
+    periods: u64,
     counters: PathCounters,
     tx_bytes: u64,
     queue_mon: QueueMonitor,
@@ -121,6 +124,7 @@ impl Path {
             last: SimTime::ZERO,
             wire: BinaryHeap::new(),
             seq: 0,
+            periods: 0,
             counters: PathCounters::default(),
             tx_bytes: 0,
             queue_mon: QueueMonitor::new(&spec.name, 0),
@@ -146,7 +150,13 @@ impl Path {
 
     /// Offer the IPv4 packet `buf` (headers `h`) at `now`; `extra` is its connection's one-way
     /// DelayBox delay.
-    pub fn offer(&mut self, now: SimTime, buf: Vec<u8>, h: &Headers, extra: SimDuration) -> Offered {
+    pub fn offer(
+        &mut self,
+        now: SimTime,
+        buf: Vec<u8>,
+        h: &Headers,
+        extra: SimDuration,
+    ) -> Offered {
         self.advance(now);
         let size = buf.len() as u32;
         self.counters.in_packets += 1;
@@ -237,6 +247,9 @@ impl Path {
             self.busy_until = None;
             return;
         };
+        if after_idle {
+            self.periods += 1;
+        }
         let mut s = self.slots[m.id as usize].take().expect("stored packet");
         self.free.push(m.id);
         if marked && ipv4::set_ce(&mut s.buf) {
@@ -259,7 +272,7 @@ impl Path {
                 buf: s.buf,
                 release,
                 tx_end,
-                busy_start: after_idle,
+                period: self.periods,
             },
         }));
     }

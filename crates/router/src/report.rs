@@ -35,7 +35,8 @@ pub struct PathCounters {
 impl PathCounters {
     /// Check `in = out + dropped + queued + in_flight` for packets and bytes; `Err` says which.
     pub fn check(&self) -> Result<(), String> {
-        let p = self.out_packets + self.dropped_packets + self.queued_packets + self.in_flight_packets;
+        let p =
+            self.out_packets + self.dropped_packets + self.queued_packets + self.in_flight_packets;
         if self.in_packets != p {
             return Err(format!(
                 "packets in {} != out {} + dropped {} + queued {} + in flight {}",
@@ -50,7 +51,11 @@ impl PathCounters {
         if self.in_bytes != b {
             return Err(format!(
                 "bytes in {} != out {} + dropped {} + queued {} + in flight {}",
-                self.in_bytes, self.out_bytes, self.dropped_bytes, self.queued_bytes, self.in_flight_bytes
+                self.in_bytes,
+                self.out_bytes,
+                self.dropped_bytes,
+                self.queued_bytes,
+                self.in_flight_bytes
             ));
         }
         Ok(())
@@ -110,6 +115,8 @@ pub struct RouterReport {
     pub not_ipv4: u64,
     /// TCP connections that got a DelayBox draw.
     pub delaybox_draws: u64,
+    /// Whether the router thread ran at real-time priority (SCHED_FIFO).
+    pub realtime: bool,
     /// Writes to a TUN that failed (the packet is counted out, and lost).
     pub write_errors: u64,
 }

@@ -177,7 +177,8 @@ impl Router {
             }
             if t == self.next_link_row {
                 for p in [&mut self.fwd, &mut self.rev] {
-                    p.link_monitor().close_interval(t.as_nanos(), &mut self.rows);
+                    p.link_monitor()
+                        .close_interval(t.as_nanos(), &mut self.rows);
                 }
                 self.next_link_row = t + self.monitor.link_interval;
             }

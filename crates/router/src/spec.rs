@@ -76,9 +76,11 @@ impl RouterSpec {
         let db = match &exp.topology {
             Topology::Dumbbell(db) => db,
             Topology::ParkingLot(_) => {
-                return Err("topology: the testbed router emulates a dumbbell's bottleneck only \
+                return Err(
+                    "topology: the testbed router emulates a dumbbell's bottleneck only \
                      (kind = \"dumbbell\"); this scenario is a parking lot"
-                    .into())
+                        .into(),
+                )
             }
         };
         if let Some(w) = exp
@@ -95,7 +97,10 @@ impl RouterSpec {
             rate: db.bottleneck_rate,
             delay: db.bottleneck_delay,
         };
-        for (key, q) in [("queue", &db.forward_queue), ("reverse_queue", &db.reverse_queue)] {
+        for (key, q) in [
+            ("queue", &db.forward_queue),
+            ("reverse_queue", &db.reverse_queue),
+        ] {
             q.build(link)
                 .map_err(|e| format!("{key}.{}: {}", e.key, e.reason))?;
         }

@@ -372,6 +372,9 @@ pub struct ClientPlan {
     /// Time after the end given to connections to report their server side, before records
     /// are closed.
     pub grace: Duration,
+    /// Set when the run's time is over (before the grace): stops the router, so that its
+    /// measured period ends with the client's.
+    pub at_end: Option<Arc<AtomicBool>>,
 }
 
 /// What the client loop produced.
@@ -558,6 +561,9 @@ pub async fn client_main(
         }
     }
     rep.end_ns = ns_since(t0, Instant::now());
+    if let Some(f) = &plan.at_end {
+        f.store(true, Ordering::SeqCst);
+    }
     // Let the connections that already ended report their server side.
     let deadline = tokio::time::Instant::now() + plan.grace;
     while open.values().any(|o| o.client_done && !o.server_done) {

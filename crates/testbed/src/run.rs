@@ -417,7 +417,8 @@ fn run_in(
         stop_after_responses: exp.stop_after_responses,
         prop_rtt_ns,
         delaybox: db.delaybox.clone(),
-        grace: Duration::from_secs(2),
+        grace: Duration::from_millis(500),
+        at_end: Some(stop_router.clone()),
     };
     let workloads: Vec<Workload> = exp
         .workloads

@@ -101,6 +101,7 @@ def test_web_and_bulk_through_the_router(tmp_path):
     info = json.loads((d / "run.json").read_text())
     assert summary["engine"] == "testbed-linux"
     assert info["engine"]["kind"] == "testbed-linux" and info["engine"]["path"] == "router"
+    assert info["engine"]["congestion_control"] == "cubic"  # [tcp] profile = "linux"
     router = info["engine"]["router"]
     # Conservation in both directions: in = out + dropped + queued + in flight.
     assert router["fwd"]["conservation"] == "ok"

@@ -157,6 +157,32 @@ pub fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
     })
 }
 
+/// The congestion control of socket `fd` (TCP_CONGESTION), `None` if the call fails.
+pub fn congestion_control(fd: RawFd) -> Option<String> {
+    let mut buf = [0u8; 16];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `buf` and updates `len`.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let b = &buf[..(len as usize).min(buf.len())];
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    Some(String::from_utf8_lossy(&b[..end]).into_owned())
+}
+
+/// The congestion control the first connection of the run used (a check that the route's
+/// `congctl` took effect; run.json `engine.congestion_control`).
+static FIRST_CC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 fn ns_since(t0: Instant, t: Instant) -> u64 {
     t.saturating_duration_since(t0).as_nanos() as u64
 }
@@ -314,6 +340,11 @@ async fn client_conn(
         let mut s = sock.connect(SocketAddr::V4(dst)).await?;
         let fd = s.as_raw_fd();
         syn_retx = tcp_info(fd).map_or(0, |i| i.total_retrans);
+        if FIRST_CC.get().is_none() {
+            if let Some(cc) = congestion_control(fd) {
+                let _ = FIRST_CC.set(cc);
+            }
+        }
         s.set_nodelay(true)?;
         let mut left = t.request_bytes;
         while left > 0 {
@@ -393,6 +424,8 @@ pub struct ClientReport {
     pub deadlines: u64,
     /// When the loop stopped, ns since the epoch.
     pub end_ns: u64,
+    /// Congestion control of the run's first connection (TCP_CONGESTION).
+    pub congestion_control: Option<String>,
 }
 
 struct Open {
@@ -584,6 +617,7 @@ pub async fn client_main(
     }
     done.sort_by_key(|r| r.id);
     rep.records = done;
+    rep.congestion_control = FIRST_CC.get().cloned();
     rep
 }
 

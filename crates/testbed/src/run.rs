@@ -563,6 +563,7 @@ fn run_info(
             "end_ns": end_ns,
             "connections": c.connections,
             "peak_open_connections": c.peak_open,
+            "congestion_control": c.congestion_control,
             "arrival_lateness_max_ns": c.lateness_max_ns,
             "arrival_lateness_mean_ns": if c.deadlines > 0 { c.lateness_sum_ns / c.deadlines } else { 0 },
             "interrupted": interrupted,

@@ -4,7 +4,7 @@
 //!
 //! | key               | Linux                                                             |
 //! |-------------------|-------------------------------------------------------------------|
-//! | variant           | `tcp_congestion_control` reno/cubic + `tcp_sack` (newreno = reno without SACK, Linux's non-SACK recovery is RFC 6582; sack = reno + SACK; cubic / cubic_sack); tahoe and reno cannot be expressed |
+//! | variant           | route `congctl` reno/cubic + `tcp_sack` (newreno = reno without SACK, Linux's non-SACK recovery is RFC 6582; sack = reno + SACK; cubic / cubic_sack); tahoe and reno cannot be expressed |
 //! | mss               | MTU = mss + 40 (+ 12 with timestamps): Linux's segments then carry `mss` payload bytes |
 //! | initial_window    | route `initcwnd`                                                  |
 //! | receive_window    | route `window` (the advertised-window clamp)                      |
@@ -154,7 +154,10 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
             ),
         ),
     };
-    set("tcp_congestion_control", cc.into());
+    // Per route, not the `tcp_congestion_control` sysctl: outside the host namespace Linux
+    // lets that sysctl name only the algorithms of the host's
+    // `tcp_allowed_congestion_control` (EPERM otherwise), which is the host's to set.
+    route_opts.push(format!("congctl {cc}"));
     set("tcp_sack", u8::from(sack).to_string());
     set("tcp_dsack", u8::from(sack).to_string());
     let mut outcomes: Vec<(&str, Outcome)> = vec![("variant", variant_out)];
@@ -411,7 +414,6 @@ mod tests {
         let (c, keys) = cfg("");
         assert!(keys.is_empty());
         let l = map(&c, &keys).unwrap();
-        assert_eq!(sysctl(&l, "net.ipv4.tcp_congestion_control"), "reno");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "0");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_timestamps"), "0");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_ecn"), "0");
@@ -422,7 +424,7 @@ mod tests {
         assert_eq!(sysctl(&l, "net.ipv4.tcp_no_metrics_save"), "1");
         assert_eq!(
             l.route_opts,
-            ["initcwnd 2", "window 65535", "rto_min 1000ms", "quickack 1"]
+            ["congctl reno", "initcwnd 2", "window 65535", "rto_min 1000ms", "quickack 1"]
         );
         assert_eq!(l.mtu, 1500);
         let noted: Vec<&str> = l
@@ -447,13 +449,12 @@ mod tests {
         let (c, keys) = cfg("[tcp]\nprofile = \"linux\"");
         assert!(keys.contains("variant") && keys.contains("initial_rto"));
         let l = map(&c, &keys).unwrap();
-        assert_eq!(sysctl(&l, "net.ipv4.tcp_congestion_control"), "cubic");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "1");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_timestamps"), "1");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "120000");
         assert_eq!(
             l.route_opts,
-            ["initcwnd 10", "window 6291456", "rto_min 200ms"]
+            ["congctl cubic", "initcwnd 10", "window 6291456", "rto_min 200ms"]
         );
         // 1448 B of payload + 40 B of headers + 12 B of timestamps option.
         assert_eq!(l.mtu, 1500);
@@ -504,12 +505,14 @@ mod tests {
              delayed_ack = \"40ms\"\nlimited_transmit = true\ndupack_threshold = 5",
         );
         let l = map(&c, &keys).unwrap();
-        assert_eq!(sysctl(&l, "net.ipv4.tcp_congestion_control"), "cubic");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "0");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_ecn"), "1");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "30000");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_reordering"), "5");
-        assert_eq!(l.route_opts, ["initcwnd 4", "window 65535", "rto_min 250ms"]);
+        assert_eq!(
+            l.route_opts,
+            ["congctl cubic", "initcwnd 4", "window 65535", "rto_min 250ms"]
+        );
         assert_eq!(l.mtu, 1040);
     }
 

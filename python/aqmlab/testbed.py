@@ -22,14 +22,20 @@ def add_parser(sub) -> None:
         description="Run SCENARIO's variants (or only --variant) with real Linux TCP stacks in "
         "network namespaces, HTTP/1.0 over real sockets driven by the same workload generators, "
         "and aqmlab's queue code as the router; write DIR/<variant>/ like `aqmlab run` "
-        "(summary.json marked \"engine\": \"testbed-linux\"). Needs root.",
+        '(summary.json marked "engine": "testbed-linux"). Needs root.',
     )
     tb.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML), a dumbbell")
-    tb.add_argument("--out", required=True, metavar="DIR", help="output directory (one subdirectory per variant)")
+    tb.add_argument(
+        "--out", required=True, metavar="DIR", help="output directory (one subdirectory per variant)"
+    )
     tb.add_argument("--variant", metavar="NAME", help="run only this variant")
-    tb.add_argument("--duration", metavar="D", help="measured time after the warm-up (default: [run] duration)")
+    tb.add_argument(
+        "--duration", metavar="D", help="measured time after the warm-up (default: [run] duration)"
+    )
     tb.add_argument("--warmup", metavar="D", help="warm-up (default: [run] warmup)")
-    tb.add_argument("--pcap", action="store_true", help="the router writes a pcap of each bottleneck direction")
+    tb.add_argument(
+        "--pcap", action="store_true", help="the router writes a pcap of each bottleneck direction"
+    )
     tb.add_argument(
         "--path", choices=("router", "veth"), default="router",
         help="router (default) or a plain veth pair without a bottleneck (development)",
@@ -58,7 +64,11 @@ def find_binary() -> Path:
 def argv(args) -> list[str]:
     """The binary's command line for the parsed `aqmlab testbed` arguments."""
     out = [args.scenario, "--out", args.out, "--path", args.path]
-    for flag, value in (("--variant", args.variant), ("--duration", args.duration), ("--warmup", args.warmup)):
+    for flag, value in (
+        ("--variant", args.variant),
+        ("--duration", args.duration),
+        ("--warmup", args.warmup),
+    ):
         if value is not None:
             out += [flag, value]
     if args.pcap:

@@ -194,7 +194,12 @@ def test_unexpressible_tcp_is_rejected_before_anything_runs(tmp_path):
         f"aqmlab testbed: error: {scen}: tcp.variant: cannot be expressed on Linux: Linux has no RFC 5681 "
         'Reno recovery (without SACK it always recovers as NewReno, RFC 6582): use variant = "newreno"'
     )
-    assert [ln.split(": ")[3] for ln in lines] == ["tcp.variant", "tcp.initial_rto", "tcp.clock_granularity", "tcp.rto"]
+    assert [ln.split(": ")[3] for ln in lines] == [
+        "tcp.variant",
+        "tcp.initial_rto",
+        "tcp.clock_granularity",
+        "tcp.rto",
+    ]
     assert not (tmp_path / "o").exists()
 
 
@@ -204,7 +209,9 @@ def test_parking_lot_and_datagrams_are_refused(tmp_path):
         [str(binary()), str(scen), "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=60
     )
     assert r.returncode == 2
-    assert r.stderr.startswith(f"aqmlab testbed: error: {scen}: topology.kind: the testbed runs a dumbbell only")
+    assert r.stderr.startswith(
+        f"aqmlab testbed: error: {scen}: topology.kind: the testbed runs a dumbbell only"
+    )
     text = SCENARIO.replace(
         '[[workload]]\nkind = "bulk"',
         '[[workload]]\nkind = "cbr"\nrate = "1Mbps"\nclient = 0\nserver = 0\n\n[[workload]]\nkind = "bulk"',
@@ -228,10 +235,10 @@ def test_cli_builds_the_binary_command_line(monkeypatch, tmp_path):
     monkeypatch.setenv("AQMLAB_TESTBED", str(fake))
     rc = cli.main(["testbed", "s.toml", "--out", "o", "--duration", "60s", "--pcap"])
     assert rc == 0
-    assert calls == [(fake, [str(fake), "s.toml", "--out", "o", "--path", "router", "--duration", "60s", "--pcap"])]
+    assert calls == [
+        (fake, [str(fake), "s.toml", "--out", "o", "--path", "router", "--duration", "60s", "--pcap"])
+    ]
     # The subcommand's module is imported only when used.
-    out = subprocess.run(
-        [sys.executable, "-c", "import sys; from aqmlab import cli; cli._parser('run'); print('aqmlab.testbed' in sys.modules)"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    code = "import sys; from aqmlab import cli; cli._parser('run'); print('aqmlab.testbed' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"

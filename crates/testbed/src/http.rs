@@ -145,7 +145,9 @@ pub fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
     };
     let u16_at = |o: usize| {
         if o + 2 <= len {
-            u32::from(u16::from_ne_bytes(buf[o..o + 2].try_into().expect("2 bytes")))
+            u32::from(u16::from_ne_bytes(
+                buf[o..o + 2].try_into().expect("2 bytes"),
+            ))
         } else {
             0
         }
@@ -461,10 +463,10 @@ pub async fn client_main(
 
     let mut out: Vec<Request> = Vec::new();
     let launch = |w: usize,
-                      reqs: &mut Vec<Request>,
-                      open: &mut HashMap<u64, Open>,
-                      rep: &mut ClientReport,
-                      box_rng: &mut Rng| {
+                  reqs: &mut Vec<Request>,
+                  open: &mut HashMap<u64, Open>,
+                  rep: &mut ClientReport,
+                  box_rng: &mut Rng| {
         for r in reqs.drain(..) {
             let conn_id = rep.connections;
             rep.connections += 1;
@@ -473,8 +475,9 @@ pub async fn client_main(
                 Some(DelayBoxConfig::Distribution { rtt_s }) => {
                     SimDuration::from_secs_f64(rtt_s.sample(box_rng)).as_nanos()
                 }
-                Some(DelayBoxConfig::Matrix { rtt }) => rtt[r.client as usize][r.server as usize]
-                    .as_nanos(),
+                Some(DelayBoxConfig::Matrix { rtt }) => {
+                    rtt[r.client as usize][r.server as usize].as_nanos()
+                }
             };
             let record = RequestRecord {
                 id: conn_id,
@@ -526,10 +529,8 @@ pub async fn client_main(
                 server_delay: Duration::from_nanos(r.server_delay.as_nanos()),
             };
             let src = netns::host_addr(netns::Side::Client, r.client);
-            let dst = SocketAddrV4::new(
-                netns::host_addr(netns::Side::Server, r.server),
-                SERVER_PORT,
-            );
+            let dst =
+                SocketAddrV4::new(netns::host_addr(netns::Side::Server, r.server), SERVER_PORT);
             tokio::spawn(client_conn(
                 src,
                 dst,
@@ -585,7 +586,10 @@ pub async fn client_main(
         for e in pending {
             let now = sim_now();
             if let Some((w, user, rec)) = apply(e, t0, &mut open, &mut done) {
-                if rec.completed && rec.kind == RequestKind::Http && rec.start_ns >= plan.warmup.as_nanos() {
+                if rec.completed
+                    && rec.kind == RequestKind::Http
+                    && rec.start_ns >= plan.warmup.as_nanos()
+                {
                     measured_completions += 1;
                 }
                 workloads[w].on_response_complete(now, user, &mut rngs[w], &mut out);
@@ -679,7 +683,10 @@ fn apply(
             conn_id
         }
     };
-    if open.get(&id).is_some_and(|o| o.client_done && o.server_done) {
+    if open
+        .get(&id)
+        .is_some_and(|o| o.client_done && o.server_done)
+    {
         if let Some(o) = open.remove(&id) {
             done.push(o.record);
         }

@@ -225,13 +225,14 @@ pub fn apply_sysctls(ns: &str, sysctls: &[(String, String)]) -> io::Result<()> {
     std::thread::spawn(move || -> io::Result<()> {
         enter(&ns)?;
         if thread_netns_inode()? == host_netns_inode()? {
-            return Err(io::Error::other("still in the host namespace: no sysctl written"));
+            return Err(io::Error::other(
+                "still in the host namespace: no sysctl written",
+            ));
         }
         for (k, v) in &sysctls {
             let path = format!("/proc/sys/{}", k.replace('.', "/"));
-            std::fs::write(&path, v).map_err(|e| {
-                io::Error::new(e.kind(), format!("sysctl {k} = {v} in {ns}: {e}"))
-            })?;
+            std::fs::write(&path, v)
+                .map_err(|e| io::Error::new(e.kind(), format!("sysctl {k} = {v} in {ns}: {e}")))?;
         }
         Ok(())
     })
@@ -270,13 +271,9 @@ pub fn list() -> Vec<String> {
 pub fn remove_stale() -> Vec<String> {
     let mut removed = Vec::new();
     for name in list() {
-        match owner_pid(&name) {
-            Some(pid) if !pid_alive(pid) => {
-                if ip(&["netns", "del", &name]).is_ok() {
-                    removed.push(name);
-                }
-            }
-            _ => {}
+        let stale = owner_pid(&name).is_some_and(|pid| !pid_alive(pid));
+        if stale && ip(&["netns", "del", &name]).is_ok() {
+            removed.push(name);
         }
     }
     removed
@@ -359,7 +356,6 @@ pub fn install_signal_handlers() {
         libc::signal(libc::SIGTERM, handler);
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -41,8 +41,8 @@ impl PathKind {
 /// Create the veth pair, one end in each namespace (made there directly).
 pub fn create_veth(client_ns: &str, server_ns: &str) -> io::Result<()> {
     netns::ip(&[
-        "link", "add", IFNAME, "netns", client_ns, "type", "veth", "peer", "name", IFNAME,
-        "netns", server_ns,
+        "link", "add", IFNAME, "netns", client_ns, "type", "veth", "peer", "name", IFNAME, "netns",
+        server_ns,
     ])
 }
 
@@ -69,7 +69,12 @@ pub fn side_commands(side: Side, hosts: u32, tcp: &LinuxTcp) -> Vec<String> {
 }
 
 /// Configure both sides (the devices must exist).
-pub fn configure(ns: &netns::Namespaces, clients: u32, servers: u32, tcp: &LinuxTcp) -> io::Result<()> {
+pub fn configure(
+    ns: &netns::Namespaces,
+    clients: u32,
+    servers: u32,
+    tcp: &LinuxTcp,
+) -> io::Result<()> {
     netns::ip_batch(&ns.client, &side_commands(Side::Client, clients, tcp))?;
     netns::ip_batch(&ns.server, &side_commands(Side::Server, servers, tcp))
 }

@@ -108,12 +108,17 @@ pub fn prepare(o: &Options) -> Result<Vec<Prepared>, String> {
             return Err(err(
                 &file,
                 "variant",
-                format!("no variant named \"{v}\" (the file has: {})", names.join(", ")),
+                format!(
+                    "no variant named \"{v}\" (the file has: {})",
+                    names.join(", ")
+                ),
             ));
         }
     }
-    let text = std::fs::read_to_string(&o.scenario).map_err(|e| err(&file, "(file)", e.to_string()))?;
-    let doc: toml::Table = toml::from_str(&text).map_err(|e| err(&file, "(syntax)", e.to_string()))?;
+    let text =
+        std::fs::read_to_string(&o.scenario).map_err(|e| err(&file, "(file)", e.to_string()))?;
+    let doc: toml::Table =
+        toml::from_str(&text).map_err(|e| err(&file, "(syntax)", e.to_string()))?;
     let has_variants = doc.contains_key("variant");
     let mut out = Vec::new();
     for ne in exps {
@@ -167,11 +172,17 @@ pub fn check_supported(exp: &Experiment) -> Result<(), (String, String)> {
             ),
         ));
     }
-    for (k, n) in [("topology.clients", db.clients), ("topology.servers", db.servers)] {
+    for (k, n) in [
+        ("topology.clients", db.clients),
+        ("topology.servers", db.servers),
+    ] {
         if n > LIMITS.max_hosts {
             return Err((
                 k.into(),
-                format!("{n} hosts: the testbed takes at most {} per side", LIMITS.max_hosts),
+                format!(
+                    "{n} hosts: the testbed takes at most {} per side",
+                    LIMITS.max_hosts
+                ),
             ));
         }
     }
@@ -266,7 +277,10 @@ pub fn check_target(out: &Path, name: &str) -> Result<(), String> {
     let d = out.join(name);
     if d.exists() {
         let is_run = d.join("summary.json").is_file();
-        let empty = d.read_dir().map(|mut r| r.next().is_none()).unwrap_or(false);
+        let empty = d
+            .read_dir()
+            .map(|mut r| r.next().is_none())
+            .unwrap_or(false);
         if !(d.is_dir() && (is_run || empty)) {
             return Err(format!(
                 "{}: exists and is not a run directory; not replacing it",
@@ -305,7 +319,9 @@ pub fn run_variant(p: &Prepared, o: &Options) -> Result<Outcome, String> {
         }
     };
     for s in netns::remove_stale() {
-        log(format!("removed namespace {s} of a run that no longer runs"));
+        log(format!(
+            "removed namespace {s} of a run that no longer runs"
+        ));
     }
     for n in &p.tcp.notes {
         log(format!("note: {n}"));
@@ -373,10 +389,10 @@ fn run_in(
             path::configure(&ns, db.clients, db.servers, &p.tcp).map_err(io_err("addresses"))?;
         }
         PathKind::Router => {
-            let cfd = router::open_tun_in_netns(&ns.client, IFNAME)
-                .map_err(io_err("client-side TUN"))?;
-            let sfd = router::open_tun_in_netns(&ns.server, IFNAME)
-                .map_err(io_err("server-side TUN"))?;
+            let cfd =
+                router::open_tun_in_netns(&ns.client, IFNAME).map_err(io_err("client-side TUN"))?;
+            let sfd =
+                router::open_tun_in_netns(&ns.server, IFNAME).map_err(io_err("server-side TUN"))?;
             path::configure(&ns, db.clients, db.servers, &p.tcp).map_err(io_err("addresses"))?;
             let mut spec = p.router.clone();
             spec.epoch = Some(t0);
@@ -499,8 +515,7 @@ fn run_in(
         ),
     };
     let summary = w.finish(&fwd_link, &totals).map_err(|e| e.to_string())?;
-    let mut summary_json =
-        serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    let mut summary_json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     // Same keys in the same order as `aqmlab run`'s, then the engine.
     if summary_json.ends_with("\n}") {
         summary_json.truncate(summary_json.len() - 2);
@@ -565,7 +580,7 @@ fn run_info(
             "peak_open_connections": c.peak_open,
             "congestion_control": c.congestion_control,
             "arrival_lateness_max_ns": c.lateness_max_ns,
-            "arrival_lateness_mean_ns": if c.deadlines > 0 { c.lateness_sum_ns / c.deadlines } else { 0 },
+            "arrival_lateness_mean_ns": c.lateness_sum_ns.checked_div(c.deadlines).unwrap_or(0),
             "interrupted": interrupted,
             "router": router,
             "tcp_linux": p.tcp,

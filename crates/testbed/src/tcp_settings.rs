@@ -71,7 +71,7 @@ enum Outcome {
 
 fn ms(d: SimDuration) -> String {
     let ns = d.as_nanos();
-    if ns % 1_000_000 == 0 {
+    if ns.is_multiple_of(1_000_000) {
         format!("{}ms", ns / 1_000_000)
     } else {
         format!("{}us", ns.div_ceil(1000))
@@ -172,7 +172,11 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         } else {
             Outcome::No(format!(
                 "needs an MTU of {mtu} B (mss + 40{}); Linux devices take 68–65535 B",
-                if c.timestamps { " + 12 for timestamps" } else { "" }
+                if c.timestamps {
+                    " + 12 for timestamps"
+                } else {
+                    ""
+                }
             ))
         },
     ));
@@ -202,7 +206,7 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
     ));
 
     let max_ms = c.max_rto.as_nanos() / 1_000_000;
-    if c.max_rto.as_nanos() % 1_000_000 == 0 && (1000..=120_000).contains(&max_ms) {
+    if c.max_rto.as_nanos().is_multiple_of(1_000_000) && (1000..=120_000).contains(&max_ms) {
         set("tcp_rto_max_ms", max_ms.to_string());
         outcomes.push(("max_rto", Outcome::Exact));
     } else {
@@ -235,7 +239,9 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         }
         Some(d) if d == SimDuration::from_millis(40) => outcomes.push((
             "delayed_ack",
-            Outcome::Near("Linux's delayed-ACK timeout starts at 40ms and adapts up to 200ms".into()),
+            Outcome::Near(
+                "Linux's delayed-ACK timeout starts at 40ms and adapts up to 200ms".into(),
+            ),
         )),
         Some(d) => outcomes.push((
             "delayed_ack",
@@ -316,7 +322,8 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         "rto",
         match c.rto_rules {
             RtoRules::Rfc6298 => Outcome::Near(
-                "Linux's RTO estimator (mdev with a floor of SRTT + rto_min) is not RFC 6298's".into(),
+                "Linux's RTO estimator (mdev with a floor of SRTT + rto_min) is not RFC 6298's"
+                    .into(),
             ),
             RtoRules::Bsd => Outcome::No(
                 "FreeBSD's tcp_xmit_timer rules (tick-based samples) are not Linux's".into(),
@@ -424,7 +431,13 @@ mod tests {
         assert_eq!(sysctl(&l, "net.ipv4.tcp_no_metrics_save"), "1");
         assert_eq!(
             l.route_opts,
-            ["congctl reno", "initcwnd 2", "window 65535", "rto_min 1000ms", "quickack 1"]
+            [
+                "congctl reno",
+                "initcwnd 2",
+                "window 65535",
+                "rto_min 1000ms",
+                "quickack 1"
+            ]
         );
         assert_eq!(l.mtu, 1500);
         let noted: Vec<&str> = l
@@ -454,7 +467,12 @@ mod tests {
         assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "120000");
         assert_eq!(
             l.route_opts,
-            ["congctl cubic", "initcwnd 10", "window 6291456", "rto_min 200ms"]
+            [
+                "congctl cubic",
+                "initcwnd 10",
+                "window 6291456",
+                "rto_min 200ms"
+            ]
         );
         // 1448 B of payload + 40 B of headers + 12 B of timestamps option.
         assert_eq!(l.mtu, 1500);
@@ -470,7 +488,12 @@ mod tests {
         let keys: Vec<&str> = errs.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(
             keys,
-            ["tcp.variant", "tcp.initial_rto", "tcp.clock_granularity", "tcp.rto"]
+            [
+                "tcp.variant",
+                "tcp.initial_rto",
+                "tcp.clock_granularity",
+                "tcp.rto"
+            ]
         );
         assert!(errs[2].reason.contains("not 500ms"), "{}", errs[2].reason);
         assert!(errs[1].reason.contains("not 6000ms"), "{}", errs[1].reason);
@@ -483,7 +506,12 @@ mod tests {
         let keys: Vec<&str> = errs.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(
             keys,
-            ["tcp.ns2_fulltcp", "tcp.ssthresh", "tcp.backoff_reset", "tcp.slow_start"]
+            [
+                "tcp.ns2_fulltcp",
+                "tcp.ssthresh",
+                "tcp.backoff_reset",
+                "tcp.slow_start"
+            ]
         );
         let (c, keys) = cfg("[tcp]\ndelayed_ack = \"200ms\"");
         let e = map(&c, &keys).unwrap_err();
@@ -511,7 +539,12 @@ mod tests {
         assert_eq!(sysctl(&l, "net.ipv4.tcp_reordering"), "5");
         assert_eq!(
             l.route_opts,
-            ["congctl cubic", "initcwnd 4", "window 65535", "rto_min 250ms"]
+            [
+                "congctl cubic",
+                "initcwnd 4",
+                "window 65535",
+                "rto_min 250ms"
+            ]
         );
         assert_eq!(l.mtu, 1040);
     }

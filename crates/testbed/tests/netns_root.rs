@@ -36,7 +36,11 @@ fn namespaces_sysctls_and_routes_stay_inside_and_go_away() {
         "net.ipv4.tcp_no_metrics_save",
     ];
     let host_before: Vec<String> = keys.iter().map(|k| host_sysctl(k)).collect();
-    let host_routes = std::process::Command::new("ip").args(["route"]).output().unwrap().stdout;
+    let host_routes = std::process::Command::new("ip")
+        .args(["route"])
+        .output()
+        .unwrap()
+        .stdout;
     let id = netns::new_run_id();
     let mut ns = Namespaces::create(&id).unwrap();
     assert!(netns::list().contains(&ns.client) && netns::list().contains(&ns.server));
@@ -60,8 +64,14 @@ fn namespaces_sysctls_and_routes_stay_inside_and_go_away() {
     };
     for side in [Side::Client, Side::Server] {
         netns::apply_sysctls(ns.of(side), &tcp.sysctls).unwrap();
-        assert_eq!(netns::read_sysctl(ns.of(side), "net.ipv4.tcp_timestamps").unwrap(), want_ts);
-        assert_eq!(netns::read_sysctl(ns.of(side), "net.ipv4.tcp_sack").unwrap(), want_sack);
+        assert_eq!(
+            netns::read_sysctl(ns.of(side), "net.ipv4.tcp_timestamps").unwrap(),
+            want_ts
+        );
+        assert_eq!(
+            netns::read_sysctl(ns.of(side), "net.ipv4.tcp_sack").unwrap(),
+            want_sack
+        );
     }
     path::create_veth(&ns.client, &ns.server).unwrap();
     path::configure(&ns, 3, 2, &tcp).unwrap();
@@ -70,19 +80,36 @@ fn namespaces_sysctls_and_routes_stay_inside_and_go_away() {
         .output()
         .unwrap();
     let route = String::from_utf8_lossy(&route.stdout).to_string();
-    for w in ["dev aqm0", "src 10.1.0.10", "congctl cubic", "rto_min lock 300ms", "initcwnd 4", "quickack 1"] {
-        assert!(route.contains(w) || route.contains(&w.replace(" lock", "")), "{w:?} not in {route:?}");
+    for w in [
+        "dev aqm0",
+        "src 10.1.0.10",
+        "congctl cubic",
+        "rto_min lock 300ms",
+        "initcwnd 4",
+        "quickack 1",
+    ] {
+        assert!(
+            route.contains(w) || route.contains(&w.replace(" lock", "")),
+            "{w:?} not in {route:?}"
+        );
     }
     let link = std::process::Command::new("ip")
         .args(["-n", &ns.server, "addr", "show", "aqm0"])
         .output()
         .unwrap();
     let link = String::from_utf8_lossy(&link.stdout).to_string();
-    assert!(link.contains("mtu 1400") && link.contains("10.2.0.11/32"), "{link}");
+    assert!(
+        link.contains("mtu 1400") && link.contains("10.2.0.11/32"),
+        "{link}"
+    );
     // The host's settings and routes did not change.
     let host_after: Vec<String> = keys.iter().map(|k| host_sysctl(k)).collect();
     assert_eq!(host_before, host_after);
-    let routes_after = std::process::Command::new("ip").args(["route"]).output().unwrap().stdout;
+    let routes_after = std::process::Command::new("ip")
+        .args(["route"])
+        .output()
+        .unwrap()
+        .stdout;
     assert_eq!(host_routes, routes_after);
     ns.teardown();
     assert!(!netns::list().contains(&ns.client) && !netns::list().contains(&ns.server));
@@ -97,8 +124,14 @@ fn stale_namespaces_of_dead_processes_are_removed_and_live_ones_kept() {
     let dead = Namespaces::create("4194305-dead00").unwrap();
     let live = Namespaces::create(&netns::new_run_id()).unwrap();
     let removed = netns::remove_stale();
-    assert!(removed.contains(&dead.client) && removed.contains(&dead.server), "{removed:?}");
-    assert!(netns::list().contains(&live.client), "a live run's namespace was removed");
+    assert!(
+        removed.contains(&dead.client) && removed.contains(&dead.server),
+        "{removed:?}"
+    );
+    assert!(
+        netns::list().contains(&live.client),
+        "a live run's namespace was removed"
+    );
     drop(live);
     drop(dead);
 }

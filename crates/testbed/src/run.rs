@@ -369,7 +369,7 @@ fn run_in(
     let run_id = netns::new_run_id();
     let mut ns = Namespaces::create(&run_id).map_err(io_err("creating the namespaces"))?;
     log(format!(
-        "{}: namespaces {} and {}, path {}, {} s (warm-up {} s)",
+        "{}: namespaces {} and {}, path {}, {:.1} s (warm-up {:.1} s)",
         p.name,
         ns.client,
         ns.server,

@@ -16,7 +16,8 @@
 //! delay, writes `response_bytes` bytes and closes (FIN first, as an HTTP/1.0 server). The bytes
 //! on the wire are exactly the simulator's payloads (no header text: its size would change the
 //! request); the ticket is the in-process stand-in for the URL. Nagle is off on both ends
-//! (TCP_NODELAY, seed 000 §3.4.3), as the simulator's endpoints.
+//! (TCP_NODELAY, seed 000 §3.4.3), as the simulator's endpoints; the server corks the
+//! response (TCP_CORK) so that the FIN rides on its last segment, as in the simulator.
 //!
 //! Records ([`metrics::RequestRecord`], the simulator's columns): `start_ns` = just before
 //! `connect()` (the first SYN), `end_ns` = the read that returned the last response byte,
@@ -185,6 +186,21 @@ pub fn congestion_control(fd: RawFd) -> Option<String> {
 /// `congctl` took effect; run.json `engine.congestion_control`).
 static FIRST_CC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
+/// TCP_CORK on socket `fd` (best effort: a failure leaves the socket as it was).
+fn set_cork(fd: RawFd, on: bool) {
+    let v: libc::c_int = on.into();
+    // SAFETY: setsockopt reads one c_int from a valid pointer.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CORK,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+}
+
 fn ns_since(t0: Instant, t: Instant) -> u64 {
     t.saturating_duration_since(t0).as_nanos() as u64
 }
@@ -283,6 +299,11 @@ async fn serve_conn(
         if !t.server_delay.is_zero() {
             tokio::time::sleep(t.server_delay).await;
         }
+        // Corked while writing, as a web server sends a file (nginx `tcp_nopush`): full
+        // segments leave at once, the last partial one waits for the FIN and carries it, as
+        // the simulator's server does (otherwise TCP_NODELAY sends the tail at once and the
+        // FIN follows alone: one more small packet per response at the bottleneck).
+        set_cork(fd, true);
         let mut left = t.response_bytes;
         while left > 0 && !stop.load(Ordering::Relaxed) {
             let n = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
@@ -294,6 +315,7 @@ async fn serve_conn(
             }
         }
         let _ = s.shutdown().await;
+        set_cork(fd, false);
         // The client closes after the last byte: by then every byte was acknowledged.
         let _ = tokio::time::timeout(Duration::from_secs(120), async {
             while let Ok(n) = s.read(&mut buf).await {

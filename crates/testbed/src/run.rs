@@ -49,7 +49,7 @@ pub struct Limits {
 /// The limits [`prepare`] enforces.
 pub const LIMITS: Limits = Limits {
     max_bottleneck_bps: 100_000_000,
-    max_conn_rate: 1000.0,
+    max_conn_rate: 500.0,
     max_users: 5000,
     max_hosts: 1000,
 };

@@ -1,7 +1,7 @@
 //! aqmlab's real-TCP testbed (issue 12): a dumbbell scenario run with Linux TCP. The hosts of
 //! each side live in a network namespace of their own (`netns.rs`), configured from the
 //! scenario's `[tcp]` (`tcp_settings.rs`); an HTTP/1.0 client and server on real sockets
-//! (`http.rs`), driven by the `traffic` crate's workload generators in real time, produce the
+//! (`http.rs`, `client.rs`, `server.rs`), driven by the `traffic` crate's workload generators in real time, produce the
 //! same connections, sizes and server delays as the simulator for the same scenario and seed;
 //! between the sides, the `router` crate's bottleneck (or, without it, a plain veth pair:
 //! `path.rs`). `run.rs` puts a run together and writes the same run directory as `aqmlab run`
@@ -13,8 +13,10 @@
 //!
 //! Read `run.rs` first. Validation: unit tests in each file; `tests/testbed_e2e.rs` (as root).
 
+pub mod client;
 pub mod http;
 pub mod netns;
 pub mod path;
 pub mod run;
+pub mod server;
 pub mod tcp_settings;

@@ -14,9 +14,11 @@
 //! Scale limits ([`LIMITS`]): what one 2-core machine was measured to sustain (README
 //! "Testbed"); a scenario beyond them is refused rather than run wrong.
 
-use crate::http::{self, ClientPlan, ClientReport, Tickets};
+use crate::client::{self, ClientPlan, ClientReport};
+use crate::http::Tickets;
 use crate::netns::{self, Namespaces, Side};
 use crate::path::{self, PathKind, IFNAME};
+use crate::server;
 use crate::tcp_settings::{self, LinuxTcp};
 use metrics::{Observer, SummaryTotals};
 use router::{RouterReport, RouterSpec};
@@ -417,7 +419,7 @@ fn run_in(
     let tickets: Tickets = Default::default();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let stop_traffic = Arc::new(AtomicBool::new(false));
-    let server = http::spawn_server(
+    let server = server::spawn_server(
         ns.server.clone(),
         tickets.clone(),
         ev_tx.clone(),
@@ -463,7 +465,7 @@ fn run_in(
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
                 });
-                http::client_main(plan, workloads, t0, tickets, ev_tx, ev_rx, stop).await
+                client::client_main(plan, workloads, t0, tickets, ev_tx, ev_rx, stop).await
             }))
         })
         .map_err(io_err("client thread"))?;

@@ -242,3 +242,69 @@ def test_cli_builds_the_binary_command_line(monkeypatch, tmp_path):
     code = "import sys; from aqmlab import cli; cli._parser('run'); print('aqmlab.testbed' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+WORKLOADS = """\
+[run]
+seed = 3
+warmup = "1s"
+duration = "5s"
+
+[topology]
+kind = "dumbbell"
+clients = 20
+servers = 20
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+
+[queue]
+kind = "red"
+min_th = 30
+max_th = 90
+limit = 480
+
+[tcp]
+profile = "linux"
+
+[[workload]]
+kind = "mah"
+users = 300
+
+[[workload]]
+kind = "packmime"
+rate = 30.0
+
+[[workload]]
+kind = "pareto_web"
+flows = 20
+"""
+
+
+@needs_root
+def test_mah_packmime_and_pareto_web_run(tmp_path):
+    import pandas as pd
+
+    from aqmlab.api import run_one
+
+    scen = write_scenario(tmp_path, WORKLOADS)
+    r = subprocess.run(
+        [str(binary()), str(scen), "--out", str(tmp_path / "o"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    req = pd.read_parquet(tmp_path / "o" / "tb" / "requests.parquet")
+    done = req[req["completed"]].groupby("workload").size()
+    assert list(done.index) == [0, 1, 2] and (done >= 20).all(), done
+    assert (req[req["workload"] == 0]["page"] > 0).all()  # Mah: every request belongs to a page
+    # PackMime is open loop: the same connections as the simulator, server delays included.
+    sim = run_one(scen, "tb").requests
+    a = req[req["workload"] == 1].sort_values("start_ns").reset_index(drop=True)
+    b = sim[sim["workload"] == 1].sort_values("start_ns").reset_index(drop=True)
+    n = min(len(a), len(b)) - 5
+    assert n >= 100
+    for col in ("request_bytes", "response_bytes", "server_delay_ns", "client", "server"):
+        assert (a[col][:n].to_numpy() == b[col][:n].to_numpy()).all(), col

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -308,3 +309,20 @@ def test_mah_packmime_and_pareto_web_run(tmp_path):
     assert n >= 100
     for col in ("request_bytes", "response_bytes", "server_delay_ns", "client", "server"):
         assert (a[col][:n].to_numpy() == b[col][:n].to_numpy()).all(), col
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to drop capabilities")
+def test_without_privileges_it_stops_at_once(tmp_path):
+    # Root with an empty capability bounding set has no effective capabilities after exec; a
+    # normal user has none either: both must get the same one-line message and no output.
+    scen = write_scenario(tmp_path)
+    cmd = [str(binary()), str(scen), "--out", str(tmp_path / "o")]
+    if ROOT:
+        cmd = ["setpriv", "--bounding-set", "-all", "--", *cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr == (
+        "aqmlab testbed: error: the testbed needs root (it creates network namespaces, TUN devices and "
+        "routes); this process lacks CAP_NET_ADMIN and CAP_SYS_ADMIN: run it as root, e.g. with sudo\n"
+    )
+    assert not (tmp_path / "o").exists()

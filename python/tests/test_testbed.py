@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
@@ -77,6 +78,18 @@ def aqmlab_netns() -> set[str]:
         return set()
 
 
+def pcap_packets(path: Path) -> int:
+    """Records in a pcap file (the classic format, either byte order and timestamp unit)."""
+    data = path.read_bytes()
+    order = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, n = 24, 0
+    while off + 16 <= len(data):
+        (incl,) = struct.unpack(order + "I", data[off + 8 : off + 12])
+        off += 16 + incl
+        n += 1
+    return n
+
+
 def write_scenario(tmp_path: Path, text: str = SCENARIO) -> Path:
     p = tmp_path / "tb.toml"
     p.write_text(textwrap.dedent(text), encoding="utf-8")
@@ -91,7 +104,10 @@ def test_web_and_bulk_through_the_router(tmp_path):
     out = tmp_path / "out"
     before = aqmlab_netns()
     r = subprocess.run(
-        [str(binary()), str(scen), "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=120
+        [str(binary()), str(scen), "--out", str(out), "--quiet", "--pcap"],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     d = out / "tb"
@@ -108,6 +124,9 @@ def test_web_and_bulk_through_the_router(tmp_path):
     assert router["fwd"]["conservation"] == "ok"
     assert router["rev"]["conservation"] == "ok"
     assert router["write_errors"] == 0
+    # --pcap: one record per packet that left the emulated path, in each direction.
+    for direction in ("fwd", "rev"):
+        assert pcap_packets(d / f"bottleneck_{direction}.pcap") == router[direction]["out_packets"]
     # The bulk flow fills the bottleneck: at most its rate (1 % for the measurement edges), at
     # least 80 % of it.
     assert 0.80 <= summary["utilization"] <= 1.01, summary["utilization"]

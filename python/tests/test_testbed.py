@@ -78,16 +78,16 @@ def aqmlab_netns() -> set[str]:
         return set()
 
 
-def pcap_packets(path: Path) -> int:
-    """Records in a pcap file (the classic format, either byte order and timestamp unit)."""
+def pcap_lengths(path: Path) -> list[int]:
+    """Original length of each record of a pcap file (classic format, either byte order)."""
     data = path.read_bytes()
     order = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    off, n = 24, 0
+    off, out = 24, []
     while off + 16 <= len(data):
-        (incl,) = struct.unpack(order + "I", data[off + 8 : off + 12])
+        incl, orig = struct.unpack(order + "II", data[off + 8 : off + 16])
         off += 16 + incl
-        n += 1
-    return n
+        out.append(orig)
+    return out
 
 
 def write_scenario(tmp_path: Path, text: str = SCENARIO) -> Path:
@@ -125,8 +125,11 @@ def test_web_and_bulk_through_the_router(tmp_path):
     assert router["rev"]["conservation"] == "ok"
     assert router["write_errors"] == 0
     # --pcap: one record per packet that left the emulated path, in each direction.
+    # No offload super-packets on the path: every packet at most the MTU (1448 + 52 B).
     for direction in ("fwd", "rev"):
-        assert pcap_packets(d / f"bottleneck_{direction}.pcap") == router[direction]["out_packets"]
+        lengths = pcap_lengths(d / f"bottleneck_{direction}.pcap")
+        assert len(lengths) == router[direction]["out_packets"]
+        assert max(lengths) <= 1500, max(lengths)
     # The bulk flow fills the bottleneck: at most its rate (1 % for the measurement edges), at
     # least 80 % of it.
     assert 0.80 <= summary["utilization"] <= 1.01, summary["utilization"]
@@ -174,14 +177,18 @@ def test_killed_run_leaves_namespaces_that_the_next_start_removes(tmp_path):
     p.wait()
     assert len(stale) == 2, "the run's two namespaces did not appear"
     assert stale <= aqmlab_netns(), "SIGKILL cannot clean up: the namespaces must still be there"
+    assert (tmp_path / "a" / f"tb.tmp-{p.pid}").is_dir(), "the killed run's scratch directory"
     r = subprocess.run(
-        [str(binary()), str(scen), "--out", str(tmp_path / "b"), "--duration", "1s", "--warmup", "0s"],
+        [str(binary()), str(scen), "--out", str(tmp_path / "a"), "--duration", "1s", "--warmup", "0s"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert not (stale & aqmlab_netns()), "stale namespaces left behind"
     for n in sorted(stale):
         assert f"removed namespace {n}" in r.stderr
+    # The killed run's half-written directory is gone too; the new run is complete.
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["tb"]
+    assert (tmp_path / "a" / "tb" / "summary.json").is_file()
 
 
 @needs_root

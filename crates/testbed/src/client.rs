@@ -372,10 +372,6 @@ fn apply(
             r.data_retx += data_retx;
             r.timeouts += timeouts;
             o.client_done = true;
-            if !completed {
-                // No server report is coming for a connection that never reached it.
-                o.server_done |= r.end_ns == r.start_ns;
-            }
             notify = Some((o.w, o.user, r.clone()));
             conn_id
         }

@@ -3,7 +3,9 @@
 //! - [`PathKind::Router`]: a TUN device in each namespace (`aqm0`), opened by the `router`
 //!   crate (`router::open_tun_in_netns`), which holds both descriptors and forwards between them
 //!   through the emulated bottleneck. TUN devices have no offloads: the kernel's software GSO
-//!   segments before the device, so the router reads packets of at most the MTU.
+//!   segments before the device, so the router reads packets of at most the MTU (checked on
+//!   the router's pcaps by python/tests/test_testbed.py). Loopback carries nothing of a run:
+//!   every connection goes from a client address to a server address in the other namespace.
 //! - [`PathKind::Veth`]: a plain veth pair (`aqm0` in each namespace), no bottleneck: the
 //!   fallback for developing without the router, and a reference for the hosts' own limits.
 //!

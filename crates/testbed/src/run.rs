@@ -312,6 +312,42 @@ fn raise_nofile() {
     }
 }
 
+/// Clean up after a run killed while writing into `out` (as python/aqmlab/io.py
+/// `remove_stale_scratch` does for `aqmlab run`): every `NAME.tmp-PID` / `NAME.old-PID`
+/// directory whose process no longer runs is removed, except an `.old-PID` whose NAME is
+/// missing (killed between the two renames: the only complete copy), which gets its name back.
+pub fn remove_stale_scratch(out: &Path) {
+    let Ok(rd) = std::fs::read_dir(out) else {
+        return;
+    };
+    for e in rd.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((stem, pid)) = name.rsplit_once('-') else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        let (final_name, old) = if let Some(f) = stem.strip_suffix(".tmp") {
+            (f, false)
+        } else if let Some(f) = stem.strip_suffix(".old") {
+            (f, true)
+        } else {
+            continue;
+        };
+        if final_name.is_empty() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = e.path();
+        let final_path = out.join(final_name);
+        if old && !final_path.exists() && path.join("summary.json").is_file() {
+            let _ = std::fs::rename(&path, &final_path);
+        } else {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
 /// Run one prepared variant and write `OUT/<name>/`.
 pub fn run_variant(p: &Prepared, o: &Options) -> Result<Outcome, String> {
     raise_nofile();
@@ -328,6 +364,7 @@ pub fn run_variant(p: &Prepared, o: &Options) -> Result<Outcome, String> {
     for n in &p.tcp.notes {
         log(format!("note: {n}"));
     }
+    remove_stale_scratch(&o.out);
     let final_dir = o.out.join(&p.name);
     let tmp = o.out.join(format!("{}.tmp-{}", p.name, std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
@@ -566,6 +603,7 @@ fn run_info(
             "fwd": path(&r.fwd), "rev": path(&r.rev),
             "fwd_pacing": pacing(&r.fwd_pacing), "rev_pacing": pacing(&r.rev_pacing),
             "not_ipv4": r.not_ipv4, "delaybox_draws": r.delaybox_draws,
+            "realtime": r.realtime,
             "write_errors": r.write_errors,
         })
     });

@@ -4,9 +4,11 @@ relative path under AFTER must have the same summary.json text, the same run.jso
 the engine build, and the same Parquet tables: equal Arrow schemas (names, types, nullability),
 equal rows in the same order, and equal DataFrames as `aqmlab.load_run` returns them.
 
-    python bench/compare_runs.py BEFORE AFTER
+    python bench/compare_runs.py BEFORE AFTER [--events-may-differ]
 
-Prints one line per run and exits 1 if any differs.
+Prints one line per run and exits 1 if any differs. `--events-may-differ` accepts a different
+engine event count in run.json (an engine change that schedules fewer events for the same
+simulation, e.g. re-armed timers moved in place of stale ones), and prints both counts.
 """
 
 from __future__ import annotations
@@ -23,18 +25,25 @@ from aqmlab import load_run
 TABLES = ("requests", "queue", "links")
 
 
-def _info(d: Path) -> dict:
+def _info(d: Path, drop_events: bool) -> dict:
     info = json.loads((d / "run.json").read_text())
     info.get("engine", {}).pop("build", None)
+    if drop_events:
+        info.get("engine", {}).pop("events", None)
     return info
 
 
-def compare(a: Path, b: Path) -> list[str]:
+def events(d: Path) -> int | None:
+    """The engine's event count recorded in `d`/run.json."""
+    return json.loads((d / "run.json").read_text()).get("engine", {}).get("events")
+
+
+def compare(a: Path, b: Path, events_may_differ: bool = False) -> list[str]:
     """What differs between run directories `a` and `b` (empty: nothing)."""
     bad = []
     if (a / "summary.json").read_text() != (b / "summary.json").read_text():
         bad.append("summary.json")
-    if _info(a) != _info(b):
+    if _info(a, events_may_differ) != _info(b, events_may_differ):
         bad.append("run.json")
     for t in TABLES:
         ta, tb = pq.read_table(a / f"{t}.parquet"), pq.read_table(b / f"{t}.parquet")
@@ -51,7 +60,8 @@ def compare(a: Path, b: Path) -> list[str]:
     return bad
 
 
-def main(before: str, after: str) -> int:
+def main(before: str, after: str, *flags: str) -> int:
+    events_may_differ = "--events-may-differ" in flags
     runs = sorted(p.parent for p in Path(before).rglob("summary.json"))
     failed = 0
     for a in runs:
@@ -61,9 +71,11 @@ def main(before: str, after: str) -> int:
             print(f"{rel}: missing in {after}")
             failed += 1
             continue
-        bad = compare(a, b)
+        bad = compare(a, b, events_may_differ)
         n = pq.ParquetFile(a / "requests.parquet").metadata.num_rows
-        print(f"{rel}: {'same' if not bad else 'DIFFERS: ' + '; '.join(bad)} ({n} request rows)")
+        ev = f", events {events(a)} -> {events(b)}" if events_may_differ else ""
+        verdict = "same" if not bad else "DIFFERS: " + "; ".join(bad)
+        print(f"{rel}: {verdict} ({n} request rows{ev})")
         failed += bool(bad)
     print(f"{len(runs) - failed} of {len(runs)} runs the same")
     return 1 if failed or not runs else 0

@@ -31,27 +31,9 @@ if TYPE_CHECKING:
 ProgressFn = Callable[[str, float, float], None]
 
 
-def _from_core(d: dict, scenario: str) -> RunResult:
-    """A RunResult from `_core.run_scenario_text`'s dict (tables as columns, in memory)."""
-    from aqmlab.tables import arrow_to_frame, columns_to_arrow
-
-    return RunResult(
-        name=d["name"],
-        summary=parse_summary(d["summary_json"]),
-        requests=arrow_to_frame(columns_to_arrow("requests", d["requests"])),
-        queue=arrow_to_frame(columns_to_arrow("queue", d["queue"])),
-        links=arrow_to_frame(columns_to_arrow("links", d["links"])),
-        engine={**dict(d["engine"]), "build": engine_build()},
-        summary_json=d["summary_json"],
-        warmup_ns=int(d["warmup_ns"]),
-        seed=int(d["seed"]),
-        scenario=scenario,
-        wall_s=float(d["wall_s"]),
-    )
-
-
 def _from_dir_run(d: dict, scenario: str, files: dict[str, Path | bytes]) -> RunResult:
-    """A RunResult from `_core.run_variant`'s dict, its tables in `files`."""
+    """A RunResult from `_core.run_variant`'s (or `run_scenario_text`'s) dict, its tables in
+    `files`."""
     return RunResult(
         name=d["name"],
         summary=parse_summary(d["summary_json"]),
@@ -97,18 +79,23 @@ class _Bar:
             self.bar.close()
 
 
-def _core_run(path: str, variant: str, dest: Path, progress: bool | ProgressFn) -> dict:
-    """`_core.run_variant` into the directory `dest`, with `progress` as in `run_one`."""
+# core(dest, progress(sim_s, end_s) or None) -> the core's dict: `_core.run_variant` or
+# `_core.run_scenario_text` with the scenario bound
+CoreRun = Callable[[str, object], dict]
+
+
+def _core_run(core: CoreRun, variant: str, dest: Path, progress: bool | ProgressFn) -> dict:
+    """`core` into the directory `dest`, with `progress` as in `run_one`."""
     if callable(progress):
         cb = progress
-        return _core.run_variant(path, variant, os.fspath(dest), lambda s, e: cb(variant, s, e))
+        return core(os.fspath(dest), lambda s, e: cb(variant, s, e))
     if progress:
         bar = _Bar(variant)
         try:
-            return _core.run_variant(path, variant, os.fspath(dest), bar)
+            return core(os.fspath(dest), bar)
         finally:
             bar.close()
-    return _core.run_variant(path, variant, os.fspath(dest))
+    return core(os.fspath(dest), None)
 
 
 def run_one(
@@ -124,17 +111,50 @@ def run_one(
     directory whose files the result keeps as bytes. `label` is the scenario recorded in the
     result and run.json (default: the scenario path)."""
     path = os.fspath(scenario)
-    label = path if label is None else label
+
+    def core(dest: str, cb) -> dict:
+        return _core.run_variant(path, variant, dest, cb)
+
+    return _run_into(core, variant, path if label is None else label, progress, out_dir)
+
+
+def run_text(
+    text: str,
+    label: str,
+    base_dir: str | os.PathLike,
+    variant: str,
+    progress: bool | ProgressFn = False,
+    out_dir: str | os.PathLike | None = None,
+) -> RunResult:
+    """`run_one` for a resolved scenario's TOML `text` (sweeps, tuning, studies): `label` names
+    it in errors, gives the default variant name (its stem) and is the scenario recorded in
+    run.json; relative data files resolve against `base_dir`. Same writer, so the same files
+    as `run_one` of a file holding `text`."""
+
+    def core(dest: str, cb) -> dict:
+        return _core.run_scenario_text(text, label, os.fspath(base_dir), variant, dest, cb)
+
+    return _run_into(core, variant, label, progress, out_dir)
+
+
+def _run_into(
+    core: CoreRun,
+    variant: str,
+    label: str,
+    progress: bool | ProgressFn,
+    out_dir: str | os.PathLike | None,
+) -> RunResult:
+    """Run `core` into `out_dir` (atomically) or a temporary directory (see `run_one`)."""
     if out_dir is None:
         with tempfile.TemporaryDirectory(prefix="aqmlab-run-") as td:
-            d = _core_run(path, variant, Path(td), progress)
+            d = _core_run(core, variant, Path(td), progress)
             files = {t: (Path(td) / parquet_name(t)).read_bytes() for t in TABLES}
         return _from_dir_run(d, label, files)
     final = check_run_target(out_dir)
     created = [p for p in [final.parent, *final.parent.parents] if not p.exists()]  # deepest first
     tmp = scratch_dir(final)
     try:
-        d = _core_run(path, variant, tmp, progress)
+        d = _core_run(core, variant, tmp, progress)
         r = _from_dir_run(d, label, {t: final / parquet_name(t) for t in TABLES})
         commit_run_dir(r, tmp, final)
     except BaseException:

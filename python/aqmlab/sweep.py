@@ -4,9 +4,14 @@ The scenario's `[sweep]` table is expanded into resolved runs (aqmlab.sweepspec)
 scenario is checked by the core before anything runs. Then each run that is not finished yet is
 executed, one run per process: a local process pool over all cores by default (`jobs`), in this
 process when `jobs == 1`, or on a Dask distributed cluster given its scheduler address (`dask`).
-Workers only simulate and return the results; this process writes every run directory, so the
-output directory need not be shared with remote workers (the scenario's data files must be
-readable there).
+Every run goes through the core's streaming writer, as `aqmlab run` does (`aqmlab.api.run_text`,
+`_core.run_scenario_text`), so a run directory holds the same files, byte for byte, as `aqmlab
+run` of its scenario.toml writes (run.json differs only in `name` and `scenario`: the variant
+and file the sweep names). Local workers write their run directory themselves (atomically,
+under `<id>.tmp-<pid>` until complete: a killed worker's leftovers are removed at the next
+start); Dask workers write into a temporary directory and return the files' bytes, and this
+process writes the run directory, so the output directory need not be shared with remote
+workers (the scenario's data files must be readable there).
 
 Store layout:
     DIR/sweep.json            the sweep: scenario, axes, load axis, replications (for reports)
@@ -44,9 +49,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
 from contextlib import closing
 from pathlib import Path
-
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from aqmlab.build import engine_build
 from aqmlab.io import (
@@ -61,6 +64,9 @@ from aqmlab.io import (
 from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
 from aqmlab.workers import pool, terminate
 
+if TYPE_CHECKING:  # imported where used: workers and the runs need neither
+    import pandas as pd
+
 SWEEP_TABLE = "sweep.parquet"
 SWEEP_INFO = "sweep.json"
 RUNS = "runs"
@@ -70,15 +76,19 @@ META_COLUMNS = ["run", "variant", "replication", "seed"]
 STATUS_COLUMNS = ["status", "error"]
 
 
-def execute_run(text: str, label: str, base_dir: str, name: str) -> tuple[str, object]:
-    """Simulate one resolved run (in a worker). Returns ("ok", RunResult) or ("failed", error
-    text); never raises for a failing run."""
-    from aqmlab import _core
-    from aqmlab.api import _from_core
+def execute_run(
+    text: str, label: str, base_dir: str, name: str, dest: str | None = None
+) -> tuple[str, object]:
+    """Simulate one resolved run (in a worker) through the core's streaming writer. With `dest`
+    the run directory is written there (atomically; what an earlier failure left there is
+    removed first), else the result holds its files as bytes. Returns ("ok", RunResult) or
+    ("failed", error text); never raises for a failing run."""
+    from aqmlab.api import run_text
 
     try:
-        d = _core.run_scenario_text(text, label, base_dir, name)
-        return "ok", _from_core(d, label)
+        if dest is not None and os.path.lexists(dest) and not is_run_dir(Path(dest)):
+            shutil.rmtree(dest)  # the leftovers of an earlier failure of this run
+        return "ok", run_text(text, label, base_dir, name, out_dir=dest)
     except Exception as e:  # noqa: BLE001 - a failing run is recorded, not raised
         return "failed", f"{type(e).__name__}: {e}\n\n{traceback.format_exc()}"
 
@@ -94,12 +104,15 @@ def run_dir(out: Path, run: SweepRun) -> Path:
     return out / RUNS / run.id
 
 
-def _store(out: Path, run: SweepRun, status: str, payload) -> None:
+def _store(out: Path, run: SweepRun, status: str, payload, written: bool) -> None:
+    """Record `run`'s outcome in its directory: a result not `written` there by its worker
+    (Dask) is written from its files' bytes; then its resolved scenario (and error)."""
     d = run_dir(out, run)
     if status == "ok":
-        if d.exists() and not is_run_dir(d):
-            shutil.rmtree(d)  # the leftovers of an earlier failure of this run
-        write_run(payload, d)
+        if not written:
+            if d.exists() and not is_run_dir(d):
+                shutil.rmtree(d)  # the leftovers of an earlier failure of this run
+            write_run(payload, d)
         _write_text_atomic(d / SCENARIO, run.text)
     else:
         d.mkdir(parents=True, exist_ok=True)
@@ -107,7 +120,7 @@ def _store(out: Path, run: SweepRun, status: str, payload) -> None:
         _write_text_atomic(d / ERROR, str(payload))
 
 
-Task = tuple[str, str, str, str]  # text, label, base_dir, name
+Task = tuple[str, str, str, str, str | None]  # text, label, base_dir, name, dest (None: Dask)
 
 
 def _local(tasks: dict[str, Task], jobs: int) -> Iterator[tuple[str, str, object]]:
@@ -238,7 +251,7 @@ def execute_runs(
                     _write_text_atomic(d / SCENARIO, r.text)
                 continue
             stale += 1  # made by another engine build (or before builds were recorded)
-        todo[rid] = (r.text, scenario, base_dir, r.name)
+        todo[rid] = (r.text, scenario, base_dir, r.name, None if dask else os.fspath(d))
     if stale:
         print(
             f"{out}: {stale} finished run(s) were made by another engine build; recomputing them",
@@ -252,7 +265,7 @@ def execute_runs(
             stream = _dask(todo, dask) if dask else _local(todo, jobs or os.cpu_count() or 1)
             with closing(stream):
                 for rid, status, payload in stream:
-                    _store(out, by_id[rid], status, payload)
+                    _store(out, by_id[rid], status, payload, written=not dask)
                     failed += status != "ok"
                     if bar is not None:
                         if failed:
@@ -290,6 +303,8 @@ def _status_of(d: Path) -> tuple[str, str | None]:
 def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
     """One row per distinct run of `sweep` (see the module doc), from what is on disk under
     `out`."""
+    import pandas as pd
+
     rows = []
     summary_cols: list[str] = []
     listed: set[str] = set()
@@ -318,6 +333,8 @@ def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
 def _axis_column(values: list, index: pd.Index) -> pd.Series:
     """An axis column with None where the axis does not apply: integers as Int64 (nullable, not
     floats), a mix of numbers and strings as strings, otherwise as pandas infers it."""
+    import pandas as pd
+
     kinds = {type(v) for v in values if v is not None}
     if kinds == {int}:
         return pd.Series(values, dtype="Int64" if None in values else "int64", index=index)
@@ -328,6 +345,8 @@ def _axis_column(values: list, index: pd.Index) -> pd.Series:
 
 def write_sweep_table(df: pd.DataFrame, path: Path) -> None:
     """Parquet without pandas metadata, written under a temporary name and renamed."""
+    import pyarrow as pa
+
     t = pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     write_parquet(t, tmp)
@@ -342,6 +361,8 @@ def is_sweep_dir(path: str | os.PathLike) -> bool:
 def load_sweep(dir: str | os.PathLike) -> pd.DataFrame:
     """The sweep table of a sweep directory (one row per run; see the module doc). The sweep's
     description (axes, load axis, replications) is in `df.attrs["sweep"]`."""
+    import pandas as pd
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     d = Path(dir)

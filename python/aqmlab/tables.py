@@ -1,7 +1,8 @@
 """The three per-run tables (requests, queue, links) as Arrow tables and pandas DataFrames.
 
-Columns are the fields of the Rust row structs (crates/metrics/src/records.rs) in field order;
-`aqmlab._core` hands them over as lists. Types: every integer column is int64 (the Rust fields are
+Columns are the fields of the Rust row structs (crates/metrics/src/records.rs) in field order,
+as the core's writer (crates/store) puts them in the Parquet files; `columns_to_arrow` builds a
+table from plain columns (hand-made runs). Types: every integer column is int64 (the Rust fields are
 u64/u32; int64 keeps `end_ns - start_ns` and time differences signed and exact), flags are bool,
 `mean_qlen`/`var_qlen` float64, `kind`/`link` strings. A column the Rust side adds later and that
 is not declared here is kept with the type Arrow infers. A value that does not fit its column (an
@@ -70,7 +71,7 @@ TABLES = tuple(TYPES)
 
 
 def columns_to_arrow(table: str, columns: dict[str, list]) -> pa.Table:
-    """Arrow table from `_core`'s column dict (column name → list), with the declared types."""
+    """Arrow table from a column dict (column name → list), with the declared types."""
     declared = TYPES[table]
     names = list(columns) if columns else list(declared)
     arrays = []

@@ -101,6 +101,23 @@ def synthetic_result(name: str = "red", **summary_over) -> RunResult:
     )
 
 
+def fake_core_run(r: RunResult, dir: str) -> dict:
+    """What the core's `run_variant` / `run_scenario_text` do, for the hand-made run `r`: its
+    tables written into the directory `dir` (with pyarrow, not the core's writer) and the
+    core's dict returned (for fakes standing in for the engine)."""
+    from aqmlab.io import _write_tables
+
+    _write_tables(r, Path(dir))
+    return {
+        "name": r.name,
+        "seed": r.seed,
+        "warmup_ns": r.warmup_ns,
+        "summary_json": r.summary_json,
+        "engine": r.engine,
+        "wall_s": 0.01,
+    }
+
+
 TINY_SCENARIO = """\
 # Tiny quickstart-like scenario for the engine tests: 10 Mbps dumbbell, HTTP/1.0 at ~45 % load,
 # 2 s warm-up + 20 s measured.

@@ -141,34 +141,12 @@ def test_cli_run_then_report(tiny_scenario, tmp_path):
     assert [r.split()[0] for r in rows] == ["dt120", "dt30"]
 
 
-def test_streamed_tables_equal_the_in_memory_tables(tiny_runs):
-    """`aqmlab run` streams its tables to Parquet from Rust; the in-memory path (sweeps:
-    `_core.run_scenario_text`, written with pyarrow) must give the same DataFrames, dtypes,
-    Arrow schema and summary for the same scenario."""
-    import pyarrow.parquet as pq
-
-    from aqmlab import _core
-    from aqmlab.api import _from_core
-    from aqmlab.io import write_run
-
-    scen, out, results = tiny_runs
-    text = scen.read_text()
-    for name in ["dt120", "dt30"]:
-        mem = _from_core(_core.run_scenario_text(text, str(scen), str(scen.parent), name), str(scen))
-        assert mem.summary_json == results[name].summary_json
-        back = aqmlab.load_run(out / name)
-        for t in ["requests", "queue", "links"]:
-            pd.testing.assert_frame_equal(getattr(back, t), getattr(mem, t), check_exact=True)
-        d = write_run(mem, out.parent / "in-memory" / name)
-        for t in ["requests", "queue", "links"]:
-            a, b = pq.read_table(out / name / f"{t}.parquet"), pq.read_table(d / f"{t}.parquet")
-            assert a.schema.remove_metadata() == b.schema.remove_metadata(), t
-            assert a.equals(b), t
-
-
-def test_a_run_without_out_keeps_its_tables_in_memory(tiny_scenario):
-    r = aqmlab.run(tiny_scenario, variant="dt30")["dt30"]
+def test_a_run_without_out_keeps_its_tables_in_memory(tiny_runs):
+    scen, out, _ = tiny_runs
+    r = aqmlab.run(scen, variant="dt30")["dt30"]
     assert set(r.files) == {"requests", "queue", "links"}
     assert all(isinstance(v, bytes) for v in r.files.values())  # the scratch directory is gone
+    for t, data in r.files.items():  # the files `--out` writes
+        assert data == (out / "dt30" / f"{t}.parquet").read_bytes(), t
     assert len(r.requests) >= r.summary["responses_started"] > 100
     assert list(r.requests["id"]) == list(range(len(r.requests)))  # id order, every id once

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import math
 import tomllib
+from dataclasses import replace
 
 import pandas as pd
-import pyarrow as pa
 import pytest
-from conftest import synthetic_result
+from conftest import fake_core_run, synthetic_result
 
 from aqmlab import _core, cli
 from aqmlab.reproduce import (
@@ -107,22 +107,12 @@ class FakeCore:
     def __init__(self):
         self.calls = []
 
-    def __call__(self, text, label, base_dir, variant, progress=None):
+    def __call__(self, text, label, base_dir, variant, dir, progress=None):
         doc = tomllib.loads(text)
         limit, seed = doc["queue"]["limit"], doc["run"]["seed"]
         self.calls.append((limit, seed, doc["run"]["duration"]))
         r = synthetic_result(variant, kb_per_s=1000.0 + limit + seed, drops_pct=limit / 10)
-        return {
-            "name": variant,
-            "seed": seed,
-            "warmup_ns": r.warmup_ns,
-            "summary_json": r.summary_json,
-            "requests": pa.Table.from_pandas(r.requests).to_pydict(),
-            "queue": pa.Table.from_pandas(r.queue).to_pydict(),
-            "links": pa.Table.from_pandas(r.links).to_pydict(),
-            "engine": r.engine,
-            "wall_s": 0.01,
-        }
+        return fake_core_run(replace(r, seed=seed), dir)
 
 
 @pytest.fixture

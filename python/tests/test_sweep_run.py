@@ -4,10 +4,10 @@ tests) the process pool and a two-worker Dask LocalCluster giving byte-identical
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 
-import pyarrow as pa
 import pytest
-from conftest import synthetic_result
+from conftest import fake_core_run, synthetic_result
 
 from aqmlab import SimError, _core, cli, load_sweep
 from aqmlab.sweep import run_sweep
@@ -49,6 +49,11 @@ replications = 2
 """
 
 
+# Every file of a sweep's run directory.
+RUN_FILES = ["links.parquet", "queue.parquet", "requests.parquet", "run.json", "scenario.toml",
+             "summary.json"]  # fmt: skip
+
+
 class FakeCore:
     """Stands in for `_core.run_scenario_text` in this process (jobs=1): counts calls, returns a
     hand-made run whose kb_per_s is 1000 + queue limit + seed, fails for `fail_limit` and raises
@@ -59,7 +64,7 @@ class FakeCore:
         self.fail_limit = fail_limit
         self.interrupt_at_call = interrupt_at_call
 
-    def __call__(self, text, label, base_dir, variant, progress=None):
+    def __call__(self, text, label, base_dir, variant, dir, progress=None):
         doc = tomllib.loads(text)
         limit, seed = doc["queue"]["limit"], doc["run"]["seed"]
         self.calls.append((limit, seed))
@@ -68,17 +73,7 @@ class FakeCore:
         if limit == self.fail_limit:
             raise SimError(f"queue.limit: fake failure for limit {limit}")
         r = synthetic_result(variant, kb_per_s=1000.0 + limit + seed)
-        return {
-            "name": variant,
-            "seed": seed,
-            "warmup_ns": r.warmup_ns,
-            "summary_json": r.summary_json,
-            "requests": pa.Table.from_pandas(r.requests).to_pydict(),
-            "queue": pa.Table.from_pandas(r.queue).to_pydict(),
-            "links": pa.Table.from_pandas(r.links).to_pydict(),
-            "engine": r.engine,
-            "wall_s": 0.01,
-        }
+        return fake_core_run(replace(r, seed=seed), dir)
 
 
 @pytest.fixture
@@ -211,7 +206,8 @@ def test_process_pool_and_dask_give_byte_identical_runs(tmp_path, sweep_file):
         dask = run_sweep(sweep_file, tmp_path / "dask", dask=cluster.scheduler_address, progress=False)
     assert pool["status"].tolist() == ["ok"] * 6 and dask["run"].tolist() == pool["run"].tolist()
     for rid in pool["run"]:
-        for f in ["summary.json", "requests.parquet", "queue.parquet", "scenario.toml"]:
+        assert sorted(p.name for p in (tmp_path / "dask" / "runs" / rid).iterdir()) == RUN_FILES
+        for f in RUN_FILES:
             a = (tmp_path / "pool" / "runs" / rid / f).read_bytes()
             assert a == (tmp_path / "dask" / "runs" / rid / f).read_bytes(), (rid, f)
     # Behaviour: the two seeds are different runs; a 10-packet buffer drops more than 60.
@@ -221,11 +217,61 @@ def test_process_pool_and_dask_give_byte_identical_runs(tmp_path, sweep_file):
 
 
 @pytest.mark.engine
-def test_resolved_scenario_reruns_to_the_same_summary(tmp_path, sweep_file):
+def test_a_sweep_run_directory_is_the_one_aqmlab_run_writes(tmp_path, sweep_file):
+    """A sweep point goes through the same streaming writer as `aqmlab run`: running the
+    point's resolved scenario.toml gives the same files, byte for byte, except run.json's
+    `name` (the sweep names the variant after its file, sw; the rerun after scenario.toml) and
+    `scenario` (the file each was given)."""
+    import json
+
+    import pyarrow.parquet as pq
+
     import aqmlab
 
     t = run_sweep(sweep_file, tmp_path / "out", jobs=1, progress=False)
-    d = tmp_path / "out" / "runs" / t["run"][3]
-    again = aqmlab.run(d / "scenario.toml")
-    (r,) = again.values()
-    assert r.summary_json + "\n" == (d / "summary.json").read_text()
+    for i in (0, 3):  # two points: other limit, other seed
+        d = tmp_path / "out" / "runs" / t["run"][i]
+        (r,) = aqmlab.run(d / "scenario.toml", out=tmp_path / f"rerun{i}").values()
+        e = tmp_path / f"rerun{i}" / r.name
+        assert sorted(p.name for p in d.iterdir()) == RUN_FILES
+        assert sorted(p.name for p in e.iterdir()) == [f for f in RUN_FILES if f != "scenario.toml"]
+        assert (d / "summary.json").read_bytes() == (e / "summary.json").read_bytes()
+        for table in ["requests", "queue", "links"]:
+            a, b = d / f"{table}.parquet", e / f"{table}.parquet"
+            assert a.read_bytes() == b.read_bytes(), table
+            rows = pq.read_table(a)
+            assert rows.equals(pq.read_table(b)) and rows.num_rows > 0, table
+        ours, theirs = json.loads((d / "run.json").read_text()), json.loads((e / "run.json").read_text())
+        assert (ours.pop("name"), ours.pop("scenario")) == ("sw", str(sweep_file))
+        assert (theirs.pop("name"), theirs.pop("scenario")) == ("scenario", str(d / "scenario.toml"))
+        assert ours == theirs  # seed, warm-up, engine counters and build
+        # The sweep table's row is that summary.
+        assert t["responses_started"][i] == json.loads((e / "summary.json").read_text())["responses_started"]
+
+
+@pytest.mark.engine
+def test_a_sweep_worker_imports_no_dataframe_stack(tmp_path, sweep_file):
+    """What a worker does for one run (import aqmlab.sweep, execute_run into its run
+    directory) loads neither pandas nor pyarrow nor numpy: a run needs only the core."""
+    import subprocess
+    import sys
+
+    from aqmlab.sweepspec import expand, validate
+
+    sweep = expand(sweep_file)
+    validate(sweep)  # names each run's variant (here the file's stem)
+    run = sweep.runs[0]
+    (tmp_path / "text.toml").write_text(run.text)
+    dest = tmp_path / "runs" / run.id
+    code = (
+        "import sys, aqmlab.sweep as s\n"
+        "text = open(sys.argv[1]).read()\n"
+        "status, r = s.execute_run(text, sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])\n"
+        "assert status == 'ok', r\n"
+        "print(','.join(m for m in ('pandas', 'pyarrow', 'numpy') if m in sys.modules))"
+    )
+    argv = [str(tmp_path / "text.toml"), sweep.scenario, sweep.base_dir, run.name, str(dest)]
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
+    assert sorted(p.name for p in dest.iterdir()) == [f for f in RUN_FILES if f != "scenario.toml"]

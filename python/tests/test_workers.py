@@ -17,7 +17,7 @@ from test_sweep_run import SWEEP, FakeCore
 
 from aqmlab import _core, load_sweep
 from aqmlab.io import remove_stale_scratch
-from aqmlab.sweep import run_sweep
+from aqmlab.sweep import prepare_out, run_sweep
 from aqmlab.sweepspec import expand
 
 # Four runs of two endless bulk flows for 5.5 simulated hours: about 15 s of CPU each, so
@@ -84,6 +84,13 @@ def test_sigkill_of_sweep_leaves_no_live_worker(tmp_path):
         driver.wait(timeout=10)
         gone, alive = psutil.wait_procs(workers, timeout=5)
         assert alive == [], f"workers still alive 5 s after SIGKILL of the driver: {alive}"
+        # The workers were writing their run directories under scratch names (ID.tmp-PID):
+        # nothing looks finished, and the next sweep's start removes them.
+        runs = tmp_path / "out" / "runs"
+        left = sorted(p.name for p in runs.iterdir())
+        assert len(left) == 2 and all(".tmp-" in n for n in left), left
+        prepare_out(tmp_path / "out")
+        assert list(runs.iterdir()) == []
     finally:
         if driver.poll() is None:
             driver.kill()

@@ -2,7 +2,7 @@
 //! seconds per wall-clock second and peak memory (VmHWM), one line per run.
 //!
 //! Usage: `aqmlab-bench [--quick] [SCENARIO[:VARIANT] ...]`. Without arguments it runs the
-//! quickstart (drop-tail and RED variants) and the 100 Mbps bench scenario. `--quick` cuts
+//! quickstart (drop-tail and RED variants) and the 100 Mbps and 1 Gbps bench scenarios. `--quick` cuts
 //! every run to 60 simulated seconds (for CI smoke runs; figures in the README use full runs).
 //! Each target runs in a child process of its own, so the peak memory printed is that run's.
 
@@ -37,6 +37,7 @@ fn main() {
             "scenarios/quickstart.toml:droptail".into(),
             "scenarios/quickstart.toml:red".into(),
             "scenarios/bench_100mbps.toml".into(),
+            "scenarios/bench_1gbps.toml".into(),
         ];
     }
     if !child {

@@ -1,9 +1,10 @@
 //! `aqmlab._core`: the thin PyO3 binding between the Rust core and the `aqmlab` Python package.
-//! It loads scenario files (`scenario::load`) and runs one experiment: `run_variant` writes its
-//! tables to Parquet as the run goes (`sim::run_with` + `store::RunWriter`, memory bounded by
-//! the open connections); `run_scenario_text` (sweeps) keeps them in memory (`sim::run`) and
-//! hands them to Python as plain columns (dict of column name → list). pandas, the CLI and
-//! plots live in `python/aqmlab/`. Nothing here computes anything the core already does.
+//! It loads scenario files (`scenario::load`) and runs one experiment: `run_variant` (a file,
+//! `aqmlab run`) and `run_scenario_text` (a resolved scenario's text: sweeps, tuning, studies)
+//! both write its tables to Parquet as the run goes (`sim::run_with` + `store::RunWriter`,
+//! memory bounded by the open connections), so the same experiment gives the same files
+//! whichever way it came. pandas, the CLI and plots live in `python/aqmlab/`. Nothing here
+//! computes anything the core already does.
 //!
 //! Exceptions: `ScenarioError` (a `ValueError`, message "file: key: reason", attributes `file`,
 //! `key`, `reason`) for a rejected scenario or an unknown variant; `SimError` (a `RuntimeError`,
@@ -13,7 +14,6 @@
 //!
 //! Validation: `python/tests/` (the engine tests run scenarios end to end through this module).
 
-use metrics::{LinkRow, QueueRow, RequestRecord};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -63,85 +63,6 @@ fn scenario_variants(py: Python<'_>, path: &str) -> PyResult<Vec<String>> {
     Ok(load(py, path)?.into_iter().map(|n| n.name).collect())
 }
 
-/// Add column `name` (a list built from `values`) to `table`.
-fn col<'py, T, I>(table: &Bound<'py, PyDict>, name: &str, values: I) -> PyResult<()>
-where
-    T: IntoPyObject<'py>,
-    I: IntoIterator<Item = T>,
-    I::IntoIter: ExactSizeIterator,
-{
-    table.set_item(name, PyList::new(table.py(), values)?)
-}
-
-fn requests_table<'py>(py: Python<'py>, rs: &[RequestRecord]) -> PyResult<Bound<'py, PyDict>> {
-    let t = PyDict::new(py);
-    col(&t, "id", rs.iter().map(|r| r.id))?;
-    col(&t, "conn_id", rs.iter().map(|r| r.conn_id))?;
-    col(&t, "exchange", rs.iter().map(|r| r.exchange))?;
-    col(&t, "workload", rs.iter().map(|r| r.workload))?;
-    col(&t, "kind", rs.iter().map(|r| r.kind.as_str()))?;
-    col(&t, "page", rs.iter().map(|r| r.page))?;
-    col(&t, "client", rs.iter().map(|r| r.client))?;
-    col(&t, "server", rs.iter().map(|r| r.server))?;
-    col(&t, "start_ns", rs.iter().map(|r| r.start_ns))?;
-    col(&t, "end_ns", rs.iter().map(|r| r.end_ns))?;
-    col(&t, "request_bytes", rs.iter().map(|r| r.request_bytes))?;
-    // An endless bulk flow's response size (u64::MAX) is written as −1; any other size as is
-    // (one beyond i64 is then refused by aqmlab.tables with its value, never shown as −1).
-    col(
-        &t,
-        "response_bytes",
-        rs.iter().map(|r| match r.response_bytes {
-            u64::MAX => -1i128,
-            b => i128::from(b),
-        }),
-    )?;
-    col(&t, "server_delay_ns", rs.iter().map(|r| r.server_delay_ns))?;
-    col(&t, "base_rtt_ns", rs.iter().map(|r| r.base_rtt_ns))?;
-    col(&t, "completed", rs.iter().map(|r| r.completed))?;
-    col(&t, "syn_retx", rs.iter().map(|r| r.syn_retx))?;
-    col(&t, "fin_retx", rs.iter().map(|r| r.fin_retx))?;
-    col(&t, "data_retx", rs.iter().map(|r| r.data_retx))?;
-    col(&t, "timeouts", rs.iter().map(|r| r.timeouts))?;
-    col(&t, "fast_retx", rs.iter().map(|r| r.fast_retx))?;
-    col(&t, "ecn_reductions", rs.iter().map(|r| r.ecn_reductions))?;
-    col(&t, "loss_events", rs.iter().map(|r| r.loss_events))?;
-    col(&t, "loss_cwnd_bytes", rs.iter().map(|r| r.loss_cwnd_bytes))?;
-    col(&t, "server_syn_retx", rs.iter().map(|r| r.server_syn_retx))?;
-    col(&t, "server_fin_retx", rs.iter().map(|r| r.server_fin_retx))?;
-    col(
-        &t,
-        "server_data_retx",
-        rs.iter().map(|r| r.server_data_retx),
-    )?;
-    Ok(t)
-}
-
-fn queue_table<'py>(py: Python<'py>, rs: &[QueueRow]) -> PyResult<Bound<'py, PyDict>> {
-    let t = PyDict::new(py);
-    col(&t, "link", rs.iter().map(|r| r.link.as_str()))?;
-    col(&t, "t_ns", rs.iter().map(|r| r.t_ns))?;
-    col(&t, "forwarded", rs.iter().map(|r| r.forwarded))?;
-    col(&t, "early_drops", rs.iter().map(|r| r.early_drops))?;
-    col(&t, "forced_drops", rs.iter().map(|r| r.forced_drops))?;
-    col(&t, "overflow_drops", rs.iter().map(|r| r.overflow_drops))?;
-    col(&t, "marks", rs.iter().map(|r| r.marks))?;
-    col(&t, "min_qlen", rs.iter().map(|r| r.min_qlen))?;
-    col(&t, "max_qlen", rs.iter().map(|r| r.max_qlen))?;
-    col(&t, "mean_qlen", rs.iter().map(|r| r.mean_qlen))?;
-    col(&t, "var_qlen", rs.iter().map(|r| r.var_qlen))?;
-    Ok(t)
-}
-
-fn links_table<'py>(py: Python<'py>, rs: &[LinkRow]) -> PyResult<Bound<'py, PyDict>> {
-    let t = PyDict::new(py);
-    col(&t, "link", rs.iter().map(|r| r.link.as_str()))?;
-    col(&t, "t_ns", rs.iter().map(|r| r.t_ns))?;
-    col(&t, "bytes", rs.iter().map(|r| r.bytes))?;
-    col(&t, "packets", rs.iter().map(|r| r.packets))?;
-    Ok(t)
-}
-
 fn engine_dict<'py>(py: Python<'py>, e: &sim::EngineStats) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("events", e.events)?;
@@ -155,8 +76,8 @@ fn engine_dict<'py>(py: Python<'py>, e: &sim::EngineStats) -> PyResult<Bound<'py
     Ok(d)
 }
 
-/// Panic payload used to unwind out of `sim::run` when the progress callable raised; never
-/// escapes `run_variant` (it is caught there and the Python exception is raised instead).
+/// Panic payload used to unwind out of the engine when the progress callable raised; never
+/// escapes `simulate` (it is caught there and the Python exception is raised instead).
 struct AbortRun;
 
 /// Run variant `variant` of the scenario file at `path`, writing its tables into the existing
@@ -179,20 +100,7 @@ fn run_variant<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let exps = load(py, path)?;
-    let named = find_variant(py, &exps, path, variant)?;
-    let started = Instant::now();
-    let warmup_ns = named.experiment.warmup.as_nanos();
-    let writer = store::RunWriter::create(Path::new(dir), warmup_ns).map_err(store_err)?;
-    let end = simulate(py, named, progress, |exp, on_progress| {
-        sim::run_with(exp, on_progress, writer)
-    })?;
-    let summary = end
-        .obs
-        .finish(&end.fwd_link, &end.totals)
-        .map_err(store_err)?;
-    let d = result_dict(py, named, &summary, &end.engine)?;
-    d.set_item("wall_s", started.elapsed().as_secs_f64())?;
-    Ok(d)
+    run_into(py, &exps, path, variant, dir, progress)
 }
 
 fn store_err(e: store::StoreError) -> PyErr {
@@ -216,21 +124,49 @@ fn scenario_text_variants(
 }
 
 /// Run variant `variant` of scenario `text` (see `scenario_text_variants` for `label` and
-/// `base_dir`) keeping every record in memory (sweeps); progress as in `run_variant`. The
-/// returned dict is `run_variant`'s plus `requests` / `queue` / `links` (column name → list).
+/// `base_dir`) into the existing directory `dir`, exactly as `run_variant` runs a file (sweeps,
+/// tuning, studies: the same writer, so the same files, byte for byte); progress, errors and
+/// the returned dict as in `run_variant`.
 #[pyfunction]
-#[pyo3(signature = (text, label, base_dir, variant, progress=None))]
+#[pyo3(signature = (text, label, base_dir, variant, dir, progress=None))]
 fn run_scenario_text<'py>(
     py: Python<'py>,
     text: &str,
     label: &str,
     base_dir: &str,
     variant: &str,
+    dir: &str,
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let exps =
         scenario::parse_str(text, label, Path::new(base_dir)).map_err(|e| scenario_err(py, &e))?;
-    run_named(py, &exps, label, variant, progress)
+    run_into(py, &exps, label, variant, dir, progress)
+}
+
+/// Run the experiment named `variant` of `exps` (loaded from `label`) into `dir` through
+/// `store::RunWriter` (`run_variant`'s dict).
+fn run_into<'py>(
+    py: Python<'py>,
+    exps: &[scenario::NamedExperiment],
+    label: &str,
+    variant: &str,
+    dir: &str,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let named = find_variant(py, exps, label, variant)?;
+    let started = Instant::now();
+    let warmup_ns = named.experiment.warmup.as_nanos();
+    let writer = store::RunWriter::create(Path::new(dir), warmup_ns).map_err(store_err)?;
+    let end = simulate(py, named, progress, |exp, on_progress| {
+        sim::run_with(exp, on_progress, writer)
+    })?;
+    let summary = end
+        .obs
+        .finish(&end.fwd_link, &end.totals)
+        .map_err(store_err)?;
+    let d = result_dict(py, named, &summary, &end.engine)?;
+    d.set_item("wall_s", started.elapsed().as_secs_f64())?;
+    Ok(d)
 }
 
 /// The experiment named `variant` of `exps` (loaded from `label`), or a ScenarioError.
@@ -254,7 +190,7 @@ fn find_variant<'a>(
     })
 }
 
-/// Run `named` through `go(experiment, on_progress)` (`sim::run` or `sim::run_with`), calling
+/// Run `named` through `go(experiment, on_progress)` (`sim::run_with`), calling
 /// `progress` and checking for Ctrl-C about once per simulated second; an exception there
 /// aborts the run and is returned.
 fn simulate<'py, T>(
@@ -310,27 +246,6 @@ fn result_dict<'py>(
     d.set_item("warmup_ns", named.experiment.warmup.as_nanos())?;
     d.set_item("summary_json", summary_json)?;
     d.set_item("engine", engine_dict(py, engine)?)?;
-    Ok(d)
-}
-
-/// Run the experiment named `variant` of `exps` (loaded from `label`), keeping every record
-/// in memory and handing them over as columns.
-fn run_named<'py>(
-    py: Python<'py>,
-    exps: &[scenario::NamedExperiment],
-    label: &str,
-    variant: &str,
-    progress: Option<Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let named = find_variant(py, exps, label, variant)?;
-    let started = Instant::now();
-    let out = simulate(py, named, progress, sim::run)?;
-    let wall_s = started.elapsed().as_secs_f64();
-    let d = result_dict(py, named, &out.summary, &out.engine)?;
-    d.set_item("requests", requests_table(py, &out.requests)?)?;
-    d.set_item("queue", queue_table(py, &out.queue)?)?;
-    d.set_item("links", links_table(py, &out.links)?)?;
-    d.set_item("wall_s", wall_s)?;
     Ok(d)
 }
 

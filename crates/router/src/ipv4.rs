@@ -15,9 +15,13 @@ pub const PROTO_UDP: u8 = 17;
 /// ECN field of the IPv4 TOS byte (RFC 3168 §5), its two low bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ecn {
+    /// Not ECN-capable transport (00).
     NotEct = 0b00,
+    /// ECN-capable transport, codepoint 1 (01).
     Ect1 = 0b01,
+    /// ECN-capable transport, codepoint 0 (10).
     Ect0 = 0b10,
+    /// Congestion experienced (11).
     Ce = 0b11,
 }
 
@@ -31,9 +35,13 @@ impl Ecn {
 /// TCP flags and payload size of a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TcpInfo {
+    /// SYN flag (connection open).
     pub syn: bool,
+    /// ACK flag.
     pub ack: bool,
+    /// FIN flag.
     pub fin: bool,
+    /// RST flag.
     pub rst: bool,
     /// Payload bytes (IP total length − IP header − TCP header).
     pub payload: u32,
@@ -46,9 +54,13 @@ pub struct Headers {
     pub total_len: u16,
     /// IP header length, bytes (IHL × 4).
     pub header_len: u8,
+    /// IP protocol number (6 TCP, 17 UDP, 1 ICMP).
     pub protocol: u8,
+    /// Source address.
     pub src: Ipv4Addr,
+    /// Destination address.
     pub dst: Ipv4Addr,
+    /// ECN codepoint of the TOS byte.
     pub ecn: Ecn,
     /// TCP/UDP ports; 0 for other protocols and for fragments after the first.
     pub src_port: u16,

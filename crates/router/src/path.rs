@@ -70,9 +70,11 @@ impl Ord for OnWire {
 /// What happened to an offered packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offered {
+    /// Stored in the queue (or straight onto the idle link).
     Queued,
     /// Queued with CE set.
     Marked,
+    /// Discarded by the queue, with its reason.
     Dropped(DropReason),
 }
 

@@ -14,21 +14,26 @@ use metrics::{LinkRow, QueueRow, SummaryTotals};
 pub struct PathCounters {
     /// IPv4 packets offered to the queue.
     pub in_packets: u64,
+    /// Bytes of those packets.
     pub in_bytes: u64,
     /// Packets that left the emulated path (handed to the far side).
     pub out_packets: u64,
+    /// Bytes of those packets.
     pub out_bytes: u64,
     /// Packets dropped by the queue (any reason, at enqueue, by eviction or at dequeue).
     pub dropped_packets: u64,
+    /// Bytes of those packets.
     pub dropped_bytes: u64,
     /// CE marks set (at enqueue or at dequeue).
     pub marked_packets: u64,
     /// Packets stored in the queue now.
     pub queued_packets: u64,
+    /// Bytes stored in the queue now.
     pub queued_bytes: u64,
     /// Packets on the emulated wire now (being serialized, or in the propagation + DelayBox
     /// delay).
     pub in_flight_packets: u64,
+    /// Bytes of those packets.
     pub in_flight_bytes: u64,
 }
 
@@ -76,11 +81,14 @@ pub struct Pacing {
     pub rate_error: f64,
     /// Bytes and real seconds the achieved rate is measured over.
     pub busy_bytes: u64,
+    /// Real seconds of those busy periods.
     pub busy_secs: f64,
     /// Lateness of the writes (real write time − scheduled departure), i.e. the error of the
     /// added delay, ns: median, 99th percentile, maximum (1 µs resolution up to 100 ms).
     pub delay_error_p50_ns: u64,
+    /// 99th percentile of the lateness, ns.
     pub delay_error_p99_ns: u64,
+    /// Largest lateness, ns.
     pub delay_error_max_ns: u64,
     /// Packets the lateness is measured over.
     pub samples: u64,
@@ -93,10 +101,13 @@ pub struct RouterReport {
     pub fwd: PathCounters,
     /// Reverse (client side → server side) counters.
     pub rev: PathCounters,
+    /// Pacing accuracy of the forward direction.
     pub fwd_pacing: Pacing,
+    /// Pacing accuracy of the reverse direction.
     pub rev_pacing: Pacing,
     /// Queue discipline counters of each direction (`aqm::QueueStats`, identities hold).
     pub fwd_queue: aqm::QueueStats,
+    /// Reverse direction's discipline counters.
     pub rev_queue: aqm::QueueStats,
     /// Queue-monitor rows of both directions (`bottleneck_fwd`, `bottleneck_rev`), in the order
     /// produced; feed them to `store::RunWriter::on_queue_row`.

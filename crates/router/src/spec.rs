@@ -9,7 +9,7 @@
 //! access links' rate and queue are not emulated (100 Mbps access links add 0.12 ms per 1500 B
 //! packet in the simulator; the testbed's hosts hand packets over at memory speed).
 //!
-//! Validation: `tests/spec.rs` (quickstart's values; a parking lot refused).
+//! Validation: `tests/router.rs` (`spec_from_the_quickstart_*`, `a_parking_lot_is_refused_*`).
 
 use aqm::{DisciplineParams, LinkInfo};
 use sim::{DelayBoxConfig, Experiment, MonitorConfig, Topology};

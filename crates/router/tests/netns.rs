@@ -3,7 +3,7 @@
 //! 10 Mbit/s bottleneck busy: its arrival rate at the server side must be within 1 % of
 //! 10 Mbit/s; a UDP echo measures the added delay (2 × (10 ms + serialization)). Skipped
 //! when not root, except under `CI`, where it must run. Namespace names carry a run id; a
-//! guard removes them even when the test fails.
+//! guard removes them even when the test fails, and a run removes those a killed run left.
 
 use router::{PathSpec, RouterSpec};
 use std::net::UdpSocket;
@@ -47,6 +47,26 @@ unsafe fn libc_setns(fd: i32) -> i32 {
     setns(fd, 0x4000_0000) // CLONE_NEWNET
 }
 
+/// Remove namespaces of earlier runs of this test whose process is gone (a killed run).
+fn remove_stale() {
+    let Ok(dir) = std::fs::read_dir("/var/run/netns") else {
+        return;
+    };
+    for e in dir.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(pid) = name
+            .strip_prefix("aqr-")
+            .and_then(|r| r.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = Command::new("ip").args(["netns", "del", &name]).status();
+        }
+    }
+}
+
 fn is_root() -> bool {
     extern "C" {
         fn geteuid() -> u32;
@@ -78,12 +98,10 @@ fn udp_across_two_namespaces_gets_the_bottleneck_rate_and_delay() {
         eprintln!("skipped: needs root (network namespaces, TUN)");
         return;
     }
-    let id = format!(
-        "{:x}{:04x}",
-        std::process::id(),
-        Instant::now().elapsed().subsec_nanos() as u16 ^ (std::process::id() as u16)
-    );
-    let id = &id[id.len().saturating_sub(8)..];
+    remove_stale();
+    // Run id: this process's pid (namespace names aqr-PID-c / aqr-PID-s).
+    let id = std::process::id().to_string();
+    let id = id.as_str();
     let (cns, sns) = (format!("aqr-{id}-c"), format!("aqr-{id}-s"));
     let (ctun, stun) = (format!("aqrc{id}"), format!("aqrs{id}"));
     let _guard = Netns(vec![cns.clone(), sns.clone()]);

@@ -6,6 +6,8 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use units::SimTime;
 
+use crate::timers::TimerHeap;
+
 /// What happens at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -32,16 +34,35 @@ pub enum Event {
     WarmupEnd,
 }
 
+/// A scheduled event; `key` packs (time in ns, sequence) into one integer so the heap's
+/// comparisons are a single branch-free 128-bit compare.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: SimTime,
-    seq: u64,
+    key: u128,
     ev: Event,
+}
+
+impl Entry {
+    #[inline]
+    fn new(time: SimTime, seq: u64, ev: Event) -> Entry {
+        Entry {
+            key: ((time.as_nanos() as u128) << 64) | seq as u128,
+            ev,
+        }
+    }
+    #[inline]
+    fn time(&self) -> SimTime {
+        SimTime::from_nanos((self.key >> 64) as u64)
+    }
+    #[inline]
+    fn seq(&self) -> u64 {
+        self.key as u64
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl Eq for Entry {}
@@ -53,25 +74,32 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest (time, seq).
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        o.key.cmp(&self.key)
     }
 }
 
-/// Deterministic future-event list.
+/// Deterministic future-event list: one-shot events in a binary heap, re-armable wake-ups
+/// (one per key) in a [`TimerHeap`]; both share one sequence counter, so the merged order is
+/// (time, sequence) over all events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    timers: TimerHeap,
     seq: u64,
     now: SimTime,
+    /// Sequence number of the event being handled (the latest popped).
+    now_seq: u64,
     popped: u64,
 }
 
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1 << 16),
+            heap: BinaryHeap::with_capacity(1 << 12),
+            timers: TimerHeap::default(),
             seq: 0,
             now: SimTime::ZERO,
+            now_seq: 0,
             popped: 0,
         }
     }
@@ -83,25 +111,86 @@ impl EventQueue {
             "event scheduled in the past: {time} < {}",
             self.now
         );
-        self.heap.push(Entry {
-            time,
-            seq: self.seq,
-            ev,
-        });
+        self.heap.push(Entry::new(time, self.seq, ev));
         self.seq += 1;
+    }
+    /// Take the next sequence number for an event that may never be scheduled (a link's end
+    /// of transmission, see `World::start_tx`): it keeps its place in the order if it is
+    /// scheduled later with [`EventQueue::schedule_at_seq`].
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq - 1
+    }
+    /// Schedule `ev` at `time` with the sequence number `seq` taken earlier by
+    /// [`EventQueue::reserve_seq`].
+    #[inline]
+    pub fn schedule_at_seq(&mut self, time: SimTime, seq: u64, ev: Event) {
+        debug_assert!(time >= self.now && seq < self.seq);
+        self.heap.push(Entry::new(time, seq, ev));
+    }
+    /// True if an event at (`time`, `seq`) comes before the one being handled, i.e. would
+    /// already have run had it been scheduled.
+    #[inline]
+    pub fn is_past(&self, time: SimTime, seq: u64) -> bool {
+        (time, seq) < (self.now, self.now_seq)
+    }
+    /// Set the re-armable wake-up `key` to `ev` at `time` (not in the past), replacing the
+    /// key's pending one: it is ordered as if scheduled now.
+    #[inline]
+    pub fn set_timer(&mut self, key: u32, time: SimTime, ev: Event) {
+        debug_assert!(
+            time >= self.now,
+            "timer set in the past: {time} < {}",
+            self.now
+        );
+        self.timers.set(key, time, self.seq, ev);
+        self.seq += 1;
+    }
+    /// Drop the pending wake-up of `key`, if any.
+    pub fn cancel_timer(&mut self, key: u32) {
+        self.timers.cancel(key);
     }
     /// Earliest event, advancing the clock; asserts time never goes backwards.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
-        assert!(e.time >= self.now, "time went backwards");
-        self.now = e.time;
+        self.pop_until(SimTime::MAX)
+    }
+    /// Earliest event if it is at or before `end` (then the clock advances to it), else
+    /// `None` and nothing changes.
+    #[inline]
+    pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
+        let timer_first = match (self.heap.peek(), self.timers.peek()) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(e), Some(t)) => t < (e.time(), e.seq()),
+        };
+        let (time, seq, ev) = if timer_first {
+            if self.timers.peek()?.0 > end {
+                return None;
+            }
+            self.timers.pop()?
+        } else {
+            if self.heap.peek()?.time() > end {
+                return None;
+            }
+            let e = self.heap.pop()?;
+            (e.time(), e.seq(), e.ev)
+        };
+        assert!(time >= self.now, "time went backwards");
+        self.now = time;
+        self.now_seq = seq;
         self.popped += 1;
-        Some((e.time, e.ev))
+        Some((time, ev))
     }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        let h = self.heap.peek().map(|e| e.time());
+        let t = self.timers.peek().map(|t| t.0);
+        match (h, t) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
     pub fn now(&self) -> SimTime {
         self.now
@@ -115,11 +204,11 @@ impl EventQueue {
         self.seq
     }
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.timers.len()
     }
     /// Pending events, for end-of-run accounting.
     pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
-        self.heap.drain().map(|e| e.ev)
+        self.heap.drain().map(|e| e.ev).chain(self.timers.drain())
     }
 }
 

@@ -12,6 +12,7 @@ pub mod network;
 pub mod output;
 mod packet;
 mod run;
+mod timers;
 pub mod topology;
 mod world;
 

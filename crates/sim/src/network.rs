@@ -20,6 +20,10 @@ pub struct Link {
     pub rng: Rng,
     /// True while a packet is being serialized.
     pub busy: bool,
+    /// End of the current transmission (time, event sequence number) when nothing was queued
+    /// behind it: its `TxDone` event is only scheduled if a packet arrives before then
+    /// (`World::settle`), so an uncongested link costs one event per packet, not two.
+    pub idle_at: Option<(units::SimTime, u64)>,
     /// Wire bytes and packets that started transmission since the start of the run.
     pub tx_bytes: u64,
     pub tx_packets: u64,
@@ -82,6 +86,7 @@ impl Network {
             disc,
             rng: units::stream(seed, &format!("link:{name}")),
             busy: false,
+            idle_at: None,
             tx_bytes: 0,
             tx_packets: 0,
             monitor: None,

@@ -254,12 +254,9 @@ pub fn run_with<O: Observer>(
     let mut snap_stats = QueueStats::default();
     let mut snap_bytes = 0u64;
     let mut next_progress = SimTime::ZERO;
+    let mut stopped_early = false;
     let progress_step = SimDuration::from_secs(1);
-    while let Some(t) = w.q.peek_time() {
-        if t > end {
-            break;
-        }
-        let (now, ev) = w.q.pop().expect("peeked");
+    while let Some((now, ev)) = w.q.pop_until(end) {
         if now >= next_progress {
             progress(now, end);
             next_progress = now + progress_step;
@@ -295,11 +292,13 @@ pub fn run_with<O: Observer>(
         if let Some(n) = exp.stop_after_responses {
             if w.measured_completions >= n {
                 end = now;
+                stopped_early = true;
                 break;
             }
         }
     }
     progress(end, end);
+    w.settle_all(end, stopped_early);
     w.close_all(end);
 
     // Conservation: every packet created was delivered, dropped, or is still in a queue or on

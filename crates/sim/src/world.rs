@@ -152,6 +152,7 @@ impl<O: Observer> World<O> {
             Event::App { conn, gen, side } => self.app_timer(now, conn, gen, side as usize),
             Event::Workload { w } => self.workload_timer(now, w as usize),
             Event::Queue { link } => {
+                self.settle(now, link);
                 let l = &mut self.net.links[link as usize];
                 l.disc.on_timeout(now);
                 if let Some(d) = l.disc.next_deadline() {
@@ -176,7 +177,45 @@ impl<O: Observer> World<O> {
         self.enqueue(now, l, pkt);
     }
 
+    /// Bring link `l` up to the event being handled: if its transmission ended, with nothing
+    /// queued, before this event, the link went idle then. The discipline hears of it at that
+    /// time (the `dequeue` that returns `None`), exactly as if the `TxDone` event had run.
+    #[inline]
+    fn settle(&mut self, now: SimTime, l: u32) {
+        let link = &mut self.net.links[l as usize];
+        if let Some((t, seq)) = link.idle_at {
+            if self.q.is_past(t, seq) {
+                link.idle_at = None;
+                link.busy = false;
+                self.start_tx(t, l);
+                debug_assert!(!self.net.links[l as usize].busy && t <= now);
+            }
+        }
+    }
+
+    /// At the end of the run: settle every link whose transmission ended before the run
+    /// stopped (at or before `end` if the run went to its end, `stopped_early` false; before
+    /// the event being handled if it stopped there).
+    pub fn settle_all(&mut self, end: SimTime, stopped_early: bool) {
+        for l in 0..self.net.links.len() as u32 {
+            if let Some((t, seq)) = self.net.links[l as usize].idle_at {
+                let ended = if stopped_early {
+                    self.q.is_past(t, seq)
+                } else {
+                    t <= end
+                };
+                if ended {
+                    let link = &mut self.net.links[l as usize];
+                    link.idle_at = None;
+                    link.busy = false;
+                    self.start_tx(t, l);
+                }
+            }
+        }
+    }
+
     fn enqueue(&mut self, now: SimTime, l: u32, pkt: u32) {
+        self.settle(now, l);
         let p = self.pkts.get(pkt);
         let meta = PacketMeta {
             id: pkt,
@@ -226,8 +265,16 @@ impl<O: Observer> World<O> {
                 self.dropped += 1;
             }
         }
-        if !self.net.links[l as usize].busy {
+        let link = &mut self.net.links[l as usize];
+        if !link.busy {
             self.start_tx(now, l);
+        } else if let Some((t, seq)) = link.idle_at {
+            if link.disc.len_packets() > 0 {
+                // A packet waits: the end of transmission must now run as an event, in the
+                // place its sequence number gives it.
+                link.idle_at = None;
+                self.q.schedule_at_seq(t, seq, Event::TxDone { link: l });
+            }
         }
     }
 
@@ -263,7 +310,12 @@ impl<O: Observer> World<O> {
         let ser = link.rate.serialization(m.size_bytes as u64);
         let to = link.to;
         let mut arrival = now + ser + link.delay;
-        self.q.schedule(now + ser, Event::TxDone { link: l });
+        let seq = self.q.reserve_seq();
+        if link.disc.len_packets() == 0 {
+            link.idle_at = Some((now + ser, seq));
+        } else {
+            self.q.schedule_at_seq(now + ser, seq, Event::TxDone { link: l });
+        }
         if self.box_nodes[to as usize] && self.pkts.get(m.id).conn != DATAGRAM {
             let p = self.pkts.get(m.id);
             if let Some(c) = self.conn(p.conn, p.gen) {
@@ -319,8 +371,8 @@ impl<O: Observer> World<O> {
     // ----- endpoints -----------------------------------------------------------------------
 
     fn deliver(&mut self, now: SimTime, pkt: u32) {
-        let p = *self.pkts.get(pkt);
-        self.pkts.free(pkt);
+        // Read the packet in place (a copy of its segment costs more than the rest of this).
+        let p = self.pkts.get(pkt);
         self.delivered += 1;
         if p.conn == DATAGRAM {
             let d = &mut self.datagrams[p.gen as usize];
@@ -330,18 +382,23 @@ impl<O: Observer> World<O> {
             if now >= self.warmup {
                 d.delivered_bytes_measured += bytes;
             }
+            self.pkts.free(pkt);
             return;
         }
-        let slot = &mut self.slots[p.conn as usize];
-        if slot.gen != p.gen {
-            return; // the connection is gone: the packet is delivered to a closed socket
-        }
-        let Some(c) = slot.conn.as_deref_mut() else {
-            return;
+        let (ci, side) = (p.conn, if p.to_server { SERVER } else { CLIENT });
+        let slot = &mut self.slots[ci as usize];
+        let live = match slot.conn.as_deref_mut() {
+            Some(c) if slot.gen == p.gen => {
+                c.eps[side].on_segment(now, &p.seg);
+                true
+            }
+            // The connection is gone: the packet is delivered to a closed socket.
+            _ => false,
         };
-        let side = if p.to_server { SERVER } else { CLIENT };
-        c.eps[side].on_segment(now, &p.seg);
-        self.service(now, p.conn, side);
+        self.pkts.free(pkt);
+        if live {
+            self.service(now, ci, side);
+        }
     }
 
     /// A server delay or a client gap (HTTP/1.1) ended: let the application act, then send.
@@ -413,7 +470,8 @@ impl<O: Observer> World<O> {
             let d = d.max(now);
             if c.timer_at[side].is_none_or(|t| d < t) {
                 c.timer_at[side] = Some(d);
-                self.q.schedule(
+                self.q.set_timer(
+                    ci * 2 + side as u32,
                     d,
                     Event::Endpoint {
                         conn: ci,
@@ -503,6 +561,8 @@ impl<O: Observer> World<O> {
         let slot = &mut self.slots[ci as usize];
         let mut c = slot.conn.take().expect("live connection");
         slot.gen = slot.gen.wrapping_add(1);
+        self.q.cancel_timer(ci * 2);
+        self.q.cancel_timer(ci * 2 + 1);
         self.free_slots.push(ci);
         self.open_conns -= 1;
         if let Some(r) = c.finalize_record(now) {

@@ -23,6 +23,10 @@ impl Rate {
         if self.bps == 0 {
             return SimDuration::MAX;
         }
+        // Up to 2.3 GB the product fits in 64 bits, whose division is far cheaper.
+        if let Some(bits) = bytes.checked_mul(8_000_000_000) {
+            return SimDuration(bits.div_ceil(self.bps));
+        }
         let bits = bytes as u128 * 8 * 1_000_000_000;
         let ns = bits.div_ceil(self.bps as u128);
         SimDuration(ns.min(u64::MAX as u128) as u64)
@@ -46,6 +50,11 @@ mod tests {
         );
         // 40 bytes at 3 bps rounds up: 320/3 s = 106.666..s -> ceil ns.
         assert_eq!(Rate::from_bps(3).serialization(40).0, 106_666_666_667);
+        // Beyond the 64-bit product: 3 GB at 1 Gbps = 24 s exactly.
+        assert_eq!(
+            Rate::from_mbps(1000).serialization(3_000_000_000),
+            SimDuration::from_secs(24)
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@
 //! is `server.rs`, the client loop `client.rs`.
 //!
 //! Validation: `python/tests/test_testbed.py` (as root: records complete, sizes and start times
-//! as the simulator's, response times ≥ 2 propagation RTTs).
+//! as the simulator's, response times ≥ 2 × the base RTT).
 
 use std::collections::HashMap;
 use std::net::SocketAddrV4;

@@ -11,7 +11,8 @@
 //! the client namespace, the server's in the server namespace, and sockets belong to the
 //! namespace of the thread that made them.
 //!
-//! Read `run.rs` first. Validation: unit tests in each file; `tests/testbed_e2e.rs` (as root).
+//! Read `run.rs` first. Validation: unit tests in each file; `tests/netns_root.rs` and
+//! python/tests/test_testbed.py (as root: end to end through the router).
 
 pub mod client;
 pub mod http;

@@ -18,8 +18,10 @@
 //! Stale runs: the name carries the pid of the process that made it; [`remove_stale`] deletes
 //! every `aqmlab-<pid>-…` namespace whose process no longer runs (`kill -9`, a crash).
 //!
-//! Validation: unit tests below (names, parsing); `tests/testbed_e2e.rs` (as root: namespaces
-//! made, used and removed; a killed run's namespaces removed by the next start).
+//! Validation: unit tests below (names, parsing); `tests/netns_root.rs` (as root: namespaces
+//! made, configured and removed, the host's sysctls and routes unchanged, stale namespaces of
+//! dead pids removed and live ones kept); python/tests/test_testbed.py (a run killed with
+//! SIGKILL: its namespaces removed by the next start).
 
 use std::io;
 use std::net::Ipv4Addr;

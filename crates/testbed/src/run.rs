@@ -506,6 +506,15 @@ fn run_in(
             }))
         })
         .map_err(io_err("client thread"))?;
+    // A router that ends early (an IO error) would leave the hosts disconnected for the rest
+    // of the run: stop the traffic then, and report the router's error below.
+    while !client.is_finished() {
+        if router_thread.as_ref().is_some_and(|h| h.is_finished()) {
+            stop_traffic.store(true, Ordering::SeqCst);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let client_rep = client.join();
     stop_traffic.store(true, Ordering::SeqCst);
     let _ = server.join();

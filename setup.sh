@@ -9,7 +9,8 @@
 #   1. .venv/ with python3.11 -m venv (override the interpreter with PYTHON=...)
 #   2. the exact pins of requirements.txt (maturin, pandas, pyarrow, matplotlib, tqdm, pytest,
 #      ruff and their dependencies), reinstalled only when requirements.txt changes
-#   3. the Rust core built in release mode into the venv as aqmlab._core (maturin develop)
+#   3. the Rust core built in release mode into the venv as aqmlab._core (maturin develop), and
+#      the testbed binary target/release/aqmlab-testbed (`aqmlab testbed` execs it)
 #   4. the quickstart run and its report (unless --no-run)
 set -euo pipefail
 
@@ -24,7 +25,7 @@ run_quickstart=1
 for arg in "$@"; do
     case "$arg" in
         --no-run) run_quickstart=0 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $arg (usage: ./setup.sh [--no-run])" ;;
     esac
 done
@@ -55,6 +56,9 @@ log "building the Rust core in release mode (maturin develop --release)"
 # (maturin lists every already-installed dependency; those lines are noise.)
 maturin develop --release 2>&1 | sed '/Requirement already satisfied/d'
 python -c "import aqmlab._core" || die "aqmlab._core does not import after the build"
+log "building the testbed binary (cargo build --release -p testbed)"
+cargo build --release --locked -q -p testbed --bin aqmlab-testbed \
+    || die "the testbed binary (crates/testbed) does not build"
 
 # 4. The quickstart.
 if [[ "$run_quickstart" == 1 ]]; then

@@ -10,6 +10,8 @@
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
     aqmlab reproduce STUDY [--quick] [--reading NAME] [--out DIR] [--jobs N] [--dask ADDR] [--publish]
     aqmlab params [NAME]   ([tcp] or a queue kind: keys, units, defaults, ranges, sources)
+    aqmlab testbed SCENARIO --out DIR [--variant NAME] [--duration D] [--warmup D] [--pcap]
+                                       (real Linux TCP, as root; aqmlab.testbed execs the binary)
 
 Errors (a rejected scenario, an experiment the engine cannot build, a missing directory, an
 output directory that cannot be written: checked before anything runs) print one line
@@ -31,7 +33,7 @@ from aqmlab.summary_table import summary_table
 PROG = "aqmlab"
 # Subcommands whose modules are imported only when used (they load pandas, scipy, matplotlib):
 # `aqmlab run` starts in a fraction of the time (see README, Benchmark).
-_COMMANDS = ("run", "calibrate", "reproduce", "params", "sweep", "tune", "report")
+_COMMANDS = ("run", "calibrate", "reproduce", "params", "sweep", "tune", "report", "testbed")
 
 
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -63,6 +65,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         _add_tune(sub)
     if want("report"):
         _add_report(sub)
+    if want("testbed"):
+        from aqmlab import testbed
+
+        testbed.add_parser(sub)  # `aqmlab testbed SCENARIO --out DIR` (aqmlab.testbed)
     return p
 
 
@@ -236,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
             from aqmlab import model_params
 
             return model_params.cmd_params(args)
+        if args.command == "testbed":
+            from aqmlab import testbed
+
+            return testbed.cmd_testbed(args)
         return cmd_report(args)
     except (_core.ScenarioError, _core.SimError) as e:
         return _error(str(e))

@@ -1,0 +1,195 @@
+//! HTTP/1.0 over real sockets: the client (one tokio runtime on a thread in the client
+//! namespace) opens the workload generators' connections in real time; the server (one runtime
+//! on a thread in the server namespace, listening on port 80 of every server address) answers
+//! each with the response the generator chose.
+//!
+//! Same connections as the simulator: the `traffic` crate's generators ([`traffic::workload::Workload`])
+//! are driven with `SimTime` = real time since the run's epoch, each with its own stream
+//! `workload:{i}` of the run seed (as `sim::world`), so the same scenario and seed give the same
+//! arrival times, request and response sizes and server delays. A request is opened when its
+//! time has come (never early; how late is measured: [`ClientReport::lateness_max_ns`](crate::client::ClientReport::lateness_max_ns)).
+//!
+//! Exchange: the client binds a socket to its host's address (port chosen by the kernel),
+//! leaves a [`Ticket`] (response size, server delay) for that address and port, connects to
+//! server host j's address port 80, writes `request_bytes` bytes, and reads to EOF. The server
+//! takes the ticket of the peer it accepted, reads `request_bytes` bytes, waits the server
+//! delay, writes `response_bytes` bytes and closes (FIN first, as an HTTP/1.0 server). The bytes
+//! on the wire are exactly the simulator's payloads (no header text: its size would change the
+//! request); the ticket is the in-process stand-in for the URL. Nagle is off on both ends
+//! (TCP_NODELAY, seed 000 §3.4.3), as the simulator's endpoints; the server corks the
+//! response (TCP_CORK) so that the FIN rides on its last segment, as in the simulator.
+//!
+//! Records ([`metrics::RequestRecord`], the simulator's columns): `start_ns` = just before
+//! `connect()` (the first SYN), `end_ns` = the read that returned the last response byte,
+//! both ns since the epoch; `completed` = the whole response arrived. From TCP_INFO (Linux ≥ 6.7
+//! for the RTO count): `syn_retx` = the client's retransmissions when `connect` returned plus
+//! the server's when `accept` returned (SYN-ACKs, also `server_syn_retx`); `data_retx` = every
+//! later retransmission of both ends (`tcpi_total_retrans`; also `server_data_retx`);
+//! `timeouts` = RTOs of both ends (`tcpi_total_rto`). Not measured (written 0): `fin_retx`,
+//! `fast_retx`, `ecn_reductions`, `loss_events`, `loss_cwnd_bytes`, `server_fin_retx`.
+//! `base_rtt_ns` = the configured propagation RTT plus the DelayBox RTT drawn for the connection
+//! in opening order from stream `delaybox` (the simulator's and the router's draw when SYNs
+//! reach the router in the order connections were opened).
+//!
+//! This file: what the client and server share (tickets, events, socket options); the server
+//! is `server.rs`, the client loop `client.rs`.
+//!
+//! Validation: `python/tests/test_testbed.py` (as root: records complete, sizes and start times
+//! as the simulator's, response times ≥ 2 × the base RTT).
+
+use std::collections::HashMap;
+use std::net::SocketAddrV4;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The servers' TCP port.
+pub const SERVER_PORT: u16 = 80;
+
+/// Bytes written per write call (response bodies are zeros).
+pub(crate) const CHUNK: usize = 64 * 1024;
+pub(crate) static ZEROS: [u8; CHUNK] = [0; CHUNK];
+
+/// What the server must do for one connection, left by the client under its own address and
+/// port before it connects.
+#[derive(Clone, Copy, Debug)]
+pub struct Ticket {
+    /// Connection id (the record's `conn_id`).
+    pub conn_id: u64,
+    /// Request payload the server reads before answering, bytes.
+    pub request_bytes: u64,
+    /// Response payload, bytes; `u64::MAX` = endless (bulk).
+    pub response_bytes: u64,
+    /// Server think time after the whole request arrived.
+    pub server_delay: Duration,
+}
+
+/// Tickets by client address and port, shared by the client and server threads.
+pub type Tickets = Arc<Mutex<HashMap<SocketAddrV4, Ticket>>>;
+
+/// What the connection tasks tell the client loop.
+#[derive(Debug)]
+pub enum Event {
+    /// The client is about to send the SYN.
+    Started { conn_id: u64, at: Instant },
+    /// The client's side ended (EOF, error or refused connection).
+    ClientDone {
+        conn_id: u64,
+        /// Time of the last response byte (or of the failure).
+        end: Instant,
+        /// Response bytes received.
+        received: u64,
+        /// Whether the response arrived whole and the server closed.
+        completed: bool,
+        /// Client retransmissions until `connect` returned (SYNs).
+        syn_retx: u32,
+        /// Later client retransmissions.
+        data_retx: u32,
+        /// Client RTO expiries.
+        timeouts: u32,
+    },
+    /// The server's side ended (after the client's FIN, or on an error).
+    ServerDone {
+        conn_id: u64,
+        /// Server retransmissions until `accept` returned (SYN-ACKs).
+        synack_retx: u32,
+        /// Later server retransmissions (response data, FIN).
+        data_retx: u32,
+        /// Server RTO expiries.
+        timeouts: u32,
+    },
+}
+
+/// The TCP_INFO counters the records use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpInfo {
+    /// `tcpi_total_retrans`: segments retransmitted (SYNs included).
+    pub total_retrans: u32,
+    /// `tcpi_total_rto`: RTO expiries (Linux ≥ 6.7; 0 before).
+    pub total_rto: u32,
+    /// `tcpi_min_rtt`, µs.
+    pub min_rtt_us: u32,
+}
+
+/// TCP_INFO of socket `fd` (offsets of `struct tcp_info` in linux/tcp.h), `None` if the call
+/// fails.
+pub fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
+    let mut buf = [0u8; 256];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `buf` and updates `len`.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let len = len as usize;
+    let u32_at = |o: usize| {
+        if o + 4 <= len {
+            u32::from_ne_bytes(buf[o..o + 4].try_into().expect("4 bytes"))
+        } else {
+            0
+        }
+    };
+    let u16_at = |o: usize| {
+        if o + 2 <= len {
+            u32::from(u16::from_ne_bytes(
+                buf[o..o + 2].try_into().expect("2 bytes"),
+            ))
+        } else {
+            0
+        }
+    };
+    Some(TcpInfo {
+        total_retrans: u32_at(100),
+        total_rto: u16_at(240),
+        min_rtt_us: u32_at(148),
+    })
+}
+
+/// The congestion control of socket `fd` (TCP_CONGESTION), `None` if the call fails.
+pub fn congestion_control(fd: RawFd) -> Option<String> {
+    let mut buf = [0u8; 16];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `buf` and updates `len`.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let b = &buf[..(len as usize).min(buf.len())];
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    Some(String::from_utf8_lossy(&b[..end]).into_owned())
+}
+
+/// TCP_CORK on socket `fd` (best effort: a failure leaves the socket as it was).
+pub(crate) fn set_cork(fd: RawFd, on: bool) {
+    let v: libc::c_int = on.into();
+    // SAFETY: setsockopt reads one c_int from a valid pointer.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CORK,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+}
+
+pub(crate) fn ns_since(t0: Instant, t: Instant) -> u64 {
+    t.saturating_duration_since(t0).as_nanos() as u64
+}

@@ -1,0 +1,638 @@
+//! One testbed run, start to finish: load the scenario exactly as `aqmlab run` does
+//! (`scenario::load`, then the variant by name), check that the testbed can run it ([`prepare`]:
+//! every refusal is `FILE: KEY: reason` before anything is created), then for each variant
+//! ([`run_variant`]): remove stale namespaces of killed runs, create this run's two namespaces,
+//! write the `[tcp]` sysctls, make the path (router TUNs or veth), start the router, the server
+//! and the client, run until warm-up + duration (or Ctrl-C/SIGTERM), stop them in that order,
+//! remove the namespaces, and write the run directory `OUT/<variant>/` with crates/store: the
+//! same files and summary.json keys as `aqmlab run`, plus `"engine": "testbed-linux"` in
+//! summary.json and the testbed's own counters in run.json (`engine`).
+//!
+//! The run directory is written atomically like `aqmlab run`'s (python/aqmlab/io.py): into
+//! `OUT/<variant>.tmp-<pid>`, summary.json last, then renamed.
+//!
+//! Scale limits ([`LIMITS`]): what one 2-core machine was measured to sustain (README
+//! "Testbed"); a scenario beyond them is refused rather than run wrong.
+
+use crate::client::{self, ClientPlan, ClientReport};
+use crate::http::Tickets;
+use crate::netns::{self, Namespaces, Side};
+use crate::path::{self, PathKind, IFNAME};
+use crate::server;
+use crate::tcp_settings::{self, LinuxTcp};
+use metrics::{Observer, SummaryTotals};
+use router::{RouterReport, RouterSpec};
+use scenario::ScenarioError;
+use sim::{Experiment, HostPlacement, Topology};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use traffic::workload::{Arrival, HttpVersion, Workload, WorkloadConfig};
+use units::{SimDuration, SimTime};
+
+/// The `engine` value of a testbed run's summary.json.
+pub const ENGINE: &str = "testbed-linux";
+
+/// What one machine sustains (measured on the 2-core development machine, README "Testbed").
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Fastest bottleneck, bit/s.
+    pub max_bottleneck_bps: u64,
+    /// Most new connections per second offered by open-loop workloads (sum).
+    pub max_conn_rate: f64,
+    /// Most closed-loop users or flows (sum over workloads).
+    pub max_users: u64,
+    /// Most hosts per side.
+    pub max_hosts: u32,
+}
+
+/// The limits [`prepare`] enforces.
+pub const LIMITS: Limits = Limits {
+    max_bottleneck_bps: 100_000_000,
+    max_conn_rate: 500.0,
+    max_users: 5000,
+    max_hosts: 1000,
+};
+
+/// Command-line options of a testbed run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Scenario file.
+    pub scenario: PathBuf,
+    /// Output directory: one run directory per variant in it.
+    pub out: PathBuf,
+    /// Only this variant.
+    pub variant: Option<String>,
+    /// Replaces `[run] duration` (measured time after the warm-up).
+    pub duration: Option<SimDuration>,
+    /// Replaces `[run] warmup`.
+    pub warmup: Option<SimDuration>,
+    /// Ask the router for a pcap of each bottleneck direction (in the run directory).
+    pub pcap: bool,
+    /// Router (default) or the veth fallback.
+    pub path: PathKind,
+    /// No progress lines.
+    pub quiet: bool,
+}
+
+/// A variant checked and ready to run.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// Variant name (its run directory's name).
+    pub name: String,
+    /// The experiment, with the command line's duration and warm-up.
+    pub exp: Experiment,
+    /// The `[tcp]` settings on Linux.
+    pub tcp: LinuxTcp,
+    /// The router's bottleneck (also built for the veth path, so that a refusal is the same).
+    pub router: RouterSpec,
+}
+
+fn err(file: &str, key: &str, reason: impl Into<String>) -> String {
+    ScenarioError {
+        file: file.into(),
+        key: key.into(),
+        reason: reason.into(),
+    }
+    .to_string()
+}
+
+/// Load and check every variant to run; the first problem is `FILE: KEY: reason` (all of
+/// the `[tcp]` keys Linux cannot express, one per line).
+pub fn prepare(o: &Options) -> Result<Vec<Prepared>, String> {
+    let file = o.scenario.display().to_string();
+    let exps = scenario::load(&o.scenario).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = exps.iter().map(|n| n.name.as_str()).collect();
+    if let Some(v) = &o.variant {
+        if !names.contains(&v.as_str()) {
+            return Err(err(
+                &file,
+                "variant",
+                format!(
+                    "no variant named \"{v}\" (the file has: {})",
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    let text =
+        std::fs::read_to_string(&o.scenario).map_err(|e| err(&file, "(file)", e.to_string()))?;
+    let doc: toml::Table =
+        toml::from_str(&text).map_err(|e| err(&file, "(syntax)", e.to_string()))?;
+    let has_variants = doc.contains_key("variant");
+    let mut out = Vec::new();
+    for ne in exps {
+        if o.variant.as_ref().is_some_and(|v| *v != ne.name) {
+            continue;
+        }
+        let mut exp = ne.experiment;
+        if let Some(d) = o.duration {
+            exp.duration = d;
+        }
+        if let Some(w) = o.warmup {
+            exp.warmup = w;
+        }
+        check_supported(&exp).map_err(|(k, r)| err(&file, &k, r))?;
+        let keys = tcp_settings::explicit_keys(&doc, has_variants.then_some(ne.name.as_str()));
+        let tcp = tcp_settings::map(&exp.tcp, &keys).map_err(|errs| {
+            errs.iter()
+                .map(|e| err(&file, &e.key, &e.reason))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+        let router = RouterSpec::from_experiment(&exp).map_err(|e| format!("{file}: {e}"))?;
+        out.push(Prepared {
+            name: ne.name,
+            exp,
+            tcp,
+            router,
+        });
+    }
+    Ok(out)
+}
+
+/// What the testbed can run: a dumbbell; HTTP/1.0 (`http10`, `mah`, `packmime` 1.0,
+/// `pareto_web`, `replay` without RTT columns) and `bulk` workloads in the default placement;
+/// within [`LIMITS`]. Returns (key, reason).
+pub fn check_supported(exp: &Experiment) -> Result<(), (String, String)> {
+    let Topology::Dumbbell(db) = &exp.topology else {
+        return Err((
+            "topology.kind".into(),
+            "the testbed runs a dumbbell only (one bottleneck between two namespaces)".into(),
+        ));
+    };
+    let bps = db.bottleneck_rate.bps;
+    if bps > LIMITS.max_bottleneck_bps {
+        return Err((
+            "topology.bottleneck_rate".into(),
+            format!(
+                "{} Mbps is beyond what this machine's testbed router sustains ({} Mbps)",
+                bps as f64 / 1e6,
+                LIMITS.max_bottleneck_bps / 1_000_000
+            ),
+        ));
+    }
+    for (k, n) in [
+        ("topology.clients", db.clients),
+        ("topology.servers", db.servers),
+    ] {
+        if n > LIMITS.max_hosts {
+            return Err((
+                k.into(),
+                format!(
+                    "{n} hosts: the testbed takes at most {} per side",
+                    LIMITS.max_hosts
+                ),
+            ));
+        }
+    }
+    let mut conn_rate = 0.0;
+    let mut users = 0u64;
+    for (i, w) in exp.workloads.iter().enumerate() {
+        let key = format!("workload[{i}]");
+        match exp.placements.get(i) {
+            None | Some(HostPlacement::Default) => {}
+            Some(_) => {
+                return Err((
+                    format!("{key}.placement"),
+                    "the testbed places clients on the client side and servers on the server \
+                     side only"
+                        .into(),
+                ))
+            }
+        }
+        match w {
+            WorkloadConfig::Http10 { arrival, .. } => match arrival {
+                Arrival::Poisson { rate } => conn_rate += rate,
+                Arrival::Users { users: u, .. } => users += u64::from(*u),
+            },
+            WorkloadConfig::ParetoWeb { flows, .. } => users += u64::from(*flows),
+            WorkloadConfig::Mah(m) => users += u64::from(m.users),
+            WorkloadConfig::Bulk { flows } => users += flows.len() as u64,
+            WorkloadConfig::PackMime { rate, http, .. } => {
+                if *http == HttpVersion::Http11 {
+                    return Err((
+                        format!("{key}.http"),
+                        "the testbed's client speaks HTTP/1.0 only (one exchange per connection)"
+                            .into(),
+                    ));
+                }
+                conn_rate += rate;
+            }
+            WorkloadConfig::Replay { conns, .. } => {
+                if conns.iter().any(|c| c.box_rtt.is_some()) {
+                    return Err((
+                        format!("{key}.file"),
+                        "per-connection DelayBox RTTs of a replay are not supported by the \
+                         testbed router"
+                            .into(),
+                    ));
+                }
+            }
+            WorkloadConfig::Cbr(_) | WorkloadConfig::OnOff { .. } => {
+                return Err((
+                    format!("{key}.kind"),
+                    "datagram workloads (cbr, onoff) are not supported by the testbed (TCP only)"
+                        .into(),
+                ))
+            }
+        }
+    }
+    if conn_rate > LIMITS.max_conn_rate {
+        return Err((
+            "workload".into(),
+            format!(
+                "{conn_rate} new connections/s in all: the testbed sustains at most {} on this \
+                 machine",
+                LIMITS.max_conn_rate
+            ),
+        ));
+    }
+    if users > LIMITS.max_users {
+        return Err((
+            "workload".into(),
+            format!(
+                "{users} users/flows in all: the testbed sustains at most {}",
+                LIMITS.max_users
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What a finished variant reports back.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The run directory written.
+    pub dir: PathBuf,
+    /// summary.json's text.
+    pub summary_json: String,
+    /// Stopped by Ctrl-C or SIGTERM (the directory holds what was measured until then).
+    pub interrupted: bool,
+}
+
+/// Check that `OUT/<name>` may receive a run (missing, empty, or a run directory that is
+/// replaced), before anything runs.
+pub fn check_target(out: &Path, name: &str) -> Result<(), String> {
+    let d = out.join(name);
+    if d.exists() {
+        let is_run = d.join("summary.json").is_file();
+        let empty = d
+            .read_dir()
+            .map(|mut r| r.next().is_none())
+            .unwrap_or(false);
+        if !(d.is_dir() && (is_run || empty)) {
+            return Err(format!(
+                "{}: exists and is not a run directory; not replacing it",
+                d.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn io_err(what: &str) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// Raise the open-file limit to its hard maximum (one descriptor per socket).
+fn raise_nofile() {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain getrlimit/setrlimit on a local struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
+/// Clean up after a run killed while writing into `out` (as python/aqmlab/io.py
+/// `remove_stale_scratch` does for `aqmlab run`): every `NAME.tmp-PID` / `NAME.old-PID`
+/// directory whose process no longer runs is removed, except an `.old-PID` whose NAME is
+/// missing (killed between the two renames: the only complete copy), which gets its name back.
+pub fn remove_stale_scratch(out: &Path) {
+    let Ok(rd) = std::fs::read_dir(out) else {
+        return;
+    };
+    for e in rd.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((stem, pid)) = name.rsplit_once('-') else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        let (final_name, old) = if let Some(f) = stem.strip_suffix(".tmp") {
+            (f, false)
+        } else if let Some(f) = stem.strip_suffix(".old") {
+            (f, true)
+        } else {
+            continue;
+        };
+        if final_name.is_empty() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = e.path();
+        let final_path = out.join(final_name);
+        if old && !final_path.exists() && path.join("summary.json").is_file() {
+            let _ = std::fs::rename(&path, &final_path);
+        } else {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// Run one prepared variant and write `OUT/<name>/`.
+pub fn run_variant(p: &Prepared, o: &Options) -> Result<Outcome, String> {
+    raise_nofile();
+    let log = |m: String| {
+        if !o.quiet {
+            eprintln!("aqmlab testbed: {m}");
+        }
+    };
+    for s in netns::remove_stale() {
+        log(format!(
+            "removed namespace {s} of a run that no longer runs"
+        ));
+    }
+    for n in &p.tcp.notes {
+        log(format!("note: {n}"));
+    }
+    remove_stale_scratch(&o.out);
+    let final_dir = o.out.join(&p.name);
+    let tmp = o.out.join(format!("{}.tmp-{}", p.name, std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(io_err(&tmp.display().to_string()))?;
+    let result = run_in(p, o, &tmp, &log);
+    let (summary_json, interrupted) = match result {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    if final_dir.exists() {
+        let old = o.out.join(format!("{}.old-{}", p.name, std::process::id()));
+        let _ = std::fs::remove_dir_all(&old);
+        std::fs::rename(&final_dir, &old).map_err(io_err(&final_dir.display().to_string()))?;
+        std::fs::rename(&tmp, &final_dir).map_err(io_err(&final_dir.display().to_string()))?;
+        let _ = std::fs::remove_dir_all(&old);
+    } else {
+        std::fs::rename(&tmp, &final_dir).map_err(io_err(&final_dir.display().to_string()))?;
+    }
+    Ok(Outcome {
+        dir: final_dir,
+        summary_json,
+        interrupted,
+    })
+}
+
+/// Everything between the namespaces' creation and their removal; writes the tables and
+/// summary into `dir`.
+fn run_in(
+    p: &Prepared,
+    o: &Options,
+    dir: &Path,
+    log: &dyn Fn(String),
+) -> Result<(String, bool), String> {
+    let exp = &p.exp;
+    let Topology::Dumbbell(db) = &exp.topology else {
+        return Err("not a dumbbell".into());
+    };
+    let run_id = netns::new_run_id();
+    let mut ns = Namespaces::create(&run_id).map_err(io_err("creating the namespaces"))?;
+    log(format!(
+        "{}: namespaces {} and {}, path {}, {:.1} s (warm-up {:.1} s)",
+        p.name,
+        ns.client,
+        ns.server,
+        o.path.as_str(),
+        (exp.warmup.as_nanos() + exp.duration.as_nanos()) as f64 / 1e9,
+        exp.warmup.as_secs_f64()
+    ));
+    for side in [Side::Client, Side::Server] {
+        netns::apply_sysctls(ns.of(side), &p.tcp.sysctls).map_err(io_err("sysctls"))?;
+    }
+    let stop_router = Arc::new(AtomicBool::new(false));
+    let t0 = Instant::now();
+    let mut router_thread = None;
+    match o.path {
+        PathKind::Veth => {
+            path::create_veth(&ns.client, &ns.server).map_err(io_err("veth"))?;
+            path::configure(&ns, db.clients, db.servers, &p.tcp).map_err(io_err("addresses"))?;
+        }
+        PathKind::Router => {
+            let cfd =
+                router::open_tun_in_netns(&ns.client, IFNAME).map_err(io_err("client-side TUN"))?;
+            let sfd =
+                router::open_tun_in_netns(&ns.server, IFNAME).map_err(io_err("server-side TUN"))?;
+            path::configure(&ns, db.clients, db.servers, &p.tcp).map_err(io_err("addresses"))?;
+            let mut spec = p.router.clone();
+            spec.epoch = Some(t0);
+            spec.client_hosts = (0..db.clients)
+                .map(|i| netns::host_addr(Side::Client, i))
+                .collect();
+            spec.server_hosts = (0..db.servers)
+                .map(|i| netns::host_addr(Side::Server, i))
+                .collect();
+            if o.pcap {
+                spec.pcap_dir = Some(dir.to_path_buf());
+            }
+            let stop = stop_router.clone();
+            router_thread = Some(
+                std::thread::Builder::new()
+                    .name("testbed-router".into())
+                    .spawn(move || router::run(&spec, cfd, sfd, &stop))
+                    .map_err(io_err("router thread"))?,
+            );
+        }
+    }
+    let tickets: Tickets = Default::default();
+    let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let stop_traffic = Arc::new(AtomicBool::new(false));
+    let server = server::spawn_server(
+        ns.server.clone(),
+        tickets.clone(),
+        ev_tx.clone(),
+        stop_traffic.clone(),
+    )
+    .map_err(|e| e.to_string())?;
+    let prop_rtt_ns = 2 * (2 * db.access_delay.as_nanos() + db.bottleneck_delay.as_nanos());
+    let end = SimTime::from_nanos(exp.warmup.as_nanos() + exp.duration.as_nanos());
+    let plan = ClientPlan {
+        seed: exp.seed,
+        end,
+        warmup: SimTime::from_nanos(exp.warmup.as_nanos()),
+        stop_after_responses: exp.stop_after_responses,
+        prop_rtt_ns,
+        delaybox: db.delaybox.clone(),
+        grace: Duration::from_millis(500),
+        at_end: Some(stop_router.clone()),
+    };
+    let workloads: Vec<Workload> = exp
+        .workloads
+        .iter()
+        .map(|w| Workload::new(w.clone()))
+        .collect::<Result<_, _>>()?;
+    let client_ns = ns.client.clone();
+    let stop_flag = stop_traffic.clone();
+    let client = std::thread::Builder::new()
+        .name("testbed-client".into())
+        .spawn(move || -> std::io::Result<ClientReport> {
+            netns::enter(&client_ns)?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            // The signal flag reaches the client through a watcher task.
+            let stop = stop_flag.clone();
+            Ok(rt.block_on(async move {
+                let watch = stop.clone();
+                tokio::spawn(async move {
+                    loop {
+                        if netns::STOP.load(Ordering::SeqCst) {
+                            watch.store(true, Ordering::SeqCst);
+                            break;
+                        }
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                });
+                client::client_main(plan, workloads, t0, tickets, ev_tx, ev_rx, stop).await
+            }))
+        })
+        .map_err(io_err("client thread"))?;
+    // A router that ends early (an IO error) would leave the hosts disconnected for the rest
+    // of the run: stop the traffic then, and report the router's error below.
+    while !client.is_finished() {
+        if router_thread.as_ref().is_some_and(|h| h.is_finished()) {
+            stop_traffic.store(true, Ordering::SeqCst);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let client_rep = client.join();
+    stop_traffic.store(true, Ordering::SeqCst);
+    let _ = server.join();
+    stop_router.store(true, Ordering::SeqCst);
+    let router_rep: Option<std::io::Result<RouterReport>> = router_thread.map(|h| {
+        h.join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the router thread panicked")))
+    });
+    ns.teardown();
+    let client_rep = client_rep
+        .map_err(|_| "the client thread panicked".to_string())?
+        .map_err(io_err("client"))?;
+    let router_rep = match router_rep {
+        Some(r) => Some(r.map_err(io_err("router"))?),
+        None => None,
+    };
+    let interrupted = netns::STOP.load(Ordering::SeqCst);
+
+    // The run directory.
+    let warmup_ns = exp.warmup.as_nanos();
+    let mut w = store::RunWriter::create(dir, warmup_ns).map_err(|e| e.to_string())?;
+    for r in &client_rep.records {
+        w.on_request(r.clone());
+    }
+    let end_ns = router_rep
+        .as_ref()
+        .map_or(client_rep.end_ns, |r| r.end_ns.max(client_rep.end_ns));
+    let (fwd_link, totals) = match &router_rep {
+        Some(r) => {
+            for q in &r.queue_rows {
+                w.on_queue_row(q.clone());
+            }
+            for l in &r.link_rows {
+                w.on_link_row(l.clone());
+            }
+            (r.fwd_link.clone(), r.totals)
+        }
+        None => (
+            "bottleneck_fwd".to_string(),
+            SummaryTotals {
+                fwd_bytes: 0,
+                bottleneck_bps: db.bottleneck_rate.bps,
+                drops: Default::default(),
+                measured_ns: client_rep.end_ns.saturating_sub(warmup_ns),
+            },
+        ),
+    };
+    let summary = w.finish(&fwd_link, &totals).map_err(|e| e.to_string())?;
+    let mut summary_json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    // Same keys in the same order as `aqmlab run`'s, then the engine.
+    if summary_json.ends_with("\n}") {
+        summary_json.truncate(summary_json.len() - 2);
+        summary_json.push_str(&format!(",\n  \"engine\": \"{ENGINE}\"\n}}"));
+    }
+    let info = run_info(p, o, &client_rep, router_rep.as_ref(), end_ns, interrupted);
+    let info_text = serde_json::to_string_pretty(&info).map_err(|e| e.to_string())? + "\n";
+    write_file(&dir.join("run.json"), &info_text)?;
+    write_file(&dir.join("summary.json"), &(summary_json.clone() + "\n"))?;
+    Ok((summary_json, interrupted))
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run_info(
+    p: &Prepared,
+    o: &Options,
+    c: &ClientReport,
+    r: Option<&RouterReport>,
+    end_ns: u64,
+    interrupted: bool,
+) -> serde_json::Value {
+    use serde_json::json;
+    let router = r.map(|r| {
+        let path = |c: &router::PathCounters| {
+            json!({
+                "in_packets": c.in_packets, "in_bytes": c.in_bytes,
+                "out_packets": c.out_packets, "out_bytes": c.out_bytes,
+                "dropped_packets": c.dropped_packets, "dropped_bytes": c.dropped_bytes,
+                "marked_packets": c.marked_packets,
+                "queued_packets": c.queued_packets, "in_flight_packets": c.in_flight_packets,
+                "conservation": c.check().err().unwrap_or_else(|| "ok".into()),
+            })
+        };
+        let pacing = |x: &router::Pacing| {
+            json!({
+                "configured_bps": x.configured_bps, "achieved_bps": x.achieved_bps,
+                "rate_error": x.rate_error, "delay_error_p50_ns": x.delay_error_p50_ns,
+                "delay_error_p99_ns": x.delay_error_p99_ns,
+                "delay_error_max_ns": x.delay_error_max_ns, "samples": x.samples,
+            })
+        };
+        json!({
+            "fwd": path(&r.fwd), "rev": path(&r.rev),
+            "fwd_pacing": pacing(&r.fwd_pacing), "rev_pacing": pacing(&r.rev_pacing),
+            "not_ipv4": r.not_ipv4, "delaybox_draws": r.delaybox_draws,
+            "realtime": r.realtime,
+            "write_errors": r.write_errors,
+        })
+    });
+    json!({
+        "name": p.name,
+        "scenario": o.scenario.display().to_string(),
+        "seed": p.exp.seed,
+        "warmup_ns": p.exp.warmup.as_nanos(),
+        "engine": {
+            "kind": ENGINE,
+            "path": o.path.as_str(),
+            "end_ns": end_ns,
+            "connections": c.connections,
+            "peak_open_connections": c.peak_open,
+            "congestion_control": c.congestion_control,
+            "arrival_lateness_max_ns": c.lateness_max_ns,
+            "arrival_lateness_mean_ns": c.lateness_sum_ns.checked_div(c.deadlines).unwrap_or(0),
+            "interrupted": interrupted,
+            "router": router,
+            "tcp_linux": p.tcp,
+        },
+    })
+}

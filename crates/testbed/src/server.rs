@@ -1,0 +1,145 @@
+//! The HTTP/1.0 server: one tokio runtime on a thread in the server namespace, listening on
+//! port 80 of every server host's address; each connection answered as its [`Ticket`](crate::http::Ticket) says
+//! (see `http.rs` for the exchange).
+
+use crate::http::{set_cork, tcp_info, Event, Tickets, CHUNK, SERVER_PORT, ZEROS};
+use crate::netns;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+use tokio::sync::mpsc;
+
+/// Start the server thread in namespace `ns`; returns once it listens (or why it cannot).
+/// It stops accepting and drops every connection once `stop` is set.
+pub fn spawn_server(
+    ns: String,
+    tickets: Tickets,
+    events: mpsc::UnboundedSender<Event>,
+    stop: Arc<AtomicBool>,
+) -> io::Result<std::thread::JoinHandle<()>> {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<io::Result<()>>();
+    let h = std::thread::Builder::new()
+        .name("testbed-server".into())
+        .spawn(move || {
+            let setup = (|| {
+                netns::enter(&ns)?;
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                let listener = rt.block_on(async {
+                    let s = TcpSocket::new_v4()?;
+                    s.set_reuseaddr(true)?;
+                    s.bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, SERVER_PORT)))?;
+                    s.listen(65535)
+                })?;
+                Ok::<_, io::Error>((rt, listener))
+            })();
+            let (rt, listener) = match setup {
+                Ok(x) => {
+                    let _ = ready_tx.send(Ok(()));
+                    x
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            rt.block_on(async move {
+                loop {
+                    tokio::select! {
+                        r = listener.accept() => {
+                            if let Ok((s, peer)) = r {
+                                tokio::spawn(serve_conn(
+                                    s, peer, tickets.clone(), events.clone(), stop.clone(),
+                                ));
+                            }
+                        }
+                        _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+                    }
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                }
+            });
+        })?;
+    match ready_rx.recv() {
+        Ok(Ok(())) => Ok(h),
+        Ok(Err(e)) => {
+            let _ = h.join();
+            Err(io::Error::new(e.kind(), format!("server: {e}")))
+        }
+        Err(_) => Err(io::Error::other("server thread ended before listening")),
+    }
+}
+
+async fn serve_conn(
+    mut s: TcpStream,
+    peer: SocketAddr,
+    tickets: Tickets,
+    events: mpsc::UnboundedSender<Event>,
+    stop: Arc<AtomicBool>,
+) {
+    let _ = s.set_nodelay(true);
+    let fd = s.as_raw_fd();
+    let at_accept = tcp_info(fd).unwrap_or_default();
+    let SocketAddr::V4(peer) = peer else { return };
+    let Some(t) = tickets.lock().expect("tickets").remove(&peer) else {
+        return; // not a testbed connection
+    };
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut left = t.request_bytes;
+    let mut ok = true;
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        match s.read(&mut buf[..want]).await {
+            Ok(0) | Err(_) => {
+                ok = false;
+                break;
+            }
+            Ok(n) => left -= n as u64,
+        }
+    }
+    if ok {
+        if !t.server_delay.is_zero() {
+            tokio::time::sleep(t.server_delay).await;
+        }
+        // Corked while writing, as a web server sends a file (nginx `tcp_nopush`): full
+        // segments leave at once, the last partial one waits for the FIN and carries it, as
+        // the simulator's server does (otherwise TCP_NODELAY sends the tail at once and the
+        // FIN follows alone: one more small packet per response at the bottleneck).
+        set_cork(fd, true);
+        let mut left = t.response_bytes;
+        while left > 0 && !stop.load(Ordering::Relaxed) {
+            let n = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
+            if s.write_all(&ZEROS[..n]).await.is_err() {
+                break;
+            }
+            if t.response_bytes != u64::MAX {
+                left -= n as u64;
+            }
+        }
+        let _ = s.shutdown().await;
+        set_cork(fd, false);
+        // The client closes after the last byte: by then every byte was acknowledged.
+        let _ = tokio::time::timeout(Duration::from_secs(120), async {
+            while let Ok(n) = s.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+    let end = tcp_info(fd).unwrap_or_default();
+    let _ = events.send(Event::ServerDone {
+        conn_id: t.conn_id,
+        synack_retx: at_accept.total_retrans,
+        data_retx: end.total_retrans.saturating_sub(at_accept.total_retrans),
+        timeouts: end.total_rto,
+    });
+}

@@ -1,0 +1,564 @@
+//! The scenario's `[tcp]` (`tcp::TcpConfig`, keys declared in crates/tcp/src/params.rs) as Linux
+//! settings of the run's namespaces: sysctls (per namespace, both sides the same), route
+//! options on the route to the other side, the TUN devices' MTU and socket options.
+//!
+//! | key               | Linux                                                             |
+//! |-------------------|-------------------------------------------------------------------|
+//! | variant           | route `congctl` reno/cubic + `tcp_sack` (newreno = reno without SACK, Linux's non-SACK recovery is RFC 6582; sack = reno + SACK; cubic / cubic_sack); tahoe and reno cannot be expressed |
+//! | mss               | MTU = mss + 40 (+ 12 with timestamps): Linux's segments then carry `mss` payload bytes |
+//! | initial_window    | route `initcwnd`                                                  |
+//! | receive_window    | route `window` (the advertised-window clamp)                      |
+//! | min_rto           | route `rto_min` (Linux's floor is SRTT + rto_min, noted)          |
+//! | initial_rto       | only 1 s (Linux's fixed TCP_TIMEOUT_INIT)                         |
+//! | max_rto           | `tcp_rto_max_ms` (1 s – 120 s, whole ms)                          |
+//! | clock_granularity | only ≤ 1 ms (Linux samples RTT in µs; no coarse tick)             |
+//! | delayed_ack       | false → route `quickack 1`; 40 ms → Linux's own (adaptive 40–200 ms, noted); others cannot be expressed |
+//! | dupack_threshold  | `tcp_reordering` (1–300)                                          |
+//! | max_syn_retries   | `tcp_syn_retries`, `tcp_synack_retries` (1–127)                   |
+//! | max_retries       | `tcp_retries2` (0–255)                                            |
+//! | ecn               | `tcp_ecn` 1 / 0                                                   |
+//! | limited_transmit  | only true (Linux always sends new data on the first duplicate ACKs) |
+//! | timestamps        | `tcp_timestamps` 1 / 0                                            |
+//! | ns2_fulltcp, ssthresh = "ns2", backoff_reset = "ack", slow_start = "ns2", rto = "bsd" | cannot be expressed |
+//!
+//! A key the scenario gives (in `[tcp]`, through its `profile`, or in the variant's `tcp`)
+//! that Linux cannot express is an error `FILE: tcp.KEY: reason` before anything runs. A key
+//! left at aqmlab's default that Linux cannot express (the default initial RTO of 3 s, the
+//! 10 ms tick, no Limited Transmit, RFC 6298 RTO rules) runs with Linux's behaviour instead, and
+//! says so: each such key is a note printed at the start and written to run.json
+//! (`tcp_linux.notes`). Always set, whatever the scenario: `tcp_no_metrics_save = 1` (every
+//! connection starts fresh, as in the simulator), `tcp_fastopen = 0`, TCP_NODELAY on every
+//! socket (seed 000 §3.4.3: Nagle off, as the simulator's endpoints).
+//!
+//! Validation: unit tests below (the default, `linux`, `freebsd` and `ns2` profiles; every
+//! rejected key).
+
+use std::collections::BTreeSet;
+use tcp::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
+use units::SimDuration;
+
+/// Linux settings for one run (both namespaces get the same).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LinuxTcp {
+    /// `net.*` sysctls, in the order written.
+    pub sysctls: Vec<(String, String)>,
+    /// Options of the route to the other side, as `ip route` words (`initcwnd 2`, …).
+    pub route_opts: Vec<String>,
+    /// MTU of the TUN (or veth) devices, bytes.
+    pub mtu: u32,
+    /// Keys left at a default Linux cannot express, and what runs instead.
+    pub notes: Vec<String>,
+}
+
+/// A `[tcp]` key Linux cannot express: `tcp.KEY` and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unexpressible {
+    /// Dotted key path, `tcp.<key>`.
+    pub key: String,
+    /// Why, and what Linux can do instead.
+    pub reason: String,
+}
+
+enum Outcome {
+    /// Linux does this.
+    Exact,
+    /// Linux does nearly this (a note, never an error).
+    Near(String),
+    /// Linux cannot do this (an error if the scenario gave the key, else a note with Linux's
+    /// behaviour).
+    No(String),
+}
+
+fn ms(d: SimDuration) -> String {
+    let ns = d.as_nanos();
+    if ns.is_multiple_of(1_000_000) {
+        format!("{}ms", ns / 1_000_000)
+    } else {
+        format!("{}us", ns.div_ceil(1000))
+    }
+}
+
+/// The `[tcp]` keys a scenario sets explicitly for one experiment: those of the root `[tcp]`
+/// table, of the variant's `tcp` table (variant `variant`, if the file has variants), and
+/// every key the `profile` named there sets.
+pub fn explicit_keys(doc: &toml::Table, variant: Option<&str>) -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    let mut profile: Option<String> = None;
+    let mut take = |t: &toml::Table| {
+        for (k, v) in t {
+            if k == "profile" {
+                profile = v.as_str().map(str::to_string);
+            } else {
+                keys.insert(k.clone());
+            }
+        }
+    };
+    if let Some(t) = doc.get("tcp").and_then(|v| v.as_table()) {
+        take(t);
+    }
+    if let (Some(name), Some(list)) = (variant, doc.get("variant").and_then(|v| v.as_array())) {
+        for v in list.iter().filter_map(|v| v.as_table()) {
+            if v.get("name").and_then(|n| n.as_str()) == Some(name) {
+                if let Some(t) = v.get("tcp").and_then(|v| v.as_table()) {
+                    take(t);
+                }
+            }
+        }
+    }
+    if let Some(p) = profile {
+        if let Some(prof) = tcp::params::MODEL.profiles.iter().find(|x| x.name == p) {
+            keys.extend(prof.sets.iter().map(|s| s.key.to_string()));
+        }
+    }
+    keys
+}
+
+/// Map `c` to Linux. `explicit` are the keys the scenario gave ([`explicit_keys`]); a given key
+/// Linux cannot express is an error (all such keys, in key order of the declaration).
+pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<Unexpressible>> {
+    let mut sysctls: Vec<(String, String)> = Vec::new();
+    let mut route_opts: Vec<String> = Vec::new();
+    let mut notes = Vec::new();
+    let mut errors = Vec::new();
+    let mut set = |k: &str, v: String| sysctls.push((format!("net.ipv4.{k}"), v));
+
+    // variant
+    let (cc, sack, variant_out) = match c.variant {
+        Variant::NewReno => ("reno", false, Outcome::Exact),
+        Variant::Cubic => ("cubic", false, Outcome::Exact),
+        Variant::Sack => (
+            "reno",
+            true,
+            Outcome::Near("Linux's SACK recovery adds RACK-TLP and PRR to RFC 6675".into()),
+        ),
+        Variant::CubicSack => (
+            "cubic",
+            true,
+            Outcome::Near("Linux's SACK recovery adds RACK-TLP and PRR to RFC 6675".into()),
+        ),
+        Variant::Reno => (
+            "reno",
+            false,
+            Outcome::No(
+                "Linux has no RFC 5681 Reno recovery (without SACK it always recovers as \
+                 NewReno, RFC 6582): use variant = \"newreno\""
+                    .into(),
+            ),
+        ),
+        Variant::Tahoe => (
+            "reno",
+            false,
+            Outcome::No(
+                "Linux has no Tahoe (fast retransmit without fast recovery): use \"newreno\""
+                    .into(),
+            ),
+        ),
+    };
+    // Per route, not the `tcp_congestion_control` sysctl: outside the host namespace Linux
+    // lets that sysctl name only the algorithms of the host's
+    // `tcp_allowed_congestion_control` (EPERM otherwise), which is the host's to set.
+    route_opts.push(format!("congctl {cc}"));
+    set("tcp_sack", u8::from(sack).to_string());
+    set("tcp_dsack", u8::from(sack).to_string());
+    let mut outcomes: Vec<(&str, Outcome)> = vec![("variant", variant_out)];
+
+    // mss → MTU (Linux's MSS is the MTU − 40; the timestamps option takes 12 of it).
+    let mtu = u64::from(c.mss) + 40 + if c.timestamps { 12 } else { 0 };
+    let mtu_ok = (68..=65535).contains(&mtu);
+    outcomes.push((
+        "mss",
+        if mtu_ok {
+            Outcome::Exact
+        } else {
+            Outcome::No(format!(
+                "needs an MTU of {mtu} B (mss + 40{}); Linux devices take 68–65535 B",
+                if c.timestamps {
+                    " + 12 for timestamps"
+                } else {
+                    ""
+                }
+            ))
+        },
+    ));
+    let mtu = if mtu_ok { mtu as u32 } else { 1500 };
+
+    route_opts.push(format!("initcwnd {}", c.initial_window));
+    outcomes.push(("initial_window", Outcome::Exact));
+    route_opts.push(format!("window {}", c.receive_window));
+    outcomes.push(("receive_window", Outcome::Exact));
+
+    route_opts.push(format!("rto_min {}", ms(c.min_rto)));
+    outcomes.push((
+        "min_rto",
+        Outcome::Near("Linux's RTO floor is SRTT + rto_min, not max(rto_min, RTO)".into()),
+    ));
+
+    outcomes.push((
+        "initial_rto",
+        if c.initial_rto == SimDuration::from_secs(1) {
+            Outcome::Exact
+        } else {
+            Outcome::No(format!(
+                "Linux's initial RTO (and SYN timeout) is fixed at 1s (TCP_TIMEOUT_INIT), not {}",
+                ms(c.initial_rto)
+            ))
+        },
+    ));
+
+    let max_ms = c.max_rto.as_nanos() / 1_000_000;
+    if c.max_rto.as_nanos().is_multiple_of(1_000_000) && (1000..=120_000).contains(&max_ms) {
+        set("tcp_rto_max_ms", max_ms.to_string());
+        outcomes.push(("max_rto", Outcome::Exact));
+    } else {
+        outcomes.push((
+            "max_rto",
+            Outcome::No(format!(
+                "Linux's tcp_rto_max_ms takes whole milliseconds from 1s to 120s, not {}",
+                ms(c.max_rto)
+            )),
+        ));
+    }
+
+    outcomes.push((
+        "clock_granularity",
+        if c.clock_granularity <= SimDuration::from_millis(1) {
+            Outcome::Exact
+        } else {
+            Outcome::No(format!(
+                "Linux measures RTTs in microseconds and has no coarse TCP tick; only ≤ 1ms \
+                 can be expressed, not {}",
+                ms(c.clock_granularity)
+            ))
+        },
+    ));
+
+    match c.delayed_ack {
+        None => {
+            route_opts.push("quickack 1".into());
+            outcomes.push(("delayed_ack", Outcome::Exact));
+        }
+        Some(d) if d == SimDuration::from_millis(40) => outcomes.push((
+            "delayed_ack",
+            Outcome::Near(
+                "Linux's delayed-ACK timeout starts at 40ms and adapts up to 200ms".into(),
+            ),
+        )),
+        Some(d) => outcomes.push((
+            "delayed_ack",
+            Outcome::No(format!(
+                "Linux's delayed-ACK timer is its own (40ms, adaptive up to 200ms): only false \
+                 (route quickack) or \"40ms\" can be expressed, not {}",
+                ms(d)
+            )),
+        )),
+    }
+
+    if (1..=300).contains(&c.dupack_threshold) {
+        set("tcp_reordering", c.dupack_threshold.to_string());
+        outcomes.push(("dupack_threshold", Outcome::Exact));
+    } else {
+        outcomes.push((
+            "dupack_threshold",
+            Outcome::No(format!(
+                "Linux's tcp_reordering takes 1–300, not {}",
+                c.dupack_threshold
+            )),
+        ));
+    }
+
+    if (1..=127).contains(&c.max_syn_retries) {
+        set("tcp_syn_retries", c.max_syn_retries.to_string());
+        set("tcp_synack_retries", c.max_syn_retries.to_string());
+        outcomes.push(("max_syn_retries", Outcome::Exact));
+    } else {
+        outcomes.push((
+            "max_syn_retries",
+            Outcome::No(format!(
+                "Linux's tcp_syn_retries takes 1–127, not {}",
+                c.max_syn_retries
+            )),
+        ));
+    }
+
+    if c.max_retries <= 255 {
+        set("tcp_retries2", c.max_retries.to_string());
+        outcomes.push(("max_retries", Outcome::Exact));
+    } else {
+        outcomes.push((
+            "max_retries",
+            Outcome::No(format!(
+                "Linux's tcp_retries2 takes 0–255, not {}",
+                c.max_retries
+            )),
+        ));
+    }
+
+    set("tcp_ecn", u8::from(c.ecn).to_string());
+    outcomes.push(("ecn", Outcome::Exact));
+    set("tcp_timestamps", u8::from(c.timestamps).to_string());
+    outcomes.push(("timestamps", Outcome::Exact));
+
+    outcomes.push((
+        "limited_transmit",
+        if c.limited_transmit {
+            Outcome::Exact
+        } else {
+            Outcome::No(
+                "Linux always sends new data on the first duplicate ACKs (Limited Transmit); \
+                 it cannot be turned off"
+                    .into(),
+            )
+        },
+    ));
+    outcomes.push((
+        "ns2_fulltcp",
+        if c.ns2_fulltcp {
+            Outcome::No("ns-2 Full-TCP's packet sequence is not Linux's".into())
+        } else {
+            Outcome::Exact
+        },
+    ));
+    outcomes.push((
+        "rto",
+        match c.rto_rules {
+            RtoRules::Rfc6298 => Outcome::Near(
+                "Linux's RTO estimator (mdev with a floor of SRTT + rto_min) is not RFC 6298's"
+                    .into(),
+            ),
+            RtoRules::Bsd => Outcome::No(
+                "FreeBSD's tcp_xmit_timer rules (tick-based samples) are not Linux's".into(),
+            ),
+        },
+    ));
+    outcomes.push((
+        "ssthresh",
+        match c.ssthresh_rule {
+            SsthreshRule::Rfc5681 => Outcome::Exact,
+            SsthreshRule::Ns2 => Outcome::No("ns-2's halving on every loss is not Linux's".into()),
+        },
+    ));
+    outcomes.push((
+        "backoff_reset",
+        match c.backoff_reset {
+            BackoffReset::Sample => Outcome::Exact,
+            BackoffReset::NewAck => {
+                Outcome::No("ns-2's backoff reset on any new ACK is not Linux's".into())
+            }
+        },
+    ));
+    outcomes.push((
+        "slow_start",
+        match c.slow_start {
+            SlowStartGrowth::Rfc5681 => Outcome::Exact,
+            SlowStartGrowth::Ns2 => {
+                Outcome::No("ns-2's one segment per ACK is not Linux's slow start".into())
+            }
+        },
+    ));
+
+    // Always: fresh state per connection, no TFO, ports for many connections per host, a
+    // listen backlog for bursts of arrivals.
+    set("tcp_no_metrics_save", "1".into());
+    set("tcp_fastopen", "0".into());
+    set("ip_local_port_range", "1024 65535".into());
+    set("tcp_max_syn_backlog", "65536".into());
+    sysctls.push(("net.core.somaxconn".into(), "65535".into()));
+
+    for (key, out) in outcomes {
+        match out {
+            Outcome::Exact => {}
+            Outcome::Near(why) => notes.push(format!("tcp.{key}: close, not identical: {why}")),
+            Outcome::No(why) if explicit.contains(key) => errors.push(Unexpressible {
+                key: format!("tcp.{key}"),
+                reason: format!("cannot be expressed on Linux: {why}"),
+            }),
+            Outcome::No(why) => notes.push(format!(
+                "tcp.{key}: left at aqmlab's default, which Linux cannot express; runs with \
+                 Linux's behaviour: {why}"
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(LinuxTcp {
+            sysctls,
+            route_opts,
+            mtu,
+            notes,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(text: &str) -> (TcpConfig, BTreeSet<String>) {
+        let doc: toml::Table = toml::from_str(text).unwrap();
+        let full = format!(
+            "[run]\nwarmup = \"0s\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n\
+             clients = 1\nservers = 1\naccess_rate = \"100Mbps\"\naccess_delay = \"1ms\"\n\
+             bottleneck_rate = \"10Mbps\"\nbottleneck_delay = \"10ms\"\n[queue]\n\
+             kind = \"droptail\"\nlimit = 10\n{text}\n[[workload]]\nkind = \"bulk\"\n\
+             flows = [{{ start = \"0s\", client = 0, server = 0 }}]\n"
+        );
+        let exps = scenario::parse_str(&full, "t.toml", std::path::Path::new("."))
+            .unwrap_or_else(|e| panic!("{e}"));
+        (exps[0].experiment.tcp.clone(), explicit_keys(&doc, None))
+    }
+
+    fn sysctl<'a>(l: &'a LinuxTcp, k: &str) -> &'a str {
+        &l.sysctls
+            .iter()
+            .find(|(key, _)| key == k)
+            .unwrap_or_else(|| panic!("no {k}"))
+            .1
+    }
+
+    #[test]
+    fn default_runs_as_newreno_with_notes() {
+        let (c, keys) = cfg("");
+        assert!(keys.is_empty());
+        let l = map(&c, &keys).unwrap();
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "0");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_timestamps"), "0");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_ecn"), "0");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "60000");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_reordering"), "3");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_syn_retries"), "6");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_retries2"), "15");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_no_metrics_save"), "1");
+        assert_eq!(
+            l.route_opts,
+            [
+                "congctl reno",
+                "initcwnd 2",
+                "window 65535",
+                "rto_min 1000ms",
+                "quickack 1"
+            ]
+        );
+        assert_eq!(l.mtu, 1500);
+        let noted: Vec<&str> = l
+            .notes
+            .iter()
+            .map(|n| n.split(':').next().unwrap())
+            .collect();
+        assert_eq!(
+            noted,
+            [
+                "tcp.min_rto",
+                "tcp.initial_rto",
+                "tcp.clock_granularity",
+                "tcp.limited_transmit",
+                "tcp.rto"
+            ]
+        );
+    }
+
+    #[test]
+    fn linux_profile_maps_without_errors() {
+        let (c, keys) = cfg("[tcp]\nprofile = \"linux\"");
+        assert!(keys.contains("variant") && keys.contains("initial_rto"));
+        let l = map(&c, &keys).unwrap();
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "1");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_timestamps"), "1");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "120000");
+        assert_eq!(
+            l.route_opts,
+            [
+                "congctl cubic",
+                "initcwnd 10",
+                "window 6291456",
+                "rto_min 200ms"
+            ]
+        );
+        // 1448 B of payload + 40 B of headers + 12 B of timestamps option.
+        assert_eq!(l.mtu, 1500);
+        // Only "close" notes; limited_transmit is not set by the profile: noted as a default.
+        assert_eq!(l.notes.len(), 5, "{:?}", l.notes);
+        assert!(l.notes[0].starts_with("tcp.variant: close"));
+    }
+
+    #[test]
+    fn freebsd_profile_is_rejected_key_by_key() {
+        let (c, keys) = cfg("[tcp]\nprofile = \"freebsd\"");
+        let errs = map(&c, &keys).unwrap_err();
+        let keys: Vec<&str> = errs.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "tcp.variant",
+                "tcp.initial_rto",
+                "tcp.clock_granularity",
+                "tcp.rto"
+            ]
+        );
+        assert!(errs[2].reason.contains("not 500ms"), "{}", errs[2].reason);
+        assert!(errs[1].reason.contains("not 6000ms"), "{}", errs[1].reason);
+    }
+
+    #[test]
+    fn ns2_profile_and_single_keys_are_rejected() {
+        let (c, keys) = cfg("[tcp]\nprofile = \"ns2\"");
+        let errs = map(&c, &keys).unwrap_err();
+        let keys: Vec<&str> = errs.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "tcp.ns2_fulltcp",
+                "tcp.ssthresh",
+                "tcp.backoff_reset",
+                "tcp.slow_start"
+            ]
+        );
+        let (c, keys) = cfg("[tcp]\ndelayed_ack = \"200ms\"");
+        let e = map(&c, &keys).unwrap_err();
+        assert_eq!(e[0].key, "tcp.delayed_ack");
+        assert!(e[0].reason.contains("not 200ms"), "{}", e[0].reason);
+        let (c, keys) = cfg("[tcp]\nmax_syn_retries = 0");
+        assert_eq!(map(&c, &keys).unwrap_err()[0].key, "tcp.max_syn_retries");
+        let (c, keys) = cfg("[tcp]\nmss = \"20B\"");
+        assert_eq!(map(&c, &keys).unwrap_err()[0].key, "tcp.mss");
+        let (c, keys) = cfg("[tcp]\nvariant = \"tahoe\"");
+        assert_eq!(map(&c, &keys).unwrap_err()[0].key, "tcp.variant");
+    }
+
+    #[test]
+    fn expressible_keys_map_exactly() {
+        let (c, keys) = cfg(
+            "[tcp]\nvariant = \"cubic\"\nmss = \"1000B\"\ninitial_window = 4\n\
+             min_rto = \"250ms\"\ninitial_rto = \"1s\"\nmax_rto = \"30s\"\necn = true\n\
+             delayed_ack = \"40ms\"\nlimited_transmit = true\ndupack_threshold = 5",
+        );
+        let l = map(&c, &keys).unwrap();
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "0");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_ecn"), "1");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "30000");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_reordering"), "5");
+        assert_eq!(
+            l.route_opts,
+            [
+                "congctl cubic",
+                "initcwnd 4",
+                "window 65535",
+                "rto_min 250ms"
+            ]
+        );
+        assert_eq!(l.mtu, 1040);
+    }
+
+    #[test]
+    fn variant_tcp_keys_are_explicit() {
+        let doc: toml::Table = toml::from_str(
+            "[tcp]\nmss = \"1000B\"\n[[variant]]\nname = \"a\"\ntcp = { timestamps = true }\n\
+             [[variant]]\nname = \"b\"",
+        )
+        .unwrap();
+        let a: Vec<String> = explicit_keys(&doc, Some("a")).into_iter().collect();
+        assert_eq!(a, ["mss", "timestamps"]);
+        let b: Vec<String> = explicit_keys(&doc, Some("b")).into_iter().collect();
+        assert_eq!(b, ["mss"]);
+    }
+}

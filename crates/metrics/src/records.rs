@@ -1,8 +1,9 @@
 //! Row types of the per-run tables (one struct per table, one field per column).
 
 /// What a connection carried.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RequestKind {
+    #[default]
     Http,
     Bulk,
 }
@@ -21,7 +22,9 @@ impl RequestKind {
 /// client's first SYN to the last byte of the response (seed 000 §3.4.1, "connect() to EOF");
 /// for a later exchange of a persistent (HTTP/1.1) connection from the instant the client wrote
 /// that request to the last byte of its response (as ns-2 PackMime records it, MODEL.md §1).
-#[derive(Clone, Debug, PartialEq)]
+/// `Default` is an HTTP record with every field zero: a new record sets what it knows and
+/// takes the rest (the retransmission and loss counters) from it.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestRecord {
     /// Request sequence number in the run (0, 1, 2, … in order of issue: a connection's first
     /// request when it opens, a later one when the client writes it). Equals `conn_id` when

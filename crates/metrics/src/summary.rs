@@ -229,13 +229,7 @@ mod tests {
             fin_retx: 0,
             data_retx: 2,
             timeouts: 1,
-            fast_retx: 0,
-            ecn_reductions: 0,
-            loss_events: 0,
-            loss_cwnd_bytes: 0,
-            server_syn_retx: 0,
-            server_fin_retx: 0,
-            server_data_retx: 0,
+            ..Default::default()
         }
     }
 

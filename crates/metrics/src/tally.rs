@@ -153,13 +153,7 @@ mod tests {
             fin_retx: 2,
             data_retx: 3,
             timeouts: 4,
-            fast_retx: 0,
-            ecn_reductions: 0,
-            loss_events: 0,
-            loss_cwnd_bytes: 0,
-            server_syn_retx: 0,
-            server_fin_retx: 0,
-            server_data_retx: 0,
+            ..Default::default()
         }
     }
 

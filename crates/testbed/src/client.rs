@@ -212,17 +212,7 @@ pub async fn client_main(
                 server_delay_ns: r.server_delay.as_nanos(),
                 base_rtt_ns: plan.prop_rtt_ns + 2 * (extra_rtt / 2),
                 completed: false,
-                syn_retx: 0,
-                fin_retx: 0,
-                data_retx: 0,
-                timeouts: 0,
-                fast_retx: 0,
-                ecn_reductions: 0,
-                loss_events: 0,
-                loss_cwnd_bytes: 0,
-                server_syn_retx: 0,
-                server_fin_retx: 0,
-                server_data_retx: 0,
+                ..Default::default()
             };
             open.insert(
                 conn_id,

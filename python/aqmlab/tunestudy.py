@@ -152,6 +152,7 @@ SEED000 = Network(
     set_load=_seed000_load,
     search_run={"warmup": "10min", "duration": "10min"},
     final_run=None,  # 20 min warm-up + 70 min, the thesis's
+    final_replications=4,
     quick_search_run={"warmup": "5min", "duration": "2min"},
     quick_final_run={"warmup": "5min", "duration": "3min"},
     quick_trials={"seed000_red.toml": 4, "seed000_droptail.toml": 3},

@@ -112,7 +112,7 @@ def test_the_study_scenarios_set_load_length_and_constraint():
     assert doc["workload"][0]["users"] == round(3012 * 110 / 98)
     assert [v["name"] for v in doc["variant"]] == ["red", "thesis"]
     assert doc["variant"][1]["queue"]["min_th"] == 30 and doc["variant"][1]["queue"]["w_q"] == "1/256"
-    assert doc["run"] == {"seed": 1, "warmup": "10min", "duration": "10min"}
+    assert doc["run"] == {"seed": 1, "warmup": "20min", "duration": "5min"}
     assert doc["tune"]["constraints"] == ["utilization >= 0.95"]
     final = scenario_doc(SEED000, dt, 90, quick=False, final=True)
     assert final["run"]["duration"] == "70min" and final["tune"]["constraints"] == ["utilization >= 0.855"]

@@ -173,13 +173,24 @@ def fig_slices(df: pd.DataFrame, obj: dict, params: list[str], info: dict) -> by
     return _png(plt, fig)
 
 
+def numeric_column(x: pd.Series) -> pd.Series | None:
+    """A parameter column as numbers: as is when numeric, searched durations (written in whole
+    µs, "2500us") in milliseconds; None for anything else (a choice)."""
+    if pd.api.types.is_numeric_dtype(x):
+        return x
+    v = x.dropna()
+    if len(v) and all(isinstance(a, str) and a.endswith("us") and a[:-2].isdigit() for a in v):
+        return x.map(lambda a: float(a[:-2]) / 1000 if isinstance(a, str) else np.nan)
+    return None
+
+
 def contour_pairs(df: pd.DataFrame, params: list[str]) -> list[tuple[str, str]]:
     """The pairs of the first CONTOUR_PARAMS numeric parameters of `params` (importance order)
     that at least 3 complete trials set (a contour needs a triangle)."""
     done = df[df["state"] == "COMPLETE"]
     numeric = [
         p for p in params
-        if p in done.columns and pd.api.types.is_numeric_dtype(done[p]) and done[p].notna().sum() >= 3
+        if p in done.columns and numeric_column(done[p]) is not None and done[p].notna().sum() >= 3
         and done[p].nunique() >= 2
     ][:CONTOUR_PARAMS]  # fmt: skip
     return [(a, b) for i, a in enumerate(numeric) for b in numeric[i + 1 :]]
@@ -206,7 +217,9 @@ def fig_contours(df: pd.DataFrame, obj: dict, pairs: list[tuple[str, str]], info
     fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.3), dpi=110, squeeze=False)
     for ax, (a, b) in zip(axes[0], pairs, strict=True):
         sub = done[done[a].notna() & done[b].notna() & done[col].notna()]
-        x, y, z = (sub[c].to_numpy(dtype=float) for c in (a, b, col))
+        x, y = (numeric_column(sub[c]).to_numpy(dtype=float) for c in (a, b))
+        z = sub[col].to_numpy(dtype=float)
+        unit = {c: " (ms)" if not pd.api.types.is_numeric_dtype(sub[c]) else "" for c in (a, b)}
         lx = bool(logs.get(a)) and (x > 0).all()
         ly = bool(logs.get(b)) and (y > 0).all()
         tx, ty = (np.log10(x) if lx else x), (np.log10(y) if ly else y)
@@ -218,10 +231,10 @@ def fig_contours(df: pd.DataFrame, obj: dict, pairs: list[tuple[str, str]], info
             pass
         ax.scatter(tx, ty, s=9, c="white", edgecolors="black", linewidths=0.5)
         if best is not None and pd.notna(best[a]) and pd.notna(best[b]):
-            bx, by = float(best[a]), float(best[b])
+            bx, by = (float(numeric_column(pd.Series([best[c]])).iloc[0]) for c in (a, b))
             ax.scatter(np.log10(bx) if lx else bx, np.log10(by) if ly else by, marker="*", s=120, c="C3")
-        ax.set_xlabel(f"log10 {a}" if lx else a, fontsize=8)
-        ax.set_ylabel(f"log10 {b}" if ly else b, fontsize=8)
+        ax.set_xlabel(f"log10 {a}{unit[a]}" if lx else f"{a}{unit[a]}", fontsize=8)
+        ax.set_ylabel(f"log10 {b}{unit[b]}" if ly else f"{b}{unit[b]}", fontsize=8)
         ax.tick_params(labelsize=7)
     fig.suptitle(f"{col} over pairs of the most important parameters (star: best feasible)", fontsize=9)
     fig.tight_layout()

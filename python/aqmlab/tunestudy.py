@@ -428,6 +428,15 @@ def run_study(
         "tunes": [],
         "finals": [],
     }
+    # Wall times add up over the invocations that recorded them (a resumed study reads back what
+    # an earlier one computed; an invocation killed before it wrote study.json is not counted).
+    earlier: dict[tuple, float] = {}
+    if (out / "study.json").is_file():
+        prior = json.loads((out / "study.json").read_text(encoding="utf-8"))
+        for t in prior.get("tunes", []):
+            earlier[("tune", t["cell"], t["family"])] = float(t["wall_s"])
+        for t in prior.get("finals", []):
+            earlier[("final", t["cell"])] = float(t["wall_s"])
     bests: dict[str, dict[str, dict]] = {}
     finals = []
     for c in cs:
@@ -447,14 +456,19 @@ def run_study(
                 "feasible": int(df["feasible"].sum()), "replications": info["replications"],
                 "final_replications": info["final_replications"], "finalists": info["finalists"],
                 "best": best, "best_feasible": feasible, "values": vals,
-                "wall_s": round(time.monotonic() - t0, 1),
+                "wall_s": round(time.monotonic() - t0 + earlier.get(("tune", c.name, fam.label), 0.0), 1),
                 "runs": int(len(list((tdir / "runs").iterdir()))),
             })  # fmt: skip
         t0 = time.monotonic()
         n = 2 if quick else c.net.final_replications
         finals.append(run_final(c, files, bests[c.name], out, n, jobs, dask, log))
         record["finals"].append(
-            {"cell": c.name, "replications": n, "wall_s": round(time.monotonic() - t0, 1)}
+            {
+                "cell": c.name,
+                "replications": n,
+                "runs": int(len(finals[-1])),
+                "wall_s": round(time.monotonic() - t0 + earlier.get(("final", c.name), 0.0), 1),
+            }
         )
         _write_text_atomic(out / "study.json", json.dumps(record, indent=2, default=str) + "\n")
     final = pd.concat(finals, ignore_index=True)
@@ -462,7 +476,8 @@ def run_study(
     comp = comparison_rows(final, cs)
     res.to_csv(out / "results.csv", index=False, float_format="%.6g")
     comp.to_csv(out / "comparisons.csv", index=False, float_format="%.6g")
-    record["wall_s"] = round(time.monotonic() - t_start, 1)
+    record["wall_s_invocation"] = round(time.monotonic() - t_start, 1)
+    record["wall_s"] = round(sum(t["wall_s"] for t in record["tunes"] + record["finals"]), 1)
     _write_text_atomic(out / "study.json", json.dumps(record, indent=2, default=str) + "\n")
     write_report(out, record, cs, res, comp, final)
     return record
@@ -507,7 +522,8 @@ def write_report(
         f"# Study `tuning`{' (quick mode)' if record['quick'] else ''}: the seeds' comparisons, by search",
         "",
         f"Date {record['date']}; machine: {record['machine']}; workers: {record['workers']}; "
-        f"wall time {record.get('wall_s', 0) / 60:.1f} min; command: `{record['command']}`.",
+        f"wall time {record.get('wall_s', 0) / 60:.1f} min (tunes and final runs); "
+        f"command: `{record['command']}`.",
         "",
         "Objective: maximise `pct_le_1s` (share of responses complete within 1 s), subject to "
         "utilization ≥ 0.95 · min(load, 100 %) (python/aqmlab/tunestudy.py says why). Search: Optuna "
@@ -580,15 +596,36 @@ def write_report(
            "| tune report |",
            "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for t in record["tunes"]:
+        contours = _contour_figure(out / t["dir"])
+        link = ""
+        if contours is not None:
+            png = f"{Path(t['dir']).name}_contours.png"
+            shutil.copyfile(contours, figs / png)
+            link = f"[contours](figures/{png})"
         md.append(
             f"| {t['cell']} | {t['family']} | {t['trials']} | {t['complete']} | {t['feasible']} | "
             f"{t['replications']} ({t['final_replications']}) | {t['runs']} | {t['wall_s']} | "
-            f"OUT/{t['dir']}/report.md |"
+            f"OUT/{t['dir']}/report.md {link} |"
         )
     for fr in record["finals"]:
-        md.append(f"| {fr['cell']} | final comparison | | | | {fr['replications']} | | {fr['wall_s']} | |")
+        md.append(
+            f"| {fr['cell']} | final comparison | | | | {fr['replications']} | {fr.get('runs', '')} | "
+            f"{fr['wall_s']} | |"
+        )
     text = "\n".join(md) + "\n"
     _write_text_atomic(out / "report.md", text)
+
+
+def _contour_figure(tune_dir: Path) -> Path | None:
+    """The contour figure of a tune's report (aqmlab.tunereport), if it has one."""
+    md = tune_dir / "report.md"
+    if not md.is_file():
+        return None
+    for line in md.read_text(encoding="utf-8").splitlines():
+        if line.startswith("![Contours: ") and line.endswith(".png)"):
+            p = tune_dir / line[line.index("](") + 2 : -1]
+            return p if p.is_file() else None
+    return None
 
 
 def publish(out: Path, quick: bool, root: Path = REPO_ROOT) -> Path:

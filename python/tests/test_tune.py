@@ -262,7 +262,7 @@ def test_the_paired_comparison_by_hand():
 
 
 def test_the_report_lists_slice_and_contour_plots_of_the_top_parameters(tmp_path):
-    from aqmlab.tunereport import contour_pairs
+    from aqmlab.tunereport import contour_pairs, numeric_column
 
     f = _synth_file(tmp_path, 16)
     out = tmp_path / "out"
@@ -279,6 +279,10 @@ def test_the_report_lists_slice_and_contour_plots_of_the_top_parameters(tmp_path
     assert sorted(contour_pairs(df, ["var.x", "var.y"])[0]) == ["var.x", "var.y"]
     df["kind"] = ["red", "pie"] * (len(df) // 2)
     assert contour_pairs(df, ["kind", "var.x"]) == []
+    # A searched duration (written in whole µs) is an axis in milliseconds.
+    df["queue.target"] = [f"{1000 * (i + 1)}us" for i in range(len(df))]
+    assert contour_pairs(df, ["queue.target", "kind", "var.x"]) == [("queue.target", "var.x")]
+    assert numeric_column(pd.Series(["2500us", None])).tolist()[0] == 2.5
 
 
 @pytest.mark.engine

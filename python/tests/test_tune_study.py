@@ -130,3 +130,24 @@ def test_the_study_scenarios_set_load_length_and_constraint():
     ]
     with pytest.raises(StudyError, match="unknown tuning study 'nope'"):
         cells("nope", quick=False)
+
+
+def test_a_bad_study_file_is_reported_as_file_key_reason_before_anything_runs(tmp_path, monkeypatch):
+    import shutil
+
+    from aqmlab import tunestudy
+
+    studies = tmp_path / "studies"
+    shutil.copytree(tunestudy.STUDIES / "tuning", studies / "tuning")
+    monkeypatch.setattr(tunestudy, "STUDIES", studies)
+    red = studies / "tuning" / "seed000_red.toml"
+    red.write_text(red.read_text().replace("int = [3, 150]", "int = [150, 3]"))
+    out = tmp_path / "out"
+    with pytest.raises(
+        StudyError, match=r"seed000_red\.toml .*tune\.params\.\"queue\.min_th\".*lo must be less"
+    ):
+        tunestudy.write_scenarios(cells("tuning", quick=True), out, quick=True)
+    assert not (out / "tunes").exists()
+    red.write_text("[run]\nseed = 2\n" + red.read_text())
+    with pytest.raises(StudyError, match=r"seed000_red\.toml: run: only \[\[variant\]\] and \[tune\]"):
+        tunestudy.write_scenarios(cells("tuning", quick=True), out, quick=True)

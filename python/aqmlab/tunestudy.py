@@ -428,15 +428,24 @@ def run_study(
         "tunes": [],
         "finals": [],
     }
-    # Wall times add up over the invocations that recorded them (a resumed study reads back what
-    # an earlier one computed; an invocation killed before it wrote study.json is not counted).
-    earlier: dict[tuple, float] = {}
+    # Wall times are those of the invocation(s) that computed: a tune or final comparison that an
+    # earlier invocation recorded as finished (same trials and runs) keeps that invocation's time
+    # (reading it back costs seconds); one it recorded unfinished adds up. An invocation killed
+    # before it wrote study.json is not counted.
+    earlier: dict[tuple, dict] = {}
     if (out / "study.json").is_file():
         prior = json.loads((out / "study.json").read_text(encoding="utf-8"))
         for t in prior.get("tunes", []):
-            earlier[("tune", t["cell"], t["family"])] = float(t["wall_s"])
+            earlier[("tune", t["cell"], t["family"])] = t
         for t in prior.get("finals", []):
-            earlier[("final", t["cell"])] = float(t["wall_s"])
+            earlier[("final", t["cell"])] = t
+
+    def wall(key: tuple, t0: float, done: dict) -> float:
+        e = earlier.get(key)
+        if e is not None and all(e.get(k) == v for k, v in done.items()):
+            return float(e["wall_s"])
+        return round(time.monotonic() - t0 + (float(e["wall_s"]) if e else 0.0), 1)
+
     bests: dict[str, dict[str, dict]] = {}
     finals = []
     for c in cs:
@@ -450,15 +459,17 @@ def run_study(
             vals, best, feasible = _best_values(tdir)
             bests[c.name][fam.file] = vals
             info = json.loads((tdir / "tune.json").read_text(encoding="utf-8"))
-            record["tunes"].append({
+            entry = {
                 "cell": c.name, "family": fam.label, "file": fam.file, "dir": f"tunes/{f_search.stem}",
                 "trials": int(len(df)), "complete": int((df["state"] == "COMPLETE").sum()),
                 "feasible": int(df["feasible"].sum()), "replications": info["replications"],
                 "final_replications": info["final_replications"], "finalists": info["finalists"],
                 "best": best, "best_feasible": feasible, "values": vals,
-                "wall_s": round(time.monotonic() - t0 + earlier.get(("tune", c.name, fam.label), 0.0), 1),
                 "runs": int(len(list((tdir / "runs").iterdir()))),
-            })  # fmt: skip
+            }  # fmt: skip
+            done = {k: entry[k] for k in ("trials", "complete", "runs")}
+            entry["wall_s"] = wall(("tune", c.name, fam.label), t0, done)
+            record["tunes"].append(entry)
         t0 = time.monotonic()
         n = 2 if quick else c.net.final_replications
         finals.append(run_final(c, files, bests[c.name], out, n, jobs, dask, log))
@@ -467,7 +478,7 @@ def run_study(
                 "cell": c.name,
                 "replications": n,
                 "runs": int(len(finals[-1])),
-                "wall_s": round(time.monotonic() - t0 + earlier.get(("final", c.name), 0.0), 1),
+                "wall_s": wall(("final", c.name), t0, {"replications": n, "runs": int(len(finals[-1]))}),
             }
         )
         _write_text_atomic(out / "study.json", json.dumps(record, indent=2, default=str) + "\n")
@@ -522,8 +533,9 @@ def write_report(
         f"# Study `tuning`{' (quick mode)' if record['quick'] else ''}: the seeds' comparisons, by search",
         "",
         f"Date {record['date']}; machine: {record['machine']}; workers: {record['workers']}; "
-        f"wall time {record.get('wall_s', 0) / 60:.1f} min (tunes and final runs); "
-        f"command: `{record['command']}`.",
+        f"wall time {record.get('wall_s', 0) / 60:.1f} min (tunes and final runs).",
+        "",
+        f"Command (from the repository root): `{record['command']}`",
         "",
         "Objective: maximise `pct_le_1s` (share of responses complete within 1 s), subject to "
         "utilization ≥ 0.95 · min(load, 100 %) (python/aqmlab/tunestudy.py says why). Search: Optuna "

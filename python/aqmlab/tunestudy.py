@@ -7,9 +7,9 @@ parameter space changes their conclusions:
 - seed 000, the constrained lab network (scenarios/christiansen2000/lab_constrained.toml) at
   90, 98 and 110 % load: the best RED found (min_th, max_th, w_q, max_p, limit) against the
   thesis's best RED for that load (Table B.15) and against the best drop-tail limit found;
-- seed 001, the two-way PackMime dumbbell (scenarios/weigle2006/dumbbell.toml) at 80 % load
-  (the paper's "moderately congested" level, §6.5): the best ARED, PI, CoDel and PIE found
-  against DT-148q.
+- seed 001, the two-way PackMime dumbbell (scenarios/weigle2006/dumbbell.toml) at 80 and 105 %
+  load (the paper's "moderately" and "severely congested" levels, §6.5): the best ARED, PI,
+  CoDel and PIE found against DT-148q.
 
 A *cell* is one network at one load; a *family* one tuned queue (studies/tuning/<file>.toml: its
 variants and `[tune]` table). For each cell and family the driver writes the full scenario
@@ -165,7 +165,7 @@ SEED001 = Network(
     name="seed001",
     title="Seed 001: the two-way PackMime dumbbell (Weigle et al. 2006)",
     scenario="scenarios/weigle2006/dumbbell.toml",
-    loads=(80,),
+    loads=(80, 105),  # the paper's "moderately" and "severely congested" levels (§6.5)
     quick_loads=(80,),
     families=(
         Family("ARED (tuned)", "seed001_ared.toml"),

@@ -127,6 +127,7 @@ def test_the_study_scenarios_set_load_length_and_constraint():
         "seed000_98",
         "seed000_110",
         "seed001_80",
+        "seed001_105",
     ]
     with pytest.raises(StudyError, match="unknown tuning study 'nope'"):
         cells("nope", quick=False)

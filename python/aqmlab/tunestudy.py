@@ -9,7 +9,7 @@ parameter space changes their conclusions:
   thesis's best RED for that load (Table B.15) and against the best drop-tail limit found;
 - seed 001, the two-way PackMime dumbbell (scenarios/weigle2006/dumbbell.toml) at 80 and 105 %
   load (the paper's "moderately" and "severely congested" levels, §6.5): the best ARED, PI,
-  CoDel and PIE found against DT-148q.
+  CoDel and PIE found against DT-148q and against the best drop-tail buffer found.
 
 A *cell* is one network at one load; a *family* one tuned queue (studies/tuning/<file>.toml: its
 variants and `[tune]` table). For each cell and family the driver writes the full scenario
@@ -172,6 +172,7 @@ SEED001 = Network(
         Family("PI (tuned)", "seed001_pi.toml"),
         Family("CoDel (tuned)", "seed001_codel.toml"),
         Family("PIE (tuned)", "seed001_pie.toml"),
+        Family("drop-tail (tuned)", "seed001_droptail.toml"),
     ),  # fmt: skip
     baselines=("DT-148q",),
     compare=(
@@ -179,15 +180,18 @@ SEED001 = Network(
         ("PI (tuned)", "DT-148q"),
         ("CoDel (tuned)", "DT-148q"),
         ("PIE (tuned)", "DT-148q"),
+        ("drop-tail (tuned)", "DT-148q"),
+        ("ARED (tuned)", "drop-tail (tuned)"),
+        ("PI (tuned)", "drop-tail (tuned)"),
+        ("CoDel (tuned)", "drop-tail (tuned)"),
+        ("PIE (tuned)", "drop-tail (tuned)"),
     ),  # fmt: skip
     set_load=_seed001_load,
     search_run={"warmup": "120s", "duration": "240s"},  # the paper's warm-up, then 4 min
     final_run=None,  # 120 s warm-up, then 250,000 responses or 38 min, the paper's
     quick_search_run={"warmup": "60s", "duration": "90s"},
     quick_final_run={"warmup": "60s", "duration": "120s"},
-    quick_trials={
-        f: 3 for f in ("seed001_ared.toml", "seed001_pi.toml", "seed001_codel.toml", "seed001_pie.toml")
-    },
+    quick_trials={f"seed001_{k}.toml": 3 for k in ("ared", "pi", "codel", "pie", "droptail")},
 )
 
 STUDIES_KNOWN = {"tuning": (SEED000, SEED001)}

@@ -34,7 +34,7 @@ def quick(tmp_path_factory):
 def test_every_family_is_tuned_and_its_best_is_the_tuners(quick):
     rec = json.loads((quick / "study.json").read_text())
     want = {("seed000_98", "RED (tuned)"): 4, ("seed000_98", "drop-tail (tuned)"): 3}
-    want.update({("seed001_80", f"{k} (tuned)"): 3 for k in ("ARED", "PI", "CoDel", "PIE")})
+    want.update({("seed001_80", f"{k} (tuned)"): 3 for k in ("ARED", "PI", "CoDel", "PIE", "drop-tail")})
     assert {(t["cell"], t["family"]): t["trials"] for t in rec["tunes"]} == want
     for t in rec["tunes"]:
         d = quick / t["dir"]
@@ -61,7 +61,11 @@ def test_the_final_comparison_reruns_the_bests_with_common_seeds_at_the_final_le
     rec = json.loads((quick / "study.json").read_text())
     for cell, configs, measured in [
         ("seed000_98", ["RED (tuned)", "drop-tail (tuned)", "thesis"], 180.0),
-        ("seed001_80", ["ARED (tuned)", "PI (tuned)", "CoDel (tuned)", "PIE (tuned)", "DT-148q"], 120.0),
+        (
+            "seed001_80",
+            ["ARED (tuned)", "PI (tuned)", "CoDel (tuned)", "PIE (tuned)", "drop-tail (tuned)", "DT-148q"],
+            120.0,
+        ),
     ]:
         f = pd.read_parquet(quick / "final" / cell / "final.parquet")
         assert list(dict.fromkeys(f["config"])) == configs
@@ -83,14 +87,14 @@ def test_the_final_comparison_reruns_the_bests_with_common_seeds_at_the_final_le
 def test_published_means_intervals_and_paired_differences_are_those_of_the_replications(quick):
     final = pd.concat(pd.read_parquet(p) for p in sorted((quick / "final").glob("*/final.parquet")))
     res = pd.read_csv(quick / "results.csv")
-    assert len(res) == 8 and (res["n"] == 2).all()
+    assert len(res) == 9 and (res["n"] == 2).all()
     for _, r in res.iterrows():
         g = final[(final["cell"] == r["cell"]) & (final["config"] == r["config"])]
         for c in ("pct_le_1s", "median_rt_ms", "utilization"):
             assert r[c] == pytest.approx(g[c].mean(), rel=1e-5)
             assert r[f"{c}_ci"] == pytest.approx(_half(g[c]), rel=1e-5, abs=1e-9)
     comp = pd.read_csv(quick / "comparisons.csv")
-    assert len(comp) == 2 * (3 + 4)
+    assert len(comp) == 2 * (3 + 9)
     for _, c in comp.iterrows():
         f = final[final["cell"] == c["cell"]]
         a = f[f["config"] == c["a"]].set_index("seed")[c["column"]]

@@ -5,6 +5,8 @@
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
     aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
                                                                             (aqmlab.tuner)
+    aqmlab tune-study tuning --out DIR [--quick] [--jobs N] [--dask ADDR] [--publish]
+                                                                            (aqmlab.tunestudy)
     aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
     aqmlab report TUNE_DIR    (a tuning directory: its report.html + report.md again)
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
@@ -33,7 +35,9 @@ from aqmlab.summary_table import summary_table
 PROG = "aqmlab"
 # Subcommands whose modules are imported only when used (they load pandas, scipy, matplotlib):
 # `aqmlab run` starts in a fraction of the time (see README, Benchmark).
-_COMMANDS = ("run", "calibrate", "reproduce", "params", "sweep", "tune", "report", "testbed")
+_COMMANDS = (
+    "run", "calibrate", "reproduce", "params", "sweep", "tune", "tune-study", "report", "testbed",
+)
 
 
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -63,6 +67,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         _add_sweep(sub)
     if want("tune"):
         _add_tune(sub)
+    if want("tune-study"):
+        from aqmlab import tunestudy
+
+        tunestudy.add_parser(sub)  # `aqmlab tune-study tuning [--quick]` (aqmlab.tunestudy)
     if want("report"):
         _add_report(sub)
     if want("testbed"):
@@ -234,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_sweep(args)
         if args.command == "tune":
             return cmd_tune(args)
+        if args.command == "tune-study":
+            from aqmlab import tunestudy
+
+            return tunestudy.cmd_tune_study(args, argv)
         if args.command == "reproduce":
             from aqmlab import reproduce
 

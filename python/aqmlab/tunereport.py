@@ -12,6 +12,9 @@ Contents:
 - parameter importances (Optuna's PED-ANOVA, Watanabe et al. 2023: no scikit-learn needed)
   for each objective;
 - slice plots (objective against each of the four most important parameters);
+- contour plots of the objective over each pair of the three most important numeric parameters
+  (linear interpolation between the trials on a Delaunay triangulation, in log coordinates for
+  log-scale parameters; the trials drawn on top, the best feasible one starred);
 - with several objectives, the Pareto front of the first two;
 - the response-time CDFs of the best finalist and the baselines (mean of the final
   replications with the 95 % pointwise band), when their run directories exist.
@@ -38,6 +41,7 @@ from aqmlab.tuner import load_tune
 
 TOP_TRIALS = 10
 SLICE_PARAMS = 4
+CONTOUR_PARAMS = 3
 
 
 def _fmt(v) -> str:
@@ -169,6 +173,74 @@ def fig_slices(df: pd.DataFrame, obj: dict, params: list[str], info: dict) -> by
     return _png(plt, fig)
 
 
+def numeric_column(x: pd.Series) -> pd.Series | None:
+    """A parameter column as numbers: as is when numeric, searched durations (written in whole
+    µs, "2500us") in milliseconds; None for anything else (a choice)."""
+    if pd.api.types.is_numeric_dtype(x):
+        return x
+    v = x.dropna()
+    if len(v) and all(isinstance(a, str) and a.endswith("us") and a[:-2].isdigit() for a in v):
+        return x.map(lambda a: float(a[:-2]) / 1000 if isinstance(a, str) else np.nan)
+    return None
+
+
+def contour_pairs(df: pd.DataFrame, params: list[str]) -> list[tuple[str, str]]:
+    """The pairs of the first CONTOUR_PARAMS numeric parameters of `params` (importance order)
+    that at least 3 complete trials set (a contour needs a triangle)."""
+    done = df[df["state"] == "COMPLETE"]
+    numeric = [
+        p for p in params
+        if p in done.columns and numeric_column(done[p]) is not None and done[p].notna().sum() >= 3
+        and done[p].nunique() >= 2
+    ][:CONTOUR_PARAMS]  # fmt: skip
+    return [(a, b) for i, a in enumerate(numeric) for b in numeric[i + 1 :]]
+
+
+def fig_contours(df: pd.DataFrame, obj: dict, pairs: list[tuple[str, str]], info: dict) -> bytes:
+    """The objective over each pair of parameters: filled contours interpolated between the
+    trials (where the triangulation allows), the trials as dots, the best feasible trial as a
+    star."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.tri as mtri
+
+    logs = {p["path"]: p["log"] for p in info["params"]}
+    col = obj["column"]
+    done = df[df["state"] == "COMPLETE"]
+    feas = done[done["feasible"]]
+    best = None
+    if len(feas):
+        best = feas.loc[feas[col].idxmin() if obj["direction"] == "minimize" else feas[col].idxmax()]
+    n = len(pairs)
+    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.3), dpi=110, squeeze=False)
+    for ax, (a, b) in zip(axes[0], pairs, strict=True):
+        sub = done[done[a].notna() & done[b].notna() & done[col].notna()]
+        x, y = (numeric_column(sub[c]).to_numpy(dtype=float) for c in (a, b))
+        z = sub[col].to_numpy(dtype=float)
+        unit = {c: " (ms)" if not pd.api.types.is_numeric_dtype(sub[c]) else "" for c in (a, b)}
+        lx = bool(logs.get(a)) and (x > 0).all()
+        ly = bool(logs.get(b)) and (y > 0).all()
+        tx, ty = (np.log10(x) if lx else x), (np.log10(y) if ly else y)
+        try:
+            tri = mtri.Triangulation(tx, ty)
+            cs = ax.tricontourf(tri, z, levels=12, cmap="viridis", alpha=0.8)
+            fig.colorbar(cs, ax=ax, fraction=0.046, pad=0.02)
+        except (ValueError, RuntimeError):  # collinear or too few distinct points: dots only
+            pass
+        ax.scatter(tx, ty, s=9, c="white", edgecolors="black", linewidths=0.5)
+        if best is not None and pd.notna(best[a]) and pd.notna(best[b]):
+            bx, by = (float(numeric_column(pd.Series([best[c]])).iloc[0]) for c in (a, b))
+            ax.scatter(np.log10(bx) if lx else bx, np.log10(by) if ly else by, marker="*", s=120, c="C3")
+        ax.set_xlabel(f"log10 {a}{unit[a]}" if lx else f"{a}{unit[a]}", fontsize=8)
+        ax.set_ylabel(f"log10 {b}{unit[b]}" if ly else f"{b}{unit[b]}", fontsize=8)
+        ax.tick_params(labelsize=7)
+    fig.suptitle(f"{col} over pairs of the most important parameters (star: best feasible)", fontsize=9)
+    fig.tight_layout()
+    return _png(plt, fig)
+
+
 def fig_pareto(df: pd.DataFrame, objs: list[dict], front: set[int]) -> bytes:
     plt, fig, ax = _fig()
     a, b = objs[0]["column"], objs[1]["column"]
@@ -249,6 +321,12 @@ def write_tune_report(tune_dir: str | os.PathLike, study=None, xmax: float = 2.0
             :SLICE_PARAMS
         ]
         sections.append(("figure", f"Slices: {objs[0]['column']}", fig_slices(df, objs[0], params, info)))
+        ranked = [p for p in imp0 if p in df.columns] + [p["path"] for p in info["params"]]
+        pairs = contour_pairs(df, list(dict.fromkeys(ranked)))
+        if pairs:
+            sections.append(
+                ("figure", f"Contours: {objs[0]['column']}", fig_contours(df, objs[0], pairs, info))
+            )
         if len(objs) >= 2:
             front = {t.number for t in study.best_trials}
             sections.append(("figure", "Pareto front", fig_pareto(df, objs, front)))

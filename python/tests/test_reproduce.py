@@ -414,5 +414,6 @@ def test_published_reports_record_rerunnable_commands():
     assert len(reports) >= 5
     for r in reports:
         (line,) = [x for x in r.read_text().splitlines() if x.startswith("Command")]
-        assert line.startswith("Command (from the repository root): `aqmlab reproduce "), (r, line)
+        cmd = "aqmlab tune-study " if r.parent.name.startswith("tuning") else "aqmlab reproduce "
+        assert line.startswith(f"Command (from the repository root): `{cmd}"), (r, line)
         assert "/work/" not in line and "/tmp/" not in line and " --out /" not in line, (r, line)

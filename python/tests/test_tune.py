@@ -259,3 +259,53 @@ def test_the_paired_comparison_by_hand():
     final.loc[final["config"] == "b", "x"] = [10.0, 11.0, 12.0]  # the same difference on every seed
     c = compare(final, "a", "b", "x")
     assert (c["diff"], c["half"], c["p"], c["significant"]) == (1.0, 0.0, 0.0, True)
+
+
+def test_the_report_lists_slice_and_contour_plots_of_the_top_parameters(tmp_path):
+    from aqmlab.tunereport import contour_pairs, numeric_column
+
+    f = _synth_file(tmp_path, 16)
+    out = tmp_path / "out"
+    df = aqmlab.tune(f, out, evaluate=bowl, report=True)
+    md = (out / "report.md").read_text()
+    figs = dict(re.findall(r"^!\[(.+)\]\((report/fig\d+\.png)\)$", md, flags=re.M))
+    assert "Slices: median_rt_ms" in figs and "Contours: median_rt_ms" in figs
+    assert "## Contours: median_rt_ms" in md
+    for png in figs.values():
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The html embeds every figure of the markdown.
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == len(figs)
+    # The contours are drawn over the pair of numeric parameters; a choice is no axis.
+    assert sorted(contour_pairs(df, ["var.x", "var.y"])[0]) == ["var.x", "var.y"]
+    df["kind"] = ["red", "pie"] * (len(df) // 2)
+    assert contour_pairs(df, ["kind", "var.x"]) == []
+    # A searched duration (written in whole µs) is an axis in milliseconds.
+    df["queue.target"] = [f"{1000 * (i + 1)}us" for i in range(len(df))]
+    assert contour_pairs(df, ["queue.target", "kind", "var.x"]) == [("queue.target", "var.x")]
+    assert numeric_column(pd.Series(["2500us", None])).tolist()[0] == 2.5
+
+
+@pytest.mark.engine
+def test_dask_gives_the_trials_of_the_local_pool(tmp_path):
+    """`aqmlab tune --dask ADDR` on an in-process LocalCluster (one worker) makes the same
+    trials, with the same objective values and run ids, as the local process pool."""
+    from distributed import LocalCluster
+
+    from aqmlab import cli
+
+    f = tmp_path / "tiny.toml"
+    f.write_text(_base_text("1s", "4s") + TINY.replace("trials = 12", "trials = 6"), encoding="utf-8")
+    assert cli.main(["tune", str(f), "--out", str(tmp_path / "pool"), "--jobs", "1", "--quiet"]) == 0
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        addr = cluster.scheduler_address
+        assert cli.main(["tune", str(f), "--out", str(tmp_path / "dask"), "--dask", addr, "--quiet"]) == 0
+        # The runs went through the cluster's scheduler (it lives in this process).
+        assert cluster.scheduler.transition_counter > 0
+    pool, dask = aqmlab.load_tune(tmp_path / "pool"), aqmlab.load_tune(tmp_path / "dask")
+    assert len(pool) == 6 and (pool["state"] == "COMPLETE").all()
+    cols = ["number", "queue.min_th", "queue.max_p", "queue.max_th", "pct_le_1s", "utilization", "runs"]
+    pd.testing.assert_frame_equal(pool[cols], dask[cols])
+    pd.testing.assert_frame_equal(pool.attrs["final"], dask.attrs["final"])
+    for rid in pool["runs"].str.split(",").sum():
+        a = (tmp_path / "pool" / "runs" / rid / "summary.json").read_bytes()
+        assert a == (tmp_path / "dask" / "runs" / rid / "summary.json").read_bytes()

@@ -13,6 +13,7 @@
     aqmlab reproduce STUDY [--quick] [--reading NAME] [--out DIR] [--jobs N] [--dask ADDR] [--publish]
     aqmlab params [NAME]   ([tcp] or a queue kind: keys, units, defaults, ranges, sources)
     aqmlab testbed SCENARIO --out DIR [--variant NAME] [--duration D] [--warmup D] [--pcap]
+                   [--closest-linux]
                                        (real Linux TCP, as root; aqmlab.testbed execs the binary)
 
 Errors (a rejected scenario, an experiment the engine cannot build, a missing directory, an

@@ -40,6 +40,12 @@ def add_parser(sub) -> None:
         "--path", choices=("router", "veth"), default="router",
         help="router (default) or a plain veth pair without a bottleneck (development)",
     )  # fmt: skip
+    tb.add_argument(
+        "--closest-linux", action="store_true",
+        help="run [tcp] keys Linux cannot express (e.g. the freebsd profile's Reno, 6 s initial "
+        "RTO, 500 ms tick, BSD RTO rules) with the nearest Linux behaviour instead of refusing "
+        "the scenario; each substitution is printed and recorded in run.json",
+    )  # fmt: skip
     tb.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -73,6 +79,8 @@ def argv(args) -> list[str]:
             out += [flag, value]
     if args.pcap:
         out.append("--pcap")
+    if getattr(args, "closest_linux", False):
+        out.append("--closest-linux")
     if args.quiet:
         out.append("--quiet")
     return out

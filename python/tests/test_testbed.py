@@ -272,6 +272,9 @@ def test_cli_builds_the_binary_command_line(monkeypatch, tmp_path):
     assert calls == [
         (fake, [str(fake), "s.toml", "--out", "o", "--path", "router", "--duration", "60s", "--pcap"])
     ]
+    calls.clear()
+    assert cli.main(["testbed", "s.toml", "--out", "o", "--closest-linux"]) == 0
+    assert calls[0][1][-1] == "--closest-linux"
     # The subcommand's module is imported only when used.
     code = "import sys; from aqmlab import cli; cli._parser('run'); print('aqmlab.testbed' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -92,6 +92,7 @@ mod tests {
             route_opts: vec!["initcwnd 2".into(), "quickack 1".into()],
             mtu: 1500,
             notes: vec![],
+            substitutions: vec![],
         };
         assert_eq!(
             side_commands(Side::Client, 2, &tcp),

@@ -73,6 +73,10 @@ pub struct Options {
     pub pcap: bool,
     /// Router (default) or the veth fallback.
     pub path: PathKind,
+    /// `--closest-linux`: `[tcp]` keys Linux cannot express run with the nearest Linux
+    /// behaviour (each substitution printed and in run.json `tcp_linux.substitutions`)
+    /// instead of being refused.
+    pub closest_linux: bool,
     /// No progress lines.
     pub quiet: bool,
 }
@@ -136,7 +140,7 @@ pub fn prepare(o: &Options) -> Result<Vec<Prepared>, String> {
         }
         check_supported(&exp).map_err(|(k, r)| err(&file, &k, r))?;
         let keys = tcp_settings::explicit_keys(&doc, has_variants.then_some(ne.name.as_str()));
-        let tcp = tcp_settings::map(&exp.tcp, &keys).map_err(|errs| {
+        let tcp = tcp_settings::map_with(&exp.tcp, &keys, o.closest_linux).map_err(|errs| {
             errs.iter()
                 .map(|e| err(&file, &e.key, &e.reason))
                 .collect::<Vec<_>>()
@@ -363,6 +367,10 @@ pub fn run_variant(p: &Prepared, o: &Options) -> Result<Outcome, String> {
     }
     for n in &p.tcp.notes {
         log(format!("note: {n}"));
+    }
+    for n in &p.tcp.substitutions {
+        // Printed even with --quiet: the run is not the scenario's TCP.
+        eprintln!("aqmlab testbed: substituted: {n}");
     }
     remove_stale_scratch(&o.out);
     let final_dir = o.out.join(&p.name);

@@ -48,6 +48,9 @@ pub struct LinuxTcp {
     pub mtu: u32,
     /// Keys left at a default Linux cannot express, and what runs instead.
     pub notes: Vec<String>,
+    /// Closest-Linux only (`--closest-linux`): keys the scenario gave that Linux cannot
+    /// express, each `tcp.KEY: asked …; runs …` with the nearest Linux behaviour used instead.
+    pub substitutions: Vec<String>,
 }
 
 /// A `[tcp]` key Linux cannot express: `tcp.KEY` and why.
@@ -64,9 +67,10 @@ enum Outcome {
     Exact,
     /// Linux does nearly this (a note, never an error).
     Near(String),
-    /// Linux cannot do this (an error if the scenario gave the key, else a note with Linux's
-    /// behaviour).
-    No(String),
+    /// Linux cannot do this: why, and the nearest Linux behaviour (an error if the scenario
+    /// gave the key, unless closest-Linux was asked for: then a substitution; a key left at
+    /// aqmlab's default gets a note with Linux's behaviour).
+    No(String, String),
 }
 
 fn ms(d: SimDuration) -> String {
@@ -116,9 +120,21 @@ pub fn explicit_keys(doc: &toml::Table, variant: Option<&str>) -> BTreeSet<Strin
 /// Map `c` to Linux. `explicit` are the keys the scenario gave ([`explicit_keys`]); a given key
 /// Linux cannot express is an error (all such keys, in key order of the declaration).
 pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<Unexpressible>> {
+    map_with(c, explicit, false)
+}
+
+/// [`map`], or with `closest` (`aqmlab testbed --closest-linux`) never an error: every given
+/// key Linux cannot express is replaced by the nearest Linux behaviour (a value clamped to
+/// Linux's range, or Linux's own rule) and listed in `substitutions`.
+pub fn map_with(
+    c: &TcpConfig,
+    explicit: &BTreeSet<String>,
+    closest: bool,
+) -> Result<LinuxTcp, Vec<Unexpressible>> {
     let mut sysctls: Vec<(String, String)> = Vec::new();
     let mut route_opts: Vec<String> = Vec::new();
     let mut notes = Vec::new();
+    let mut substitutions = Vec::new();
     let mut errors = Vec::new();
     let mut set = |k: &str, v: String| sysctls.push((format!("net.ipv4.{k}"), v));
 
@@ -143,6 +159,7 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
                 "Linux has no RFC 5681 Reno recovery (without SACK it always recovers as \
                  NewReno, RFC 6582): use variant = \"newreno\""
                     .into(),
+                "Linux `reno` (route congctl) without SACK: NewReno recovery (RFC 6582)".into(),
             ),
         ),
         Variant::Tahoe => (
@@ -151,6 +168,7 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
             Outcome::No(
                 "Linux has no Tahoe (fast retransmit without fast recovery): use \"newreno\""
                     .into(),
+                "Linux `reno` (route congctl) without SACK: NewReno recovery (RFC 6582)".into(),
             ),
         ),
     };
@@ -170,14 +188,17 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         if mtu_ok {
             Outcome::Exact
         } else {
-            Outcome::No(format!(
-                "needs an MTU of {mtu} B (mss + 40{}); Linux devices take 68–65535 B",
-                if c.timestamps {
-                    " + 12 for timestamps"
-                } else {
-                    ""
-                }
-            ))
+            Outcome::No(
+                format!(
+                    "needs an MTU of {mtu} B (mss + 40{}); Linux devices take 68–65535 B",
+                    if c.timestamps {
+                        " + 12 for timestamps"
+                    } else {
+                        ""
+                    }
+                ),
+                "MTU 1500 B (Linux's Ethernet default)".into(),
+            )
         },
     ));
     let mtu = if mtu_ok { mtu as u32 } else { 1500 };
@@ -198,10 +219,13 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         if c.initial_rto == SimDuration::from_secs(1) {
             Outcome::Exact
         } else {
-            Outcome::No(format!(
+            Outcome::No(
+                format!(
                 "Linux's initial RTO (and SYN timeout) is fixed at 1s (TCP_TIMEOUT_INIT), not {}",
                 ms(c.initial_rto)
-            ))
+            ),
+                "Linux's fixed initial RTO of 1s".into(),
+            )
         },
     ));
 
@@ -210,12 +234,19 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         set("tcp_rto_max_ms", max_ms.to_string());
         outcomes.push(("max_rto", Outcome::Exact));
     } else {
+        let near = max_ms.clamp(1000, 120_000);
+        if closest {
+            set("tcp_rto_max_ms", near.to_string());
+        }
         outcomes.push((
             "max_rto",
-            Outcome::No(format!(
-                "Linux's tcp_rto_max_ms takes whole milliseconds from 1s to 120s, not {}",
-                ms(c.max_rto)
-            )),
+            Outcome::No(
+                format!(
+                    "Linux's tcp_rto_max_ms takes whole milliseconds from 1s to 120s, not {}",
+                    ms(c.max_rto)
+                ),
+                format!("tcp_rto_max_ms {near}"),
+            ),
         ));
     }
 
@@ -224,11 +255,16 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         if c.clock_granularity <= SimDuration::from_millis(1) {
             Outcome::Exact
         } else {
-            Outcome::No(format!(
-                "Linux measures RTTs in microseconds and has no coarse TCP tick; only ≤ 1ms \
+            Outcome::No(
+                format!(
+                    "Linux measures RTTs in microseconds and has no coarse TCP tick; only ≤ 1ms \
                  can be expressed, not {}",
-                ms(c.clock_granularity)
-            ))
+                    ms(c.clock_granularity)
+                ),
+                "Linux's microsecond RTT samples and jiffy timers (not expressible: no \
+                coarse tick, so retransmit timers fire on time, not on tick boundaries)"
+                    .into(),
+            )
         },
     ));
 
@@ -245,11 +281,14 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         )),
         Some(d) => outcomes.push((
             "delayed_ack",
-            Outcome::No(format!(
+            Outcome::No(
+                format!(
                 "Linux's delayed-ACK timer is its own (40ms, adaptive up to 200ms): only false \
                  (route quickack) or \"40ms\" can be expressed, not {}",
                 ms(d)
-            )),
+            ),
+                "Linux's own delayed ACK (40ms, adaptive up to 200ms)".into(),
+            ),
         )),
     }
 
@@ -257,12 +296,19 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         set("tcp_reordering", c.dupack_threshold.to_string());
         outcomes.push(("dupack_threshold", Outcome::Exact));
     } else {
+        let near = c.dupack_threshold.clamp(1, 300);
+        if closest {
+            set("tcp_reordering", near.to_string());
+        }
         outcomes.push((
             "dupack_threshold",
-            Outcome::No(format!(
-                "Linux's tcp_reordering takes 1–300, not {}",
-                c.dupack_threshold
-            )),
+            Outcome::No(
+                format!(
+                    "Linux's tcp_reordering takes 1–300, not {}",
+                    c.dupack_threshold
+                ),
+                format!("tcp_reordering {near}"),
+            ),
         ));
     }
 
@@ -271,12 +317,20 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         set("tcp_synack_retries", c.max_syn_retries.to_string());
         outcomes.push(("max_syn_retries", Outcome::Exact));
     } else {
+        let near = c.max_syn_retries.clamp(1, 127);
+        if closest {
+            set("tcp_syn_retries", near.to_string());
+            set("tcp_synack_retries", near.to_string());
+        }
         outcomes.push((
             "max_syn_retries",
-            Outcome::No(format!(
-                "Linux's tcp_syn_retries takes 1–127, not {}",
-                c.max_syn_retries
-            )),
+            Outcome::No(
+                format!(
+                    "Linux's tcp_syn_retries takes 1–127, not {}",
+                    c.max_syn_retries
+                ),
+                format!("tcp_syn_retries and tcp_synack_retries {near}"),
+            ),
         ));
     }
 
@@ -284,12 +338,15 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         set("tcp_retries2", c.max_retries.to_string());
         outcomes.push(("max_retries", Outcome::Exact));
     } else {
+        if closest {
+            set("tcp_retries2", "255".into());
+        }
         outcomes.push((
             "max_retries",
-            Outcome::No(format!(
-                "Linux's tcp_retries2 takes 0–255, not {}",
-                c.max_retries
-            )),
+            Outcome::No(
+                format!("Linux's tcp_retries2 takes 0–255, not {}", c.max_retries),
+                "tcp_retries2 255".into(),
+            ),
         ));
     }
 
@@ -307,13 +364,17 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
                 "Linux always sends new data on the first duplicate ACKs (Limited Transmit); \
                  it cannot be turned off"
                     .into(),
+                "Linux's Limited Transmit (always on)".into(),
             )
         },
     ));
     outcomes.push((
         "ns2_fulltcp",
         if c.ns2_fulltcp {
-            Outcome::No("ns-2 Full-TCP's packet sequence is not Linux's".into())
+            Outcome::No(
+                "ns-2 Full-TCP's packet sequence is not Linux's".into(),
+                "Linux's own segment and ACK sequence".into(),
+            )
         } else {
             Outcome::Exact
         },
@@ -327,6 +388,7 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
             ),
             RtoRules::Bsd => Outcome::No(
                 "FreeBSD's tcp_xmit_timer rules (tick-based samples) are not Linux's".into(),
+                "Linux's RTO estimator (µs samples, mdev, floor SRTT + rto_min)".into(),
             ),
         },
     ));
@@ -334,25 +396,30 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         "ssthresh",
         match c.ssthresh_rule {
             SsthreshRule::Rfc5681 => Outcome::Exact,
-            SsthreshRule::Ns2 => Outcome::No("ns-2's halving on every loss is not Linux's".into()),
+            SsthreshRule::Ns2 => Outcome::No(
+                "ns-2's halving on every loss is not Linux's".into(),
+                "Linux's ssthresh (RFC 5681, once per window)".into(),
+            ),
         },
     ));
     outcomes.push((
         "backoff_reset",
         match c.backoff_reset {
             BackoffReset::Sample => Outcome::Exact,
-            BackoffReset::NewAck => {
-                Outcome::No("ns-2's backoff reset on any new ACK is not Linux's".into())
-            }
+            BackoffReset::NewAck => Outcome::No(
+                "ns-2's backoff reset on any new ACK is not Linux's".into(),
+                "Linux's backoff reset (on a valid RTT sample)".into(),
+            ),
         },
     ));
     outcomes.push((
         "slow_start",
         match c.slow_start {
             SlowStartGrowth::Rfc5681 => Outcome::Exact,
-            SlowStartGrowth::Ns2 => {
-                Outcome::No("ns-2's one segment per ACK is not Linux's slow start".into())
-            }
+            SlowStartGrowth::Ns2 => Outcome::No(
+                "ns-2's one segment per ACK is not Linux's slow start".into(),
+                "Linux's slow start (RFC 5681 with ABC)".into(),
+            ),
         },
     ));
 
@@ -368,11 +435,14 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
         match out {
             Outcome::Exact => {}
             Outcome::Near(why) => notes.push(format!("tcp.{key}: close, not identical: {why}")),
-            Outcome::No(why) if explicit.contains(key) => errors.push(Unexpressible {
+            Outcome::No(why, instead) if explicit.contains(key) && closest => substitutions.push(
+                format!("tcp.{key}: closest Linux: {instead} (asked: {why})"),
+            ),
+            Outcome::No(why, _) if explicit.contains(key) => errors.push(Unexpressible {
                 key: format!("tcp.{key}"),
                 reason: format!("cannot be expressed on Linux: {why}"),
             }),
-            Outcome::No(why) => notes.push(format!(
+            Outcome::No(why, _) => notes.push(format!(
                 "tcp.{key}: left at aqmlab's default, which Linux cannot express; runs with \
                  Linux's behaviour: {why}"
             )),
@@ -384,6 +454,7 @@ pub fn map(c: &TcpConfig, explicit: &BTreeSet<String>) -> Result<LinuxTcp, Vec<U
             route_opts,
             mtu,
             notes,
+            substitutions,
         })
     } else {
         Err(errors)
@@ -497,6 +568,62 @@ mod tests {
         );
         assert!(errs[2].reason.contains("not 500ms"), "{}", errs[2].reason);
         assert!(errs[1].reason.contains("not 6000ms"), "{}", errs[1].reason);
+    }
+
+    #[test]
+    fn closest_linux_substitutes_the_freebsd_profile() {
+        let (c, keys) = cfg("[tcp]\nprofile = \"freebsd\"");
+        let l = map_with(&c, &keys, true).unwrap();
+        let subst: Vec<&str> = l
+            .substitutions
+            .iter()
+            .map(|n| n.split(':').next().unwrap())
+            .collect();
+        assert_eq!(
+            subst,
+            [
+                "tcp.variant",
+                "tcp.initial_rto",
+                "tcp.clock_granularity",
+                "tcp.rto"
+            ]
+        );
+        assert!(
+            l.substitutions[0].contains("without SACK"),
+            "{:?}",
+            l.substitutions
+        );
+        assert!(
+            l.substitutions[2].contains("not 500ms"),
+            "{:?}",
+            l.substitutions
+        );
+        // Reno → Linux reno without SACK, timestamps on, MSS 1448 (MTU 1500), IW 2, 16 KB
+        // window clamp, min RTO 1 s, no delayed ACK → quickack.
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "0");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_timestamps"), "1");
+        assert_eq!(l.mtu, 1500);
+        assert_eq!(
+            l.route_opts,
+            [
+                "congctl reno",
+                "initcwnd 2",
+                "window 16384",
+                "rto_min 1000ms",
+                "quickack 1"
+            ]
+        );
+        // Without the opt-in the same scenario is still refused.
+        assert!(map_with(&c, &keys, false).is_err());
+        // Out-of-range values are clamped to Linux's range.
+        let (c, keys) = cfg("[tcp]\nmax_syn_retries = 0\nmax_rto = \"300s\"");
+        let l = map_with(&c, &keys, true).unwrap();
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_syn_retries"), "1");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "120000");
+        assert_eq!(l.substitutions.len(), 2, "{:?}", l.substitutions);
+        // A mappable scenario has no substitutions.
+        let (c, keys) = cfg("[tcp]\nprofile = \"linux\"");
+        assert!(map_with(&c, &keys, true).unwrap().substitutions.is_empty());
     }
 
     #[test]

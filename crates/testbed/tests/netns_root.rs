@@ -61,6 +61,7 @@ fn namespaces_sysctls_and_routes_stay_inside_and_go_away() {
         ],
         mtu: 1400,
         notes: vec![],
+        substitutions: vec![],
     };
     for side in [Side::Client, Side::Server] {
         netns::apply_sysctls(ns.of(side), &tcp.sysctls).unwrap();

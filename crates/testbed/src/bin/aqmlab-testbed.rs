@@ -1,5 +1,5 @@
 //! `aqmlab-testbed SCENARIO --out DIR [--variant NAME] [--duration D] [--warmup D] [--pcap]
-//! [--path router|veth] [--quiet]`: run a dumbbell scenario with real Linux TCP (crates/testbed)
+//! [--path router|veth] [--closest-linux] [--quiet]`: run a dumbbell scenario with real Linux TCP (crates/testbed)
 //! and write `DIR/<variant>/` as `aqmlab run` does. `aqmlab testbed …` execs this binary.
 //!
 //! Exit status: 0 done; 2 a bad scenario or command line, missing privileges, or a failure
@@ -11,7 +11,7 @@ use testbed::path::PathKind;
 use testbed::run::{self, Options};
 
 const USAGE: &str = "usage: aqmlab testbed SCENARIO --out DIR [--variant NAME] [--duration D] \
-                     [--warmup D] [--pcap] [--path router|veth] [--quiet]";
+                     [--warmup D] [--pcap] [--path router|veth] [--closest-linux] [--quiet]";
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut scenario = None;
@@ -23,6 +23,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         warmup: None,
         pcap: false,
         path: PathKind::Router,
+        closest_linux: false,
         quiet: false,
     };
     let mut out = None;
@@ -50,6 +51,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
             "--pcap" => o.pcap = true,
             "--quiet" => o.quiet = true,
+            "--closest-linux" => o.closest_linux = true,
             "--path" => {
                 o.path = match value("--path")?.as_str() {
                     "router" => PathKind::Router,

@@ -526,9 +526,8 @@ def _fmt_values(vals: dict) -> str:
 def write_report(
     out: Path, record: dict, cs: list[Cell], res: pd.DataFrame, comp: pd.DataFrame, final
 ) -> None:
-    from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
-    from aqmlab.report import CDF_COLUMNS, response_time_cdf
-    from aqmlab.sweepreport import Group, fig_cdf
+    from aqmlab.sweepreport import fig_cdf
+    from aqmlab.tunereport import cdf_groups
 
     figs = out / "figures"
     figs.mkdir(exist_ok=True)
@@ -588,20 +587,8 @@ def write_report(
                 f"{_pm(p2['diff'], p2['half'])}{star(p2)} | {p2['p']:.2g} |"
             )
         # CDF figure from the final runs
-        groups = []
-        fdir = out / "final" / c.name
         f = final[final["cell"] == c.name]
-        for label in dict.fromkeys(f["config"]):
-            dirs = [fdir / "runs" / r for r in f.loc[f["config"] == label, "run"]]
-            dirs = [d for d in dirs if (d / "requests.parquet").is_file()]
-            if not dirs:
-                continue
-            g = Group(label, (label,), dirs)
-            for d in dirs:
-                warm = warmup_ns_of(read_info(d), read_summary(d))
-                s, _ = response_time_cdf(read_table(d, "requests", CDF_COLUMNS), warm)
-                g.samples.append(s)
-            groups.append(g)
+        groups = cdf_groups(out / "final" / c.name, f, list(dict.fromkeys(f["config"])))
         if groups:
             png = f"{c.name}_cdf.png"
             (figs / png).write_bytes(fig_cdf(groups, 3.0))

@@ -240,8 +240,13 @@ pub struct Farima {
     phi: Vec<f64>,
     /// Innovation variance v of the current step.
     v: f64,
-    /// Past x values, most recent last; at most N−1 kept (plus growth before freezing).
-    hist: std::collections::VecDeque<f64>,
+    /// Past x values, newest first, in a ring of N slots written twice (at `i` and `i + N`), so
+    /// the last `k ≤ N` values are always the contiguous slice `hist[newest .. newest + k]`.
+    hist: Vec<f64>,
+    /// Index in `0..N` of the newest value in `hist`.
+    newest: usize,
+    /// Values stored so far, at most N.
+    stored: usize,
     /// Next step index t.
     t: usize,
     warmed: bool,
@@ -251,6 +256,7 @@ impl Farima {
     /// Driver with fractional differencing `d`, `n` lags, noise share `r` (0 < r < 1). Nothing
     /// is drawn until the first [`next`](Self::next) (ns-2 creates it lazily).
     pub fn new(d: f64, n: usize, r: f64) -> Farima {
+        assert!(n >= 1, "FARIMA needs at least one lag");
         let var_y = Farima::var_x(d) * (2.0 + 2.0 * d / (1.0 - d));
         Farima {
             d,
@@ -259,7 +265,9 @@ impl Farima {
             sigma_eps: ((1.0 - r) / var_y).sqrt(),
             phi: Vec::with_capacity(n),
             v: Farima::var_x(d),
-            hist: std::collections::VecDeque::with_capacity(n + 1),
+            hist: vec![0.0; 2 * n],
+            newest: 0,
+            stored: 0,
             t: 0,
             warmed: false,
         }
@@ -275,25 +283,40 @@ impl Farima {
         let t = self.t;
         if t > 0 && t < self.n {
             let ptt = self.d / (t as f64 - self.d);
-            let old = self.phi.clone();
-            for j in 1..t {
-                self.phi[j - 1] = old[j - 1] - ptt * old[t - j - 1];
+            // Durbin–Levinson: φ_{t,j} = φ_{t−1,j} − φ_{t,t} φ_{t−1,t−j}, done in place on the
+            // pairs (j, t−j) with the same arithmetic as from a copy.
+            for j in 1..=t / 2 {
+                let (a, b) = (j - 1, t - j - 1);
+                let (oa, ob) = (self.phi[a], self.phi[b]);
+                self.phi[a] = oa - ptt * ob;
+                if a != b {
+                    self.phi[b] = ob - ptt * oa;
+                }
             }
             self.phi.push(ptt);
             self.v *= 1.0 - ptt * ptt;
         }
-        // x_t = Σ_j φ_j x_{t−j} + √v Z; hist.back() is x_{t−1}.
-        let mut s = 0.0;
-        for (j, &p) in self.phi.iter().enumerate() {
-            s += p * self.hist[self.hist.len() - 1 - j];
-        }
+        // x_t = Σ_j φ_j x_{t−j} + √v Z.
+        let k = self.phi.len();
+        debug_assert!(k <= self.stored);
+        let past = &self.hist[self.newest..self.newest + k];
+        let s = dot8(&self.phi, past);
         let z: f64 = rng.sample(StandardNormal);
         let x = s + self.v.sqrt() * z;
-        let prev = self.hist.back().copied().unwrap_or(0.0);
-        self.hist.push_back(x);
-        if self.hist.len() > self.n {
-            self.hist.pop_front();
-        }
+        let prev = if self.stored > 0 {
+            self.hist[self.newest]
+        } else {
+            0.0
+        };
+        // x becomes the newest value, one slot down the ring (both copies).
+        self.newest = if self.newest == 0 {
+            self.n - 1
+        } else {
+            self.newest - 1
+        };
+        self.hist[self.newest] = x;
+        self.hist[self.newest + self.n] = x;
+        self.stored = (self.stored + 1).min(self.n);
         self.t += 1;
         x + prev
     }
@@ -315,6 +338,30 @@ impl Farima {
     pub fn innovation_var(&self) -> f64 {
         self.v
     }
+}
+
+/// Σ a_i b_i over the common length, in eight interleaved partial sums (term i goes to sum
+/// i mod 8; the sums are added pairwise, then the tail in order). The fixed order keeps it
+/// deterministic on every machine; unlike one running sum, the additions do not wait on each
+/// other, which makes the 1000–5000-lag FARIMA steps several times faster. Rounding differs from
+/// a single running sum by about 1e-16 relative (the test bounds it).
+#[inline]
+pub fn dot8(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 8];
+    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ar, br) = (ac.remainder(), bc.remainder());
+    for (x, y) in ac.zip(bc) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (x, y) in ar.iter().zip(br) {
+        s += x * y;
+    }
+    s
 }
 
 /// §3.1 connection inter-arrival times in seconds; mean exactly 1/rate.

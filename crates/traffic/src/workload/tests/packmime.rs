@@ -460,3 +460,68 @@ fn workload_validation() {
     assert!(bad(1.0, 0, 1).starts_with("clients"));
     assert!(bad(1.0, 1, 0).starts_with("servers"));
 }
+
+/// The §2.2 recursion written out plainly (whole history kept, φ recomputed from a copy, one
+/// running sum), to check the ring-buffer driver across the freeze at t = N and many wraps. The
+/// driver sums in eight partial sums (`dot8`), so the two agree to rounding, not bit for bit: a
+/// mistake in the ring's indexing or the recursion would be off by O(1).
+#[test]
+fn farima_matches_plain_durbin_levinson() {
+    use rand::Rng as _;
+    use rand_distr::StandardNormal;
+    let (d, n, r) = (0.31, 37, 0.4);
+    let mut plain_rng = rng("pm-farima-plain");
+    let mut fast_rng = rng("pm-farima-plain");
+    let var_x = Farima::var_x(d);
+    let sigma_eps = ((1.0 - r) / (var_x * (2.0 + 2.0 * d / (1.0 - d)))).sqrt();
+    let (mut phi, mut v, mut xs) = (Vec::<f64>::new(), var_x, Vec::<f64>::new());
+    let mut step = |rng: &mut units::Rng| -> f64 {
+        let t = xs.len();
+        if t > 0 && t < n {
+            let ptt = d / (t as f64 - d);
+            let old = phi.clone();
+            for j in 1..t {
+                phi[j - 1] = old[j - 1] - ptt * old[t - j - 1];
+            }
+            phi.push(ptt);
+            v *= 1.0 - ptt * ptt;
+        }
+        let mut s = 0.0;
+        for (j, p) in phi.iter().enumerate() {
+            s += p * xs[t - 1 - j];
+        }
+        let z: f64 = rng.sample(StandardNormal);
+        let x = s + v.sqrt() * z;
+        let prev = xs.last().copied().unwrap_or(0.0);
+        xs.push(x);
+        x + prev
+    };
+    for _ in 0..=n {
+        step(&mut plain_rng);
+    }
+    let mut f = Farima::new(d, n, r);
+    for i in 0..10 * n {
+        let y = step(&mut plain_rng);
+        let z: f64 = plain_rng.sample(StandardNormal);
+        let want = sigma_eps * y + r.sqrt() * z;
+        let got = f.next(&mut fast_rng);
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "draw {i}: {got} vs {want}"
+        );
+    }
+}
+
+#[test]
+fn dot8_sums_every_term_once() {
+    // Integer-valued terms are summed exactly in any order: Σ i·(i+1) for i < n is
+    // (n−1)n(n+1)/3. Lengths around the 8-lane chunks (empty, tail only, exact, both).
+    for n in [0usize, 1, 7, 8, 9, 16, 37] {
+        let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let b: Vec<f64> = (0..n).map(|i| (i + 1) as f64).collect();
+        let want = (n as f64 - 1.0) * n as f64 * (n as f64 + 1.0) / 3.0;
+        assert_eq!(dot8(&a, &b), if n == 0 { 0.0 } else { want }, "n = {n}");
+    }
+    // Unequal lengths: the common prefix only.
+    assert_eq!(dot8(&[1.0, 2.0, 3.0], &[4.0, 5.0]), 14.0);
+}

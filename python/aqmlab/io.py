@@ -137,14 +137,23 @@ def _write_info(result: RunResult, d: Path) -> None:
 _SCRATCH_NAME = re.compile(r"^(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)$")
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one of another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def remove_stale_scratch(dir: str | os.PathLike) -> list[Path]:
     """Clean up after writers killed mid-write in `dir`: every `NAME.tmp-PID` / `NAME.old-PID`
     entry (file or directory) whose PID no longer runs is removed, except an `.old-PID`
     directory whose NAME is missing (killed between `write_run`'s two renames: it is the only
     complete copy), which is renamed back to NAME. Entries of running processes (another
     `aqmlab` writing into the same directory) are left alone. Returns the paths handled."""
-    from aqmlab.workers import pid_alive
-
     d = Path(dir)
     done: list[Path] = []
     try:

@@ -29,19 +29,10 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from aqmlab.io import pid_alive
+
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 WATCH_INTERVAL_S = 1.0
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (one of another user counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _set_pdeathsig() -> bool:

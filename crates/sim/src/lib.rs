@@ -11,6 +11,7 @@ pub mod event;
 pub mod network;
 pub mod output;
 mod packet;
+mod pass_through;
 mod run;
 mod timers;
 pub mod topology;

@@ -19,6 +19,7 @@ use crate::event::{Event, EventQueue};
 use crate::network::{Network, NO_ROUTE};
 use crate::output::DatagramStats;
 use crate::packet::{Class, Packet, PacketArena, DATAGRAM};
+use crate::pass_through::{self, PassThrough};
 use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
@@ -55,6 +56,13 @@ pub struct World<O: Observer> {
     /// Per node: some connection has a box with a non-zero delay there (packets arriving
     /// elsewhere skip the connection lookup on transmit).
     box_nodes: Vec<bool>,
+    /// Per link: its state if it is a pass-through link (`pass_through.rs`).
+    pass: Vec<Option<PassThrough>>,
+    /// Per link: it feeds some pass-through link.
+    feeds_pass: Vec<bool>,
+    /// Packets reaching a pass-through link after this time take the event-by-event path
+    /// (their arrival would never run; see `plan_pass_through`).
+    pass_until: SimTime,
     tcp: TcpConfig,
     pub monitors: Vec<Monitors>,
     pub obs: O,
@@ -96,6 +104,7 @@ impl<O: Observer> World<O> {
         let n = p.workloads.len();
         let wl_boxes = DelayBoxes::new(&p.workload_boxes, n, p.seed);
         let box_nodes = vec![false; p.net.nodes as usize];
+        let links = p.net.links.len();
         World {
             q: EventQueue::new(),
             net: p.net,
@@ -121,6 +130,9 @@ impl<O: Observer> World<O> {
             delaybox_rng: units::stream(p.seed, "delaybox"),
             wl_boxes,
             box_nodes,
+            pass: (0..links).map(|_| None).collect(),
+            feeds_pass: vec![false; links],
+            pass_until: SimTime::ZERO,
             tcp: p.tcp,
             monitors: Vec::new(),
             obs: p.obs,
@@ -164,6 +176,59 @@ impl<O: Observer> World<O> {
         }
     }
 
+    /// Decide which links pass packets through (`pass_through.rs`), for a run that ends at
+    /// `end`: call after the monitors are attached, before the first event. Every pair of
+    /// hosts a workload may connect is routed both ways; a DelayBox may hold packets at the
+    /// topology's box node (if configured) and at the access routers of a workload with client
+    /// or server boxes (a replayed trace may bring its own).
+    pub fn plan_pass_through(&mut self, end: SimTime) {
+        let n_nodes = self.net.nodes as usize;
+        let mut boxes = vec![false; n_nodes];
+        if self.delaybox.is_some() && (self.delaybox_node as usize) < n_nodes {
+            boxes[self.delaybox_node as usize] = true;
+        }
+        let mut pairs = Vec::new();
+        for (w, (clients, servers)) in self.wl_hosts.iter().enumerate() {
+            let replay = matches!(
+                self.workloads[w].config(),
+                traffic::WorkloadConfig::Replay { .. }
+            );
+            let client_box = replay || self.wl_boxes.has(w, 0);
+            let server_box = replay || self.wl_boxes.has(w, 1);
+            for &c in clients {
+                for &s in servers {
+                    pairs.push((c, s));
+                    pairs.push((s, c));
+                    for (on, from, to) in [(client_box, c, s), (server_box, s, c)] {
+                        let hop = self.first_hop(from, to);
+                        if on && (hop as usize) < n_nodes {
+                            boxes[hop as usize] = true;
+                        }
+                    }
+                }
+            }
+        }
+        let monitored: Vec<bool> = self.net.links.iter().map(|l| l.monitor.is_some()).collect();
+        let plan = pass_through::plan(&self.net, pairs.into_iter(), &boxes, &monitored);
+        self.feeds_pass = vec![false; plan.len()];
+        self.pass = plan
+            .iter()
+            .map(|f| {
+                f.map(|b| {
+                    self.feeds_pass[b as usize] = true;
+                    PassThrough::default()
+                })
+            })
+            .collect();
+        self.pass_until = end;
+    }
+
+    /// Packets waiting in pass-through links whose arrival at the far end is already
+    /// scheduled (for the end-of-run conservation count).
+    pub fn pass_through_waiting(&self) -> u64 {
+        self.pass.iter().flatten().map(|p| p.waiting() as u64).sum()
+    }
+
     // ----- packets and links -------------------------------------------------------------
 
     fn arrive(&mut self, now: SimTime, pkt: u32, node: u32) {
@@ -197,6 +262,11 @@ impl<O: Observer> World<O> {
     /// stopped (at or before `end` if the run went to its end, `stopped_early` false; before
     /// the event being handled if it stopped there).
     pub fn settle_all(&mut self, end: SimTime, stopped_early: bool) {
+        for (l, p) in self.pass.iter_mut().enumerate() {
+            if let Some(p) = p {
+                p.settle_at_end(&mut self.net.links[l], end, stopped_early);
+            }
+        }
         for l in 0..self.net.links.len() as u32 {
             if let Some((t, seq)) = self.net.links[l as usize].idle_at {
                 let ended = if stopped_early {
@@ -215,6 +285,10 @@ impl<O: Observer> World<O> {
     }
 
     fn enqueue(&mut self, now: SimTime, l: u32, pkt: u32) {
+        debug_assert!(
+            self.pass.get(l as usize).is_none_or(|p| p.is_none()) || now > self.pass_until,
+            "a packet reached pass-through link {l} off its feeder"
+        );
         self.settle(now, l);
         let p = self.pkts.get(pkt);
         let meta = PacketMeta {
@@ -309,23 +383,25 @@ impl<O: Observer> World<O> {
         }
         let ser = link.rate.serialization(m.size_bytes as u64);
         let to = link.to;
-        let mut arrival = now + ser + link.delay;
+        let arrival = now + ser + link.delay;
         let seq = self.q.reserve_seq();
         if link.disc.len_packets() == 0 {
             link.idle_at = Some((now + ser, seq));
         } else {
             self.q.schedule_at_seq(now + ser, seq, Event::TxDone { link: l });
         }
-        if self.box_nodes[to as usize] && self.pkts.get(m.id).conn != DATAGRAM {
-            let p = self.pkts.get(m.id);
-            if let Some(c) = self.conn(p.conn, p.gen) {
-                for &(node, d) in &c.boxes {
-                    if node == to {
-                        arrival += d;
-                    }
+        if self.feeds_pass[l as usize] && arrival <= self.pass_until {
+            let dst = self.pkts.get(m.id).dst;
+            if to != dst {
+                let next = self.net.next_link(to, dst);
+                if self.pass[next as usize].is_some() {
+                    // `to` is no DelayBox node (plan): `arrival` is final.
+                    self.pass_through(now, next, arrival, m.id);
+                    return;
                 }
             }
         }
+        let arrival = self.held_in_box(m.id, to, arrival);
         self.q.schedule(
             arrival,
             Event::Arrive {
@@ -333,6 +409,55 @@ impl<O: Observer> World<O> {
                 node: to,
             },
         );
+    }
+
+    /// When packet `pkt`, arriving at node `to` at `at`, leaves the DelayBoxes there (`at` off
+    /// the boxes' nodes).
+    #[inline]
+    fn held_in_box(&self, pkt: u32, to: u32, mut at: SimTime) -> SimTime {
+        if self.box_nodes[to as usize] && self.pkts.get(pkt).conn != DATAGRAM {
+            let p = self.pkts.get(pkt);
+            if let Some(c) = self.conn(p.conn, p.gen) {
+                for &(node, d) in &c.boxes {
+                    if node == to {
+                        at += d;
+                    }
+                }
+            }
+        }
+        at
+    }
+
+    /// Packet `pkt`, whose transmission on the feeder started at `now`, reaches pass-through
+    /// link `l` at `t`: its verdict and times on `l` are decided now, and its arrival at `l`'s
+    /// far end is scheduled (`pass_through.rs`).
+    fn pass_through(&mut self, now: SimTime, l: u32, t: SimTime, pkt: u32) {
+        let p = self.pkts.get(pkt);
+        let meta = PacketMeta {
+            id: pkt,
+            size_bytes: p.seg.wire_bytes(),
+            ect: p.seg.ect,
+            class: p.class.to_aqm(),
+            cwnd_hint: p.seg.cwnd_hint,
+            flow: p.conn,
+            enqueued_at: t,
+        };
+        let link = &mut self.net.links[l as usize];
+        let (to, delay) = (link.to, link.delay);
+        let state = self.pass[l as usize]
+            .as_mut()
+            .expect("pass_through on a link that is not one");
+        let (_, admitted) = state.admit(link, now, t, meta);
+        match admitted {
+            None => {
+                self.pkts.free(pkt);
+                self.dropped += 1;
+            }
+            Some(a) => {
+                let arrival = self.held_in_box(pkt, to, a.end + delay);
+                self.q.schedule(arrival, Event::Arrive { pkt, node: to });
+            }
+        }
     }
 
     /// The node after `from` on the route to `to` (a host's access router); `u32::MAX` (no

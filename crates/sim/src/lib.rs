@@ -11,6 +11,7 @@ pub mod event;
 pub mod network;
 pub mod output;
 mod packet;
+pub mod pcap;
 mod run;
 mod timers;
 pub mod topology;
@@ -21,4 +22,4 @@ pub use config::{
     ParkingLotConfig, Topology, WorkloadDelayBox,
 };
 pub use output::{DatagramStats, EngineStats, RunEnd, RunOutput, SimError};
-pub use run::{run, run_with};
+pub use run::{run, run_in, run_with};

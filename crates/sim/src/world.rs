@@ -57,6 +57,8 @@ pub struct World<O: Observer> {
     box_nodes: Vec<bool>,
     tcp: TcpConfig,
     pub monitors: Vec<Monitors>,
+    /// pcap writers (`[monitor] pcap`); `None`: nothing is recorded and nothing is spent.
+    pub pcap: Option<Box<crate::pcap::Tap>>,
     pub obs: O,
     scratch_reqs: Vec<Request>,
     scratch_drops: Vec<(PacketMeta, DropReason)>,
@@ -123,6 +125,7 @@ impl<O: Observer> World<O> {
             box_nodes,
             tcp: p.tcp,
             monitors: Vec::new(),
+            pcap: None,
             obs: p.obs,
             scratch_reqs: Vec::new(),
             scratch_drops: Vec::new(),
@@ -325,6 +328,9 @@ impl<O: Observer> World<O> {
                     }
                 }
             }
+        }
+        if let Some(tap) = self.pcap.as_deref_mut() {
+            tap.on_transmit(l, now, arrival, self.pkts.get(m.id), &self.slots);
         }
         self.q.schedule(
             arrival,

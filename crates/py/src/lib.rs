@@ -1,7 +1,7 @@
 //! `aqmlab._core`: the thin PyO3 binding between the Rust core and the `aqmlab` Python package.
 //! It loads scenario files (`scenario::load`) and runs one experiment: `run_variant` (a file,
 //! `aqmlab run`) and `run_scenario_text` (a resolved scenario's text: sweeps, tuning, studies)
-//! both write its tables to Parquet as the run goes (`sim::run_with` + `store::RunWriter`,
+//! both write its tables to Parquet as the run goes (`sim::run_in` + `store::RunWriter`,
 //! memory bounded by the open connections), so the same experiment gives the same files
 //! whichever way it came. pandas, the CLI and plots live in `python/aqmlab/`. Nothing here
 //! computes anything the core already does.
@@ -82,7 +82,8 @@ struct AbortRun;
 
 /// Run variant `variant` of the scenario file at `path`, writing its tables into the existing
 /// directory `dir` as the run goes (`requests.parquet`, `queue.parquet`, `links.parquet`,
-/// each under `NAME.part` until complete; `store::RunWriter`). `progress(sim_s, end_s)`, if
+/// each under `NAME.part` until complete; `store::RunWriter`), and `{link}.pcap` for each link
+/// `[monitor] pcap` selects (`sim::run_in`). `progress(sim_s, end_s)`, if
 /// given, is called about once per simulated second; an exception it raises aborts the run
 /// (the directory then holds partial `.part` files: the caller removes it). A file-system
 /// error raises `OSError` (`PATH: reason`).
@@ -158,7 +159,7 @@ fn run_into<'py>(
     let warmup_ns = named.experiment.warmup.as_nanos();
     let writer = store::RunWriter::create(Path::new(dir), warmup_ns).map_err(store_err)?;
     let end = simulate(py, named, progress, |exp, on_progress| {
-        sim::run_with(exp, on_progress, writer)
+        sim::run_in(exp, on_progress, writer, Path::new(dir))
     })?;
     let summary = end
         .obs
@@ -190,7 +191,7 @@ fn find_variant<'a>(
     })
 }
 
-/// Run `named` through `go(experiment, on_progress)` (`sim::run_with`), calling
+/// Run `named` through `go(experiment, on_progress)` (`sim::run_in`), calling
 /// `progress` and checking for Ctrl-C about once per simulated second; an exception there
 /// aborts the run and is returned.
 fn simulate<'py, T>(

@@ -8,10 +8,12 @@
 //! Last, `sim::budget` (the engine's cost model) refuses a run whose workloads would exceed its
 //! event or memory bound.
 //! `[monitor]`: `queue_interval`, `queue_sample`, `link_interval` (durations > 0; defaults
-//! `sim::MonitorConfig::default()`).
+//! `sim::MonitorConfig::default()`); `pcap` (array of link names, default none: each a link of
+//! the topology, one direction, or a two-way name such as `bottleneck`; checked against the
+//! built topology by `sim::pcap::check`, an error names `monitor.pcap[i]`).
 
 use crate::error::{KeyError, Res};
-use crate::value::{positive, Tbl};
+use crate::value::{as_str, positive, Tbl};
 use crate::{tcp, topology, workload};
 use sim::{Experiment, MonitorConfig};
 use std::path::Path;
@@ -79,6 +81,7 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         delayboxes,
         monitor,
     };
+    sim::pcap::check(&exp).map_err(|e| KeyError::new(e.key, e.reason))?;
     sim::budget::check_workloads(&exp, &|i| root.elem("workload", i))
         .map_err(|e| KeyError::new(e.key, e.reason))?;
     Ok(exp)
@@ -89,7 +92,7 @@ fn parse_monitor(root: &Tbl) -> Res<MonitorConfig> {
     let Some(t) = root.table("monitor")? else {
         return Ok(m);
     };
-    t.allow(&["queue_interval", "queue_sample", "link_interval"])?;
+    t.allow(&["queue_interval", "queue_sample", "link_interval", "pcap"])?;
     for (k, slot) in [
         ("queue_interval", &mut m.queue_interval),
         ("queue_sample", &mut m.queue_sample),
@@ -97,6 +100,11 @@ fn parse_monitor(root: &Tbl) -> Res<MonitorConfig> {
     ] {
         if let Some(d) = t.duration(k)? {
             *slot = positive(d, &t.key(k))?;
+        }
+    }
+    if let Some(list) = t.array("pcap")? {
+        for (i, v) in list.iter().enumerate() {
+            m.pcap.push(as_str(v, &t.elem("pcap", i))?.to_string());
         }
     }
     Ok(m)

@@ -963,3 +963,50 @@ fn slow_start_key_takes_its_words_only() {
     let d = parse_str(BASE, "ok.toml", Path::new(".")).unwrap();
     assert_eq!(d[0].experiment.tcp.slow_start, tcp::SlowStartGrowth::Rfc5681);
 }
+
+#[test]
+fn pcap_of_an_unknown_link() {
+    // The fixture has clients 0 and 1: client2 is no link; the two-way names are listed.
+    let e = rejects(
+        &format!("{BASE}\n[monitor]\npcap = [\"bottleneck\", \"client2\"]\n"),
+        "monitor.pcap[1]",
+        "no link named \"client2\"",
+    );
+    assert!(
+        e.reason.ends_with("(client0, client1, server0, server1, bottleneck)"),
+        "{}",
+        e.reason
+    );
+    assert_eq!(
+        e.to_string().split(": ").take(2).collect::<Vec<_>>(),
+        ["bad.toml", "monitor.pcap[1]"]
+    );
+}
+
+#[test]
+fn pcap_link_listed_twice_or_not_a_name() {
+    rejects(
+        &format!("{BASE}\n[monitor]\npcap = [\"bottleneck_rev\", \"bottleneck\"]\n"),
+        "monitor.pcap[1]",
+        "link bottleneck_rev is listed twice",
+    );
+    rejects(
+        &format!("{BASE}\n[monitor]\npcap = [\"bottleneck\", 3]\n"),
+        "monitor.pcap[1]",
+        "expected a string",
+    );
+    rejects(
+        &format!("{BASE}\n[monitor]\npcap = \"bottleneck\"\n"),
+        "monitor.pcap",
+        "expected an array",
+    );
+}
+
+#[test]
+fn pcap_unknown_link_in_a_variant() {
+    rejects(
+        &format!("{BASE}\n[[variant]]\nname = \"v\"\nmonitor = {{ pcap = [\"r1_r2\"] }}\n"),
+        "variant[v].monitor.pcap[0]",
+        "no link named \"r1_r2\"",
+    );
+}

@@ -79,6 +79,7 @@ flows = [{ start = "0s", client = 0, server = 2, bytes = "10MB" }, { start = "2.
 [monitor]
 queue_interval = "50ms"
 queue_sample = "1ms"
+pcap = ["bottleneck", "client0_up"]
 
 [[variant]]
 name = "droptail-120"
@@ -227,6 +228,7 @@ fn assert_common(e: &Experiment) {
     assert_eq!(e.monitor.queue_interval, SimDuration::from_millis(50));
     assert_eq!(e.monitor.queue_sample, SimDuration::from_millis(1));
     assert_eq!(e.monitor.link_interval, SimDuration::from_secs(1)); // default
+    assert_eq!(e.monitor.pcap, ["bottleneck", "client0_up"]);
 }
 
 fn parse_full() -> Vec<NamedExperiment> {
@@ -319,6 +321,7 @@ flows = [{ start = "1s", client = 0, server = 0 }]
     assert_eq!(d.reverse_queue, d.forward_queue);
     assert!(d.delaybox.is_none());
     assert_eq!(e.monitor.queue_interval, SimDuration::from_millis(100));
+    assert!(e.monitor.pcap.is_empty()); // default: no pcap
 }
 
 /// A fresh directory under the system temp dir for data files.

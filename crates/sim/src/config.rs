@@ -164,6 +164,10 @@ pub struct MonitorConfig {
     pub queue_sample: SimDuration,
     /// Link throughput interval. Default 1 s (seed 000).
     pub link_interval: SimDuration,
+    /// Links to write a pcap of, as the scenario lists them (`[monitor] pcap`): link names
+    /// (one direction) or two-way names (`bottleneck` = `bottleneck_fwd` + `bottleneck_rev`);
+    /// one `{link}.pcap` each in the run directory (`crate::pcap`). Default none.
+    pub pcap: Vec<String>,
 }
 
 impl Default for MonitorConfig {
@@ -172,6 +176,7 @@ impl Default for MonitorConfig {
             queue_interval: SimDuration::from_millis(100), // seed 000 §4.1.3
             queue_sample: SimDuration::from_millis(3),     // seed 000 §4.1.3
             link_interval: SimDuration::from_secs(1),      // seed 000 §4.1.3 ("typically 1s")
+            pcap: Vec::new(),
         }
     }
 }

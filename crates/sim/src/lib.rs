@@ -12,6 +12,7 @@ pub mod network;
 pub mod output;
 mod packet;
 mod pass_through;
+pub mod pcap;
 mod run;
 mod timers;
 pub mod topology;
@@ -22,4 +23,4 @@ pub use config::{
     ParkingLotConfig, Topology, WorkloadDelayBox,
 };
 pub use output::{DatagramStats, EngineStats, RunEnd, RunOutput, SimError};
-pub use run::{run, run_with};
+pub use run::{run, run_in, run_with};

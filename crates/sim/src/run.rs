@@ -18,6 +18,7 @@ use aqm::{QueueDisc, QueueStats};
 use metrics::{
     DropCounts, LinkMonitor, Observer, QueueMonitor, Recorder, Summary, SummaryInput, SummaryTotals,
 };
+use std::path::Path;
 use traffic::{Workload, WorkloadConfig};
 use units::{SimDuration, SimTime};
 
@@ -163,11 +164,32 @@ pub fn run(
 
 /// Run `exp` to completion, handing every record to `obs` as it is produced (requests when
 /// they end, in no particular id order; queue and link rows in time order). Returns `obs` and
-/// the run-wide totals; the caller builds the summary (see [`run`]).
+/// the run-wide totals; the caller builds the summary (see [`run`]). An experiment with
+/// `[monitor] pcap` needs a run directory: [`run_in`].
 pub fn run_with<O: Observer>(
     exp: &Experiment,
     progress: &mut dyn FnMut(SimTime, SimTime),
     obs: O,
+) -> Result<RunEnd<O>, SimError> {
+    run_inner(exp, progress, obs, None)
+}
+
+/// [`run_with`], writing the experiment's files into the existing run directory `dir`: one
+/// `{link}.pcap` per link `[monitor] pcap` selects (`crate::pcap`).
+pub fn run_in<O: Observer>(
+    exp: &Experiment,
+    progress: &mut dyn FnMut(SimTime, SimTime),
+    obs: O,
+    dir: &Path,
+) -> Result<RunEnd<O>, SimError> {
+    run_inner(exp, progress, obs, Some(dir))
+}
+
+fn run_inner<O: Observer>(
+    exp: &Experiment,
+    progress: &mut dyn FnMut(SimTime, SimTime),
+    obs: O,
+    dir: Option<&Path>,
 ) -> Result<RunEnd<O>, SimError> {
     let (built, delaybox) = match &exp.topology {
         Topology::Dumbbell(db) => (
@@ -215,6 +237,7 @@ pub fn run_with<O: Observer>(
     let warmup = SimTime::ZERO + exp.warmup;
     let mut end = warmup + exp.duration;
     let monitored = built.monitored.clone();
+    let dgram_src = crate::pcap::datagram_sources(&exp.workloads, &workload_hosts);
     let mut w = World::new(WorldParts {
         net: built.net,
         client_nodes: built.client_nodes,
@@ -239,8 +262,18 @@ pub fn run_with<O: Observer>(
             bytes: LinkMonitor::new(&name),
         });
     }
+    if !exp.monitor.pcap.is_empty() {
+        let dir = dir.ok_or_else(|| SimError {
+            key: "monitor.pcap".into(),
+            reason: "pcap files need a run directory (sim::run_in)".into(),
+        })?;
+        let tap =
+            crate::pcap::Tap::create(dir, &exp.monitor.pcap, &w.net, &built.groups, dgram_src)?;
+        w.pcap = Some(Box::new(tap));
+    }
     // A run that may stop early (stop_after_responses) does not know its end in advance,
-    // which pass-through links need (pass_through.rs).
+    // which pass-through links need (pass_through.rs). After the monitors and pcaps: a link
+    // recorded by either is simulated in full.
     if exp.stop_after_responses.is_none() {
         w.plan_pass_through(end);
     }
@@ -305,6 +338,9 @@ pub fn run_with<O: Observer>(
     progress(end, end);
     w.settle_all(end, stopped_early);
     w.close_all(end);
+    if let Some(tap) = w.pcap.take() {
+        tap.finish(end)?;
+    }
 
     // Conservation: every packet created was delivered, dropped, or is still in a queue or on
     // a wire (an Arrive event) — and each queue's counters satisfy their identities.

@@ -65,6 +65,8 @@ pub struct World<O: Observer> {
     pass_until: SimTime,
     tcp: TcpConfig,
     pub monitors: Vec<Monitors>,
+    /// pcap writers (`[monitor] pcap`); `None`: nothing is recorded and nothing is spent.
+    pub pcap: Option<Box<crate::pcap::Tap>>,
     pub obs: O,
     scratch_reqs: Vec<Request>,
     scratch_drops: Vec<(PacketMeta, DropReason)>,
@@ -135,6 +137,7 @@ impl<O: Observer> World<O> {
             pass_until: SimTime::ZERO,
             tcp: p.tcp,
             monitors: Vec::new(),
+            pcap: None,
             obs: p.obs,
             scratch_reqs: Vec::new(),
             scratch_drops: Vec::new(),
@@ -208,7 +211,12 @@ impl<O: Observer> World<O> {
                 }
             }
         }
-        let monitored: Vec<bool> = self.net.links.iter().map(|l| l.monitor.is_some()).collect();
+        let monitored: Vec<bool> = (0..self.net.links.len())
+            .map(|l| {
+                self.net.links[l].monitor.is_some()
+                    || self.pcap.as_ref().is_some_and(|t| t.records(l as u32))
+            })
+            .collect();
         let plan = pass_through::plan(&self.net, pairs.into_iter(), &boxes, &monitored);
         self.feeds_pass = vec![false; plan.len()];
         self.pass = plan
@@ -390,18 +398,21 @@ impl<O: Observer> World<O> {
         } else {
             self.q.schedule_at_seq(now + ser, seq, Event::TxDone { link: l });
         }
+        let arrival = self.held_in_box(m.id, to, arrival);
+        if let Some(tap) = self.pcap.as_deref_mut() {
+            tap.on_transmit(l, now, arrival, self.pkts.get(m.id), &self.slots);
+        }
         if self.feeds_pass[l as usize] && arrival <= self.pass_until {
             let dst = self.pkts.get(m.id).dst;
             if to != dst {
                 let next = self.net.next_link(to, dst);
                 if self.pass[next as usize].is_some() {
-                    // `to` is no DelayBox node (plan): `arrival` is final.
+                    // `to` is no DelayBox node (plan), so nothing held it there.
                     self.pass_through(now, next, arrival, m.id);
                     return;
                 }
             }
         }
-        let arrival = self.held_in_box(m.id, to, arrival);
         self.q.schedule(
             arrival,
             Event::Arrive {

@@ -18,9 +18,12 @@
 //! the arrival was scheduled when `B` started the packet, the start when the packet before it
 //! started on `L`. [`PassThrough::admit`] applies the same rule (scheduled at the same instant:
 //! the arrival first). It matters only to a drop decision with the queue exactly at its limit.
-//! The far-end arrival is scheduled earlier than before (when `B` starts the packet, not when
-//! `L` does), so it can change places with another event at the same nanosecond at `L`'s far
-//! end (a host): tests compare every shipped scenario before and after (README, issue 14).
+//! The far-end arrival is scheduled when the engine's clock passes the packet's start on `L`
+//! (the instant, and the place among that instant's events, where the event-by-event engine
+//! would have scheduled it), so it keeps its place among equal-time events at the far end:
+//! access links of equal rates make such ties common (a host's ACK arriving at the very
+//! nanosecond its own up link finishes a packet). `crates/sim/tests/pass_through.rs` checks
+//! that a run gives the same results with and without pass-through links.
 //!
 //! Which links qualify is decided once, before the run, from the routes between every pair of
 //! hosts the workloads may connect and from the nodes where a DelayBox may hold packets (a
@@ -35,6 +38,14 @@ use units::SimTime;
 /// discipline, with the time each starts transmission.
 #[derive(Debug, Default)]
 pub struct PassThrough {
+    /// Admitted packets whose start the engine has not reached yet, in FIFO order: (start,
+    /// end of transmission, packet). Their far-end arrivals are scheduled when the engine
+    /// passes their start (`World::release_pass_through`), so that each arrival event takes
+    /// its place among equal-time events exactly as if the link were simulated event by event.
+    pub flight: VecDeque<(SimTime, SimTime, u32)>,
+    /// The sequence number reserved, at the latest release, for that packet's end of
+    /// transmission (the event at which the next waiting packet starts).
+    pub last_release_seq: u64,
     /// Per waiting packet, in FIFO order: (start of its transmission, start of the packet
     /// before it, i.e. when the event-by-event engine would have scheduled that start).
     waiting: VecDeque<(SimTime, SimTime)>,
@@ -96,7 +107,8 @@ impl PassThrough {
     }
 
     /// Packets admitted that have not started transmission.
-    pub fn waiting(&self) -> usize {
+    #[cfg(test)]
+    fn waiting(&self) -> usize {
         self.waiting.len()
     }
 

@@ -294,7 +294,17 @@ fn run_inner<O: Observer>(
     let mut next_progress = SimTime::ZERO;
     let mut stopped_early = false;
     let progress_step = SimDuration::from_secs(1);
-    while let Some((now, ev)) = w.q.pop_until(end) {
+    loop {
+        // Pass-through packets starting before the next event get their arrivals now.
+        w.release_pass_through(end, false);
+        let Some((now, ev)) = w.q.pop_until(end) else {
+            // No event left before the end, but a packet may still start on a pass-through
+            // link (its arrival may come before the end).
+            if w.release_pass_through(end, true) {
+                continue;
+            }
+            break;
+        };
         if now >= next_progress {
             progress(now, end);
             next_progress = now + progress_step;
@@ -356,13 +366,10 @@ fn run_inner<O: Observer>(
     let created = w.pkts.created();
     let live = w.pkts.live();
     let events = w.q.processed();
-    // A packet waiting in a pass-through link already has its far-end arrival scheduled.
-    let waiting_pass = w.pass_through_waiting();
     let on_wire =
         w.q.drain()
             .filter(|e| matches!(e, Event::Arrive { .. }))
-            .count() as u64
-            - waiting_pass;
+            .count() as u64;
     if created != w.delivered + w.dropped + live {
         identity_errors.push(format!(
             "created {created} != delivered {} + dropped {} + live {live}",

@@ -25,6 +25,8 @@ use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
 use tcp::{Endpoint, Segment, TcpConfig};
 use traffic::{FlowKind, Request, Workload};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use units::{Rng, SimDuration, SimTime};
 
 /// Monitors attached to one link.
@@ -60,6 +62,9 @@ pub struct World<O: Observer> {
     pass: Vec<Option<PassThrough>>,
     /// Per link: it feeds some pass-through link.
     feeds_pass: Vec<bool>,
+    /// Per pass-through link with packets in flight: (start, sequence number) of its first
+    /// unreleased packet's start, and the link; smallest first.
+    pass_starts: BinaryHeap<Reverse<(SimTime, u64, u32)>>,
     /// Packets reaching a pass-through link after this time take the event-by-event path
     /// (their arrival would never run; see `plan_pass_through`).
     pass_until: SimTime,
@@ -134,6 +139,7 @@ impl<O: Observer> World<O> {
             box_nodes,
             pass: (0..links).map(|_| None).collect(),
             feeds_pass: vec![false; links],
+            pass_starts: BinaryHeap::new(),
             pass_until: SimTime::ZERO,
             tcp: p.tcp,
             monitors: Vec::new(),
@@ -231,10 +237,45 @@ impl<O: Observer> World<O> {
         self.pass_until = end;
     }
 
-    /// Packets waiting in pass-through links whose arrival at the far end is already
-    /// scheduled (for the end-of-run conservation count).
-    pub fn pass_through_waiting(&self) -> u64 {
-        self.pass.iter().flatten().map(|p| p.waiting() as u64).sum()
+    /// Release the pass-through packets whose start on their link (at or before `end`) comes
+    /// before the next pending event, the first one in any case if `first`: each one's far-end
+    /// arrival is scheduled now, after the end of its transmission is given a sequence
+    /// number, as the event-by-event engine does when a link starts a packet. Returns whether
+    /// any was released. Call before taking each event (`run.rs`).
+    #[inline]
+    pub fn release_pass_through(&mut self, end: SimTime, first: bool) -> bool {
+        let mut released = false;
+        while let Some(&Reverse((start, seq, l))) = self.pass_starts.peek() {
+            if start > end {
+                break;
+            }
+            if released || !first {
+                match self.q.peek_key() {
+                    Some(next) if (start, seq) > next => break,
+                    _ => {}
+                }
+            }
+            self.pass_starts.pop();
+            released = true;
+            let st = self.pass[l as usize]
+                .as_mut()
+                .expect("a pass-through start on a link that is not one");
+            let (s, tx_end, pkt) = st
+                .flight
+                .pop_front()
+                .expect("a pass-through start with no packet");
+            debug_assert_eq!(s, start);
+            let r = self.q.reserve_seq();
+            st.last_release_seq = r;
+            if let Some(&(next, _, _)) = st.flight.front() {
+                self.pass_starts.push(Reverse((next, r, l)));
+            }
+            let link = &self.net.links[l as usize];
+            let (to, delay) = (link.to, link.delay);
+            let arrival = self.held_in_box(pkt, to, tx_end + delay);
+            self.q.schedule(arrival, Event::Arrive { pkt, node: to });
+        }
+        released
     }
 
     // ----- packets and links -------------------------------------------------------------
@@ -454,7 +495,6 @@ impl<O: Observer> World<O> {
             enqueued_at: t,
         };
         let link = &mut self.net.links[l as usize];
-        let (to, delay) = (link.to, link.delay);
         let state = self.pass[l as usize]
             .as_mut()
             .expect("pass_through on a link that is not one");
@@ -465,8 +505,20 @@ impl<O: Observer> World<O> {
                 self.dropped += 1;
             }
             Some(a) => {
-                let arrival = self.held_in_box(pkt, to, a.end + delay);
-                self.q.schedule(arrival, Event::Arrive { pkt, node: to });
+                // The arrival at the far end is scheduled at the packet's start
+                // (`release_pass_through`), in the place of the event that starts it: this
+                // arrival's own event if it finds the link idle, else the end of the
+                // transmission before it.
+                let first = state.flight.is_empty();
+                state.flight.push_back((a.start, a.end, pkt));
+                if first {
+                    let seq = if a.start == t {
+                        self.q.reserve_seq()
+                    } else {
+                        state.last_release_seq
+                    };
+                    self.pass_starts.push(Reverse((a.start, seq, l)));
+                }
             }
         }
     }

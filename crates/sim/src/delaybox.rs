@@ -72,11 +72,6 @@ impl DelayBoxes {
         DelayBoxes { boxes }
     }
 
-    /// Whether workload `w` has a client box (`side` 0) or a server box (`side` 1).
-    pub fn has(&self, w: usize, side: usize) -> bool {
-        self.boxes.get(w).is_some_and(|b| b[side].is_some())
-    }
-
     /// Whether any workload has a box.
     #[cfg(test)]
     fn any(&self) -> bool {

@@ -184,16 +184,6 @@ impl EventQueue {
         self.popped += 1;
         Some((time, ev))
     }
-    /// (time, sequence number) of the earliest pending event.
-    #[inline]
-    pub fn peek_key(&self) -> Option<(SimTime, u64)> {
-        let h = self.heap.peek().map(|e| (e.time(), e.seq()));
-        let t = self.timers.peek();
-        match (h, t) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
         let h = self.heap.peek().map(|e| e.time());

@@ -11,7 +11,6 @@ pub mod event;
 pub mod network;
 pub mod output;
 mod packet;
-mod pass_through;
 pub mod pcap;
 mod run;
 mod timers;

@@ -282,11 +282,6 @@ pub struct Tap {
 }
 
 impl Tap {
-    /// Whether link `l` is recorded.
-    pub fn records(&self, l: u32) -> bool {
-        self.by_link.get(l as usize).is_some_and(|&f| f != u32::MAX)
-    }
-
     /// Create `{link}.pcap` in `dir` for every link `entries` select in `net`; `groups` are the
     /// topology's host groups, `dgram_src` from [`datagram_sources`].
     pub(crate) fn create(

@@ -271,12 +271,6 @@ fn run_inner<O: Observer>(
             crate::pcap::Tap::create(dir, &exp.monitor.pcap, &w.net, &built.groups, dgram_src)?;
         w.pcap = Some(Box::new(tap));
     }
-    // A run that may stop early (stop_after_responses) does not know its end in advance,
-    // which pass-through links need (pass_through.rs). After the monitors and pcaps: a link
-    // recorded by either is simulated in full.
-    if exp.stop_after_responses.is_none() {
-        w.plan_pass_through(end);
-    }
     for l in 0..w.net.links.len() {
         if let Some(d) = w.net.links[l].disc.next_deadline() {
             w.q.schedule(d, Event::Queue { link: l as u32 });
@@ -294,17 +288,7 @@ fn run_inner<O: Observer>(
     let mut next_progress = SimTime::ZERO;
     let mut stopped_early = false;
     let progress_step = SimDuration::from_secs(1);
-    loop {
-        // Pass-through packets starting before the next event get their arrivals now.
-        w.release_pass_through(end, false);
-        let Some((now, ev)) = w.q.pop_until(end) else {
-            // No event left before the end, but a packet may still start on a pass-through
-            // link (its arrival may come before the end).
-            if w.release_pass_through(end, true) {
-                continue;
-            }
-            break;
-        };
+    while let Some((now, ev)) = w.q.pop_until(end) {
         if now >= next_progress {
             progress(now, end);
             next_progress = now + progress_step;

@@ -19,14 +19,11 @@ use crate::event::{Event, EventQueue};
 use crate::network::{Network, NO_ROUTE};
 use crate::output::DatagramStats;
 use crate::packet::{Class, Packet, PacketArena, DATAGRAM};
-use crate::pass_through::{self, PassThrough};
 use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
 use tcp::{Endpoint, Segment, TcpConfig};
 use traffic::{FlowKind, Request, Workload};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use units::{Rng, SimDuration, SimTime};
 
 /// Monitors attached to one link.
@@ -58,16 +55,6 @@ pub struct World<O: Observer> {
     /// Per node: some connection has a box with a non-zero delay there (packets arriving
     /// elsewhere skip the connection lookup on transmit).
     box_nodes: Vec<bool>,
-    /// Per link: its state if it is a pass-through link (`pass_through.rs`).
-    pass: Vec<Option<PassThrough>>,
-    /// Per link: it feeds some pass-through link.
-    feeds_pass: Vec<bool>,
-    /// Per pass-through link with packets in flight: (start, sequence number) of its first
-    /// unreleased packet's start, and the link; smallest first.
-    pass_starts: BinaryHeap<Reverse<(SimTime, u64, u32)>>,
-    /// Packets reaching a pass-through link after this time take the event-by-event path
-    /// (their arrival would never run; see `plan_pass_through`).
-    pass_until: SimTime,
     tcp: TcpConfig,
     pub monitors: Vec<Monitors>,
     /// pcap writers (`[monitor] pcap`); `None`: nothing is recorded and nothing is spent.
@@ -111,7 +98,6 @@ impl<O: Observer> World<O> {
         let n = p.workloads.len();
         let wl_boxes = DelayBoxes::new(&p.workload_boxes, n, p.seed);
         let box_nodes = vec![false; p.net.nodes as usize];
-        let links = p.net.links.len();
         World {
             q: EventQueue::new(),
             net: p.net,
@@ -137,10 +123,6 @@ impl<O: Observer> World<O> {
             delaybox_rng: units::stream(p.seed, "delaybox"),
             wl_boxes,
             box_nodes,
-            pass: (0..links).map(|_| None).collect(),
-            feeds_pass: vec![false; links],
-            pass_starts: BinaryHeap::new(),
-            pass_until: SimTime::ZERO,
             tcp: p.tcp,
             monitors: Vec::new(),
             pcap: None,
@@ -185,99 +167,6 @@ impl<O: Observer> World<O> {
         }
     }
 
-    /// Decide which links pass packets through (`pass_through.rs`), for a run that ends at
-    /// `end`: call after the monitors are attached, before the first event. Every pair of
-    /// hosts a workload may connect is routed both ways; a DelayBox may hold packets at the
-    /// topology's box node (if configured) and at the access routers of a workload with client
-    /// or server boxes (a replayed trace may bring its own).
-    pub fn plan_pass_through(&mut self, end: SimTime) {
-        let n_nodes = self.net.nodes as usize;
-        let mut boxes = vec![false; n_nodes];
-        if self.delaybox.is_some() && (self.delaybox_node as usize) < n_nodes {
-            boxes[self.delaybox_node as usize] = true;
-        }
-        let mut pairs = Vec::new();
-        for (w, (clients, servers)) in self.wl_hosts.iter().enumerate() {
-            let replay = matches!(
-                self.workloads[w].config(),
-                traffic::WorkloadConfig::Replay { .. }
-            );
-            let client_box = replay || self.wl_boxes.has(w, 0);
-            let server_box = replay || self.wl_boxes.has(w, 1);
-            for &c in clients {
-                for &s in servers {
-                    pairs.push((c, s));
-                    pairs.push((s, c));
-                    for (on, from, to) in [(client_box, c, s), (server_box, s, c)] {
-                        let hop = self.first_hop(from, to);
-                        if on && (hop as usize) < n_nodes {
-                            boxes[hop as usize] = true;
-                        }
-                    }
-                }
-            }
-        }
-        let monitored: Vec<bool> = (0..self.net.links.len())
-            .map(|l| {
-                self.net.links[l].monitor.is_some()
-                    || self.pcap.as_ref().is_some_and(|t| t.records(l as u32))
-            })
-            .collect();
-        let plan = pass_through::plan(&self.net, pairs.into_iter(), &boxes, &monitored);
-        self.feeds_pass = vec![false; plan.len()];
-        self.pass = plan
-            .iter()
-            .map(|f| {
-                f.map(|b| {
-                    self.feeds_pass[b as usize] = true;
-                    PassThrough::default()
-                })
-            })
-            .collect();
-        self.pass_until = end;
-    }
-
-    /// Release the pass-through packets whose start on their link (at or before `end`) comes
-    /// before the next pending event, the first one in any case if `first`: each one's far-end
-    /// arrival is scheduled now, after the end of its transmission is given a sequence
-    /// number, as the event-by-event engine does when a link starts a packet. Returns whether
-    /// any was released. Call before taking each event (`run.rs`).
-    #[inline]
-    pub fn release_pass_through(&mut self, end: SimTime, first: bool) -> bool {
-        let mut released = false;
-        while let Some(&Reverse((start, seq, l))) = self.pass_starts.peek() {
-            if start > end {
-                break;
-            }
-            if released || !first {
-                match self.q.peek_key() {
-                    Some(next) if (start, seq) > next => break,
-                    _ => {}
-                }
-            }
-            self.pass_starts.pop();
-            released = true;
-            let st = self.pass[l as usize]
-                .as_mut()
-                .expect("a pass-through start on a link that is not one");
-            let (s, tx_end, pkt) = st
-                .flight
-                .pop_front()
-                .expect("a pass-through start with no packet");
-            debug_assert_eq!(s, start);
-            let r = self.q.reserve_seq();
-            st.last_release_seq = r;
-            if let Some(&(next, _, _)) = st.flight.front() {
-                self.pass_starts.push(Reverse((next, r, l)));
-            }
-            let link = &self.net.links[l as usize];
-            let (to, delay) = (link.to, link.delay);
-            let arrival = self.held_in_box(pkt, to, tx_end + delay);
-            self.q.schedule(arrival, Event::Arrive { pkt, node: to });
-        }
-        released
-    }
-
     // ----- packets and links -------------------------------------------------------------
 
     fn arrive(&mut self, now: SimTime, pkt: u32, node: u32) {
@@ -311,11 +200,6 @@ impl<O: Observer> World<O> {
     /// stopped (at or before `end` if the run went to its end, `stopped_early` false; before
     /// the event being handled if it stopped there).
     pub fn settle_all(&mut self, end: SimTime, stopped_early: bool) {
-        for (l, p) in self.pass.iter_mut().enumerate() {
-            if let Some(p) = p {
-                p.settle_at_end(&mut self.net.links[l], end, stopped_early);
-            }
-        }
         for l in 0..self.net.links.len() as u32 {
             if let Some((t, seq)) = self.net.links[l as usize].idle_at {
                 let ended = if stopped_early {
@@ -334,10 +218,6 @@ impl<O: Observer> World<O> {
     }
 
     fn enqueue(&mut self, now: SimTime, l: u32, pkt: u32) {
-        debug_assert!(
-            self.pass.get(l as usize).is_none_or(|p| p.is_none()) || now > self.pass_until,
-            "a packet reached pass-through link {l} off its feeder"
-        );
         self.settle(now, l);
         let p = self.pkts.get(pkt);
         let meta = PacketMeta {
@@ -443,17 +323,6 @@ impl<O: Observer> World<O> {
         if let Some(tap) = self.pcap.as_deref_mut() {
             tap.on_transmit(l, now, arrival, self.pkts.get(m.id), &self.slots);
         }
-        if self.feeds_pass[l as usize] && arrival <= self.pass_until {
-            let dst = self.pkts.get(m.id).dst;
-            if to != dst {
-                let next = self.net.next_link(to, dst);
-                if self.pass[next as usize].is_some() {
-                    // `to` is no DelayBox node (plan), so nothing held it there.
-                    self.pass_through(now, next, arrival, m.id);
-                    return;
-                }
-            }
-        }
         self.q.schedule(
             arrival,
             Event::Arrive {
@@ -478,49 +347,6 @@ impl<O: Observer> World<O> {
             }
         }
         at
-    }
-
-    /// Packet `pkt`, whose transmission on the feeder started at `now`, reaches pass-through
-    /// link `l` at `t`: its verdict and times on `l` are decided now, and its arrival at `l`'s
-    /// far end is scheduled (`pass_through.rs`).
-    fn pass_through(&mut self, now: SimTime, l: u32, t: SimTime, pkt: u32) {
-        let p = self.pkts.get(pkt);
-        let meta = PacketMeta {
-            id: pkt,
-            size_bytes: p.seg.wire_bytes(),
-            ect: p.seg.ect,
-            class: p.class.to_aqm(),
-            cwnd_hint: p.seg.cwnd_hint,
-            flow: p.conn,
-            enqueued_at: t,
-        };
-        let link = &mut self.net.links[l as usize];
-        let state = self.pass[l as usize]
-            .as_mut()
-            .expect("pass_through on a link that is not one");
-        let (_, admitted) = state.admit(link, now, t, meta);
-        match admitted {
-            None => {
-                self.pkts.free(pkt);
-                self.dropped += 1;
-            }
-            Some(a) => {
-                // The arrival at the far end is scheduled at the packet's start
-                // (`release_pass_through`), in the place of the event that starts it: this
-                // arrival's own event if it finds the link idle, else the end of the
-                // transmission before it.
-                let first = state.flight.is_empty();
-                state.flight.push_back((a.start, a.end, pkt));
-                if first {
-                    let seq = if a.start == t {
-                        self.q.reserve_seq()
-                    } else {
-                        state.last_release_seq
-                    };
-                    self.pass_starts.push(Reverse((a.start, seq, l)));
-                }
-            }
-        }
     }
 
     /// The node after `from` on the route to `to` (a host's access router); `u32::MAX` (no

@@ -41,6 +41,13 @@ _COMMANDS = (
 )
 
 
+# One-line help of the subcommands whose modules load pandas and scipy (declared here only).
+_HEAVY_HELP = {
+    "reproduce": "run a study's sweeps and write a report beside the paper's numbers",
+    "tune-study": "run a tuning study (studies/tuning/): tune each queue per network and load, compare",
+}
+
+
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line parser; with `only`, just that subcommand's (the others' modules are
     then not imported)."""
@@ -52,14 +59,21 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     def want(name: str) -> bool:
         return only is None or only == name
 
+    def heavy(name: str) -> bool:
+        """Whether to build `name`'s full parser; `aqmlab --help` (no subcommand named) lists
+        it by its one-line help without importing its module (pandas, scipy: seconds)."""
+        if only is None:
+            sub.add_parser(name, help=_HEAVY_HELP[name])
+        return only == name
+
     if want("run"):
         _add_run(sub)
     if want("calibrate"):
         calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
-    if want("reproduce"):
+    if heavy("reproduce"):
         from aqmlab import reproduce
 
-        reproduce.add_parser(sub)  # `aqmlab reproduce STUDY [--quick]` (aqmlab.reproduce)
+        reproduce.add_parser(sub, _HEAVY_HELP["reproduce"])  # (aqmlab.reproduce)
     if want("params"):
         from aqmlab import model_params
 
@@ -68,10 +82,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         _add_sweep(sub)
     if want("tune"):
         _add_tune(sub)
-    if want("tune-study"):
+    if heavy("tune-study"):
         from aqmlab import tunestudy
 
-        tunestudy.add_parser(sub)  # `aqmlab tune-study tuning [--quick]` (aqmlab.tunestudy)
+        tunestudy.add_parser(sub, _HEAVY_HELP["tune-study"])  # (aqmlab.tunestudy)
     if want("report"):
         _add_report(sub)
     if want("testbed"):

@@ -503,8 +503,8 @@ def publish(out: Path, name: str, root: Path = REPO_ROOT) -> Path:
     return dest / "report.md"
 
 
-def add_parser(sub) -> None:
-    """The `aqmlab reproduce` subcommand."""
+def add_parser(sub, help: str) -> None:
+    """The `aqmlab reproduce` subcommand (`help`: its one-line help, from aqmlab.cli)."""
     from aqmlab.studies import known, load
 
     names = ", ".join(known())
@@ -516,7 +516,7 @@ def add_parser(sub) -> None:
     )
     p = sub.add_parser(
         "reproduce",
-        help="run a study's sweeps and write a report beside the paper's numbers",
+        help=help,
         description="Run every table's sweep of STUDY (studies/STUDY/, aqmlab.studies), compare "
         "with the paper's numbers (paper.csv), evaluate the paper's conclusions and write "
         f"OUT/report.md and OUT/report.html. Runs finished by the same engine build are never "

@@ -642,10 +642,11 @@ def publish(out: Path, quick: bool, root: Path = REPO_ROOT) -> Path:
     return dest / "report.md"
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, help: str) -> None:
+    """The `aqmlab tune-study` subcommand (`help`: its one-line help, from aqmlab.cli)."""
     p = sub.add_parser(
         "tune-study",
-        help="run a tuning study (studies/tuning/): tune each queue per network and load, compare",
+        help=help,
         description="Tune every queue family of the study at each network and load with aqmlab "
         "tune, re-run each best and the seeds' baselines at full length with common seeds, and "
         "write OUT/report.md, OUT/results.csv, OUT/comparisons.csv (aqmlab.tunestudy).",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -19,7 +20,30 @@ def aqmlab(*args: str, cwd=None) -> subprocess.CompletedProcess:
 def test_help_lists_commands():
     p = aqmlab("--help")
     assert p.returncode == 0
-    assert "run" in p.stdout and "report" in p.stdout
+    # Every subcommand, in the declared order, each with its one-line help.
+    listed = [m.group(1) for m in re.finditer(r"^    (\S+)", p.stdout, re.M) if m.group(1) in cli._COMMANDS]
+    assert listed == list(cli._COMMANDS)
+    for name, text in cli._HEAVY_HELP.items():
+        assert " ".join(text.split()[:4]) in " ".join(p.stdout.split()), name
+
+
+def test_top_level_help_imports_neither_pandas_nor_scipy():
+    # `aqmlab --help` used to build every subcommand's parser and so import pandas and scipy
+    # (2.7 s); a heavy subcommand's own help still works and still loads its module.
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['aqmlab', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_module('aqmlab', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print('LOADED', 'pandas' in sys.modules, 'scipy' in sys.modules)\n"
+    )
+    top = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True, timeout=120)
+    assert top.stdout.splitlines()[-1] == "LOADED False False"
+    sub = subprocess.run(
+        [sys.executable, "-c", probe, "reproduce", "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert "STUDY" in sub.stdout
+    assert sub.stdout.splitlines()[-1] == "LOADED True True"
 
 
 def test_missing_scenario_file_is_one_line_exit_2_and_no_output_dir(tmp_path):

@@ -91,6 +91,13 @@ pub enum Event {
     /// The server's side ended (after the client's FIN, or on an error).
     ServerDone {
         conn_id: u64,
+        /// The server's side ended without the client's close: the request never arrived
+        /// whole, or a read or write failed (Linux gave up after `tcp_retries2` retransmission
+        /// timeouts, or the connection was reset). The client loop then ends the client's side
+        /// too, as the simulator ends a connection when either endpoint gives up
+        /// (`crates/sim/src/conn.rs`, `aborted`): a Linux endpoint that gives up sends no RST,
+        /// so a client with nothing left to send would otherwise wait for the rest of the run.
+        gave_up: bool,
         /// Server retransmissions until `accept` returned (SYN-ACKs).
         synack_retx: u32,
         /// Later server retransmissions (response data, FIN).
@@ -109,7 +116,12 @@ pub struct TcpInfo {
     pub total_rto: u32,
     /// `tcpi_min_rtt`, µs.
     pub min_rtt_us: u32,
+    /// `tcpi_state` (linux/tcp_states.h: 1 ESTABLISHED, 4 FIN_WAIT1, 5 FIN_WAIT2, …).
+    pub state: u8,
 }
+
+/// `tcpi_state` of a socket whose FIN was sent and acknowledged (linux/tcp_states.h).
+pub const TCP_FIN_WAIT2: u8 = 5;
 
 /// TCP_INFO of socket `fd` (offsets of `struct tcp_info` in linux/tcp.h), `None` if the call
 /// fails.
@@ -150,6 +162,7 @@ pub fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
         total_retrans: u32_at(100),
         total_rto: u16_at(240),
         min_rtt_us: u32_at(148),
+        state: if len > 0 { buf[0] } else { 0 },
     })
 }
 

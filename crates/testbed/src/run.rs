@@ -636,6 +636,7 @@ fn run_info(
             "connections": c.connections,
             "peak_open_connections": c.peak_open,
             "congestion_control": c.congestion_control,
+            "server_gave_up": c.server_gave_up,
             "arrival_lateness_max_ns": c.lateness_max_ns,
             "arrival_lateness_mean_ns": c.lateness_sum_ns.checked_div(c.deadlines).unwrap_or(0),
             "interrupted": interrupted,

@@ -134,6 +134,10 @@ pub struct ClientPlan {
     /// Set when the run's time is over (before the grace): stops the router, so that its
     /// measured period ends with the client's.
     pub at_end: Option<Arc<AtomicBool>>,
+    /// Open every connection from 127.0.0.1 to this address instead of from the client host's
+    /// address to the server host's port 80: the client loop without namespaces or root
+    /// (`tests/client_loop.rs`). `None` in a testbed run.
+    pub server_override: Option<SocketAddrV4>,
 }
 
 /// What the client loop produced.
@@ -252,9 +256,13 @@ pub async fn client_main(
                 response_bytes: r.response_bytes,
                 server_delay: Duration::from_nanos(r.server_delay.as_nanos()),
             };
-            let src = netns::host_addr(netns::Side::Client, r.client);
-            let dst =
-                SocketAddrV4::new(netns::host_addr(netns::Side::Server, r.server), SERVER_PORT);
+            let (src, dst) = match plan.server_override {
+                Some(dst) => (Ipv4Addr::LOCALHOST, dst),
+                None => (
+                    netns::host_addr(netns::Side::Client, r.client),
+                    SocketAddrV4::new(netns::host_addr(netns::Side::Server, r.server), SERVER_PORT),
+                ),
+            };
             tokio::spawn(client_conn(
                 src,
                 dst,

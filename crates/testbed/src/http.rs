@@ -19,6 +19,16 @@
 //! (TCP_NODELAY, seed 000 §3.4.3), as the simulator's endpoints; the server corks the
 //! response (TCP_CORK) so that the FIN rides on its last segment, as in the simulator.
 //!
+//! Giving up: the server keeps its socket until the client's FIN arrives, or until Linux gives
+//! up on the unacknowledged response (`tcp_retries2`, the scenario's `max_retries`; the read
+//! fails), or — once the response is acknowledged — for at most `server::FIN_WAIT2_LIMIT`. A
+//! server side that ends without the client's close reports `ServerDone { gave_up: true }`, and
+//! the client loop then ends the client's side (record incomplete, ending then) and tells the
+//! generator, as the simulator ends both sides when one endpoint gives up. Linux sends no RST
+//! when it gives up, so without this a client with nothing left to send would read until the
+//! end of the run and its browser would never fetch another page (issue 12: 1094 of 3012 Mah
+//! browsers were stuck so at the end of a 13-minute run; `tests/client_loop.rs`).
+//!
 //! Records ([`metrics::RequestRecord`], the simulator's columns): `start_ns` = just before
 //! `connect()` (the first SYN), `end_ns` = the read that returned the last response byte,
 //! both ns since the epoch; `completed` = the whole response arrived. From TCP_INFO (Linux ≥ 6.7

@@ -482,6 +482,7 @@ fn run_in(
         delaybox: db.delaybox.clone(),
         grace: Duration::from_millis(500),
         at_end: Some(stop_router.clone()),
+        server_override: None,
     };
     let workloads: Vec<Workload> = exp
         .workloads

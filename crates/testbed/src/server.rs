@@ -174,3 +174,64 @@ async fn await_client_close(s: &mut TcpStream, fd: RawFd, buf: &mut [u8]) -> boo
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::net::TcpListener;
+
+    /// A loopback connection: (server's accepted stream, client's stream).
+    async fn pair() -> (TcpStream, TcpStream) {
+        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).await.unwrap();
+        let (s, _) = l.accept().await.unwrap();
+        (s, c)
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_clients_close_is_a_normal_end() {
+        rt().block_on(async {
+            let (mut s, mut c) = pair().await;
+            c.shutdown().await.unwrap();
+            let fd = s.as_raw_fd();
+            let mut buf = [0u8; 64];
+            assert!(await_client_close(&mut s, fd, &mut buf).await);
+        });
+    }
+
+    #[test]
+    fn a_reset_connection_is_a_give_up() {
+        rt().block_on(async {
+            let (mut s, c) = pair().await;
+            // SO_LINGER 0: close sends a RST, as a peer whose kernel dropped the connection.
+            let lg = libc::linger {
+                l_onoff: 1,
+                l_linger: 0,
+            };
+            // SAFETY: setsockopt reads one struct linger from a valid pointer.
+            let rc = unsafe {
+                libc::setsockopt(
+                    c.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_LINGER,
+                    (&lg as *const libc::linger).cast(),
+                    std::mem::size_of::<libc::linger>() as libc::socklen_t,
+                )
+            };
+            assert_eq!(rc, 0);
+            drop(c);
+            let fd = s.as_raw_fd();
+            let mut buf = [0u8; 64];
+            let t = Instant::now();
+            assert!(!await_client_close(&mut s, fd, &mut buf).await);
+            assert!(t.elapsed() < CLOSE_POLL, "noticed only after {:?}", t.elapsed());
+        });
+    }
+}

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use traffic::workload::{FlowKind, Request, Workload};
 use units::{Rng, SimDuration, SimTime};
 
@@ -26,12 +26,16 @@ use units::{Rng, SimDuration, SimTime};
 /// `congctl` took effect; run.json `engine.congestion_control`).
 static FIRST_CC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
+/// One connection's client side: connect, send the request, read the response to EOF, then
+/// report `ClientDone`. `cancel` ends the read early (the server's side gave up; the record is
+/// then incomplete, ending when the client loop learned it).
 async fn client_conn(
     src: Ipv4Addr,
     dst: SocketAddrV4,
     t: Ticket,
     tickets: Tickets,
     events: mpsc::UnboundedSender<Event>,
+    mut cancel: oneshot::Receiver<()>,
 ) {
     let conn_id = t.conn_id;
     let mut received = 0u64;
@@ -69,15 +73,24 @@ async fn client_conn(
         }
         let mut buf = vec![0u8; CHUNK];
         end = Instant::now();
+        let mut cancelled = false;
         loop {
-            let n = s.read(&mut buf).await?;
+            let n = tokio::select! {
+                n = s.read(&mut buf) => n?,
+                // A dropped sender (the loop is over) is not a cancellation.
+                Ok(()) = &mut cancel => {
+                    cancelled = true;
+                    end = Instant::now();
+                    break;
+                }
+            };
             if n == 0 {
                 break;
             }
             received += n as u64;
             end = Instant::now();
         }
-        completed = received == t.response_bytes;
+        completed = !cancelled && received == t.response_bytes;
         info = tcp_info(fd).unwrap_or_default();
         Ok(())
     }
@@ -121,6 +134,10 @@ pub struct ClientPlan {
     /// Set when the run's time is over (before the grace): stops the router, so that its
     /// measured period ends with the client's.
     pub at_end: Option<Arc<AtomicBool>>,
+    /// Open every connection from 127.0.0.1 to this address instead of from the client host's
+    /// address to the server host's port 80: the client loop without namespaces or root
+    /// (`tests/client_loop.rs`). `None` in a testbed run.
+    pub server_override: Option<SocketAddrV4>,
 }
 
 /// What the client loop produced.
@@ -141,6 +158,10 @@ pub struct ClientReport {
     pub end_ns: u64,
     /// Congestion control of the run's first connection (TCP_CONGESTION).
     pub congestion_control: Option<String>,
+    /// Connections whose server side gave up (`Event::ServerDone::gave_up`) while the client
+    /// still waited, so that the client loop ended the client's side (as the simulator ends a
+    /// connection when either endpoint gives up).
+    pub server_gave_up: u64,
 }
 
 struct Open {
@@ -149,6 +170,8 @@ struct Open {
     user: u32,
     client_done: bool,
     server_done: bool,
+    /// Ends the client's side early (the server's side gave up).
+    cancel: Option<oneshot::Sender<()>>,
 }
 
 /// The client loop: runs the generators from the epoch `t0` to `plan.end` (or until `stop`),
@@ -214,6 +237,7 @@ pub async fn client_main(
                 completed: false,
                 ..Default::default()
             };
+            let (cancel_tx, cancel_rx) = oneshot::channel();
             open.insert(
                 conn_id,
                 Open {
@@ -222,6 +246,7 @@ pub async fn client_main(
                     user: r.user,
                     client_done: false,
                     server_done: false,
+                    cancel: Some(cancel_tx),
                 },
             );
             rep.peak_open = rep.peak_open.max(open.len() as u64);
@@ -231,15 +256,20 @@ pub async fn client_main(
                 response_bytes: r.response_bytes,
                 server_delay: Duration::from_nanos(r.server_delay.as_nanos()),
             };
-            let src = netns::host_addr(netns::Side::Client, r.client);
-            let dst =
-                SocketAddrV4::new(netns::host_addr(netns::Side::Server, r.server), SERVER_PORT);
+            let (src, dst) = match plan.server_override {
+                Some(dst) => (Ipv4Addr::LOCALHOST, dst),
+                None => (
+                    netns::host_addr(netns::Side::Client, r.client),
+                    SocketAddrV4::new(netns::host_addr(netns::Side::Server, r.server), SERVER_PORT),
+                ),
+            };
             tokio::spawn(client_conn(
                 src,
                 dst,
                 ticket,
                 tickets.clone(),
                 events_tx.clone(),
+                cancel_rx,
             ));
         }
     };
@@ -288,7 +318,7 @@ pub async fn client_main(
         }
         for e in pending {
             let now = sim_now();
-            if let Some((w, user, rec)) = apply(e, t0, &mut open, &mut done) {
+            if let Some((w, user, rec)) = apply(e, t0, &mut open, &mut done, &mut rep.server_gave_up) {
                 if rec.completed
                     && rec.kind == RequestKind::Http
                     && rec.start_ns >= plan.warmup.as_nanos()
@@ -309,7 +339,7 @@ pub async fn client_main(
     while open.values().any(|o| o.client_done && !o.server_done) {
         match tokio::time::timeout_at(deadline, events.recv()).await {
             Ok(Some(e)) => {
-                let _ = apply(e, t0, &mut open, &mut done);
+                let _ = apply(e, t0, &mut open, &mut done, &mut rep.server_gave_up);
             }
             _ => break,
         }
@@ -336,6 +366,7 @@ fn apply(
     t0: Instant,
     open: &mut HashMap<u64, Open>,
     done: &mut Vec<RequestRecord>,
+    server_gave_up: &mut u64,
 ) -> Option<(usize, u32, RequestRecord)> {
     let mut notify = None;
     let id = match e {
@@ -367,11 +398,20 @@ fn apply(
         }
         Event::ServerDone {
             conn_id,
+            gave_up,
             synack_retx,
             data_retx,
             timeouts,
         } => {
             let o = open.get_mut(&conn_id)?;
+            if gave_up && !o.client_done {
+                // The simulator ends a connection when either side gives up; a Linux server
+                // that gives up sends no RST, so tell the client's side here.
+                if let Some(c) = o.cancel.take() {
+                    let _ = c.send(());
+                    *server_gave_up += 1;
+                }
+            }
             let r = &mut o.record;
             r.syn_retx += synack_retx;
             r.server_syn_retx = synack_retx;

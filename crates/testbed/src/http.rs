@@ -19,6 +19,16 @@
 //! (TCP_NODELAY, seed 000 §3.4.3), as the simulator's endpoints; the server corks the
 //! response (TCP_CORK) so that the FIN rides on its last segment, as in the simulator.
 //!
+//! Giving up: the server keeps its socket until the client's FIN arrives, or until Linux gives
+//! up on the unacknowledged response (`tcp_retries2`, the scenario's `max_retries`; the read
+//! fails), or — once the response is acknowledged — for at most `server::FIN_WAIT2_LIMIT`. A
+//! server side that ends without the client's close reports `ServerDone { gave_up: true }`, and
+//! the client loop then ends the client's side (record incomplete, ending then) and tells the
+//! generator, as the simulator ends both sides when one endpoint gives up. Linux sends no RST
+//! when it gives up, so without this a client with nothing left to send would read until the
+//! end of the run and its browser would never fetch another page (issue 12: 1094 of 3012 Mah
+//! browsers were stuck so at the end of a 13-minute run; `tests/client_loop.rs`).
+//!
 //! Records ([`metrics::RequestRecord`], the simulator's columns): `start_ns` = just before
 //! `connect()` (the first SYN), `end_ns` = the read that returned the last response byte,
 //! both ns since the epoch; `completed` = the whole response arrived. From TCP_INFO (Linux ≥ 6.7
@@ -91,6 +101,13 @@ pub enum Event {
     /// The server's side ended (after the client's FIN, or on an error).
     ServerDone {
         conn_id: u64,
+        /// The server's side ended without the client's close: the request never arrived
+        /// whole, or a read or write failed (Linux gave up after `tcp_retries2` retransmission
+        /// timeouts, or the connection was reset). The client loop then ends the client's side
+        /// too, as the simulator ends a connection when either endpoint gives up
+        /// (`crates/sim/src/conn.rs`, `aborted`): a Linux endpoint that gives up sends no RST,
+        /// so a client with nothing left to send would otherwise wait for the rest of the run.
+        gave_up: bool,
         /// Server retransmissions until `accept` returned (SYN-ACKs).
         synack_retx: u32,
         /// Later server retransmissions (response data, FIN).
@@ -109,7 +126,12 @@ pub struct TcpInfo {
     pub total_rto: u32,
     /// `tcpi_min_rtt`, µs.
     pub min_rtt_us: u32,
+    /// `tcpi_state` (linux/tcp_states.h: 1 ESTABLISHED, 4 FIN_WAIT1, 5 FIN_WAIT2, …).
+    pub state: u8,
 }
+
+/// `tcpi_state` of a socket whose FIN was sent and acknowledged (linux/tcp_states.h).
+pub const TCP_FIN_WAIT2: u8 = 5;
 
 /// TCP_INFO of socket `fd` (offsets of `struct tcp_info` in linux/tcp.h), `None` if the call
 /// fails.
@@ -150,6 +172,7 @@ pub fn tcp_info(fd: RawFd) -> Option<TcpInfo> {
         total_retrans: u32_at(100),
         total_rto: u16_at(240),
         min_rtt_us: u32_at(148),
+        state: if len > 0 { buf[0] } else { 0 },
     })
 }
 

@@ -482,6 +482,7 @@ fn run_in(
         delaybox: db.delaybox.clone(),
         grace: Duration::from_millis(500),
         at_end: Some(stop_router.clone()),
+        server_override: None,
     };
     let workloads: Vec<Workload> = exp
         .workloads
@@ -636,6 +637,7 @@ fn run_info(
             "connections": c.connections,
             "peak_open_connections": c.peak_open,
             "congestion_control": c.congestion_control,
+            "server_gave_up": c.server_gave_up,
             "arrival_lateness_max_ns": c.lateness_max_ns,
             "arrival_lateness_mean_ns": c.lateness_sum_ns.checked_div(c.deadlines).unwrap_or(0),
             "interrupted": interrupted,

@@ -108,7 +108,8 @@ impl RunWriter {
         self.queue.finish()?;
         self.links.finish()?;
         let not_measured: Vec<&str> = self.not_measured.iter().map(String::as_str).collect();
-        let mut requests = TableFile::<RequestRecord>::create_not_measured(&self.dir, &not_measured)?;
+        let mut requests =
+            TableFile::<RequestRecord>::create_not_measured(&self.dir, &not_measured)?;
         self.requests.drain(|r| requests.push(r))?;
         requests.finish()?;
         let n = self.rts.len();

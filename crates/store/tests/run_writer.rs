@@ -387,7 +387,11 @@ fn a_run_without_columns_not_measured_has_no_footer_entry() {
     streamed(&dir);
     let reader =
         SerializedFileReader::new(File::open(dir.join("requests.parquet")).unwrap()).unwrap();
-    assert!(reader.metadata().file_metadata().key_value_metadata().is_none());
+    assert!(reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .is_none());
     assert!(rows(&dir.join("requests.parquet"))
         .iter()
         .all(|r| r.get_column_iter().all(|(_, f)| f != &Field::Null)));

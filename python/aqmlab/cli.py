@@ -212,7 +212,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         html_path, md_path = write_sweep_report(args.dirs[0], xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
-    from aqmlab.report import open_runs, plot_cdfs, run_cdf
+    from aqmlab.report import not_measured_notes, open_runs, plot_cdfs, run_cdf
 
     runs = open_runs(args.dirs)
     png = Path(args.out)
@@ -225,6 +225,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         curves.append((r.label, x, y))
     out = plot_cdfs(curves, args.out, xmax=args.xmax)
     print(summary_table([(r.label, r.summary) for r in runs]))
+    for note in not_measured_notes(runs):
+        print(f"note: {note}")
     print(f"CDF: {out}", file=sys.stderr)
     return 0
 

@@ -250,6 +250,26 @@ def read_info(d: Path) -> dict:
     return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
 
 
+#: The request columns the testbed cannot measure (crates/testbed/src/http.rs `NOT_MEASURED`),
+#: for testbed runs written before run.json listed them (their tables hold 0 there).
+TESTBED_NOT_MEASURED = (
+    "fin_retx", "fast_retx", "ecn_reductions", "loss_events", "loss_cwnd_bytes", "server_fin_retx",
+)  # fmt: skip
+
+
+def not_measured_of(info: dict) -> list[str]:
+    """The request columns the run's engine did not measure (run.json `engine.not_measured`,
+    written by the testbed; nulls in requests.parquet), [] if none; for a testbed run written
+    before that key existed, `TESTBED_NOT_MEASURED`."""
+    engine = info.get("engine", {})
+    if "not_measured" not in engine and engine.get("kind") == "testbed-linux":
+        return list(TESTBED_NOT_MEASURED)
+    cols = engine.get("not_measured") or []
+    if not isinstance(cols, list) or not all(isinstance(c, str) for c in cols):
+        raise ValueError(f"run.json: engine.not_measured: not a list of column names: {cols!r}")
+    return cols
+
+
 def warmup_ns_of(info: dict, summary: dict) -> int:
     """The run's warm-up, ns: as recorded, else end of run − measured time."""
     if info.get("warmup_ns") is not None:

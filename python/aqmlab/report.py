@@ -3,21 +3,26 @@ summaries side by side in the format of seed 000's tables (Tables 4.2/4.4: KB/s,
 % unforced, % forced, mean queue, median response time and the shares of responses in
 [0,1], (1,2], (2,3], (3,∞) s), plus the 90th/99th percentiles.
 
+Runs whose engine did not measure some request columns (the testbed: run.json
+`engine.not_measured`) get a note under the table naming them, and the summary keys that are
+their sums (`fin_retx`) are missing (NaN, shown "n/a"), never 0.
+
 The CDF counts what the summary counts: completed HTTP responses whose first SYN was sent at or
 after the warm-up (crates/metrics/src/summary.rs), response time = end_ns − start_ns.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from aqmlab.io import is_run_dir, read_info, read_summary, read_table, warmup_ns_of
+from aqmlab.io import is_run_dir, not_measured_of, read_info, read_summary, read_table, warmup_ns_of
 from aqmlab.summary_table import COLUMNS, fmt_value, summary_table  # noqa: F401 (re-exported)
 
 CDF_COLUMNS = ["kind", "start_ns", "end_ns", "completed"]
@@ -40,10 +45,14 @@ def response_time_cdf(requests: pd.DataFrame, warmup_ns: int) -> tuple[np.ndarra
 
 @dataclass
 class RunDir:
+    """A run directory to report: its label, path, summary, warm-up and the request columns
+    its engine did not measure."""
+
     label: str
     path: Path
     summary: dict
     warmup_ns: int
+    not_measured: list[str] = field(default_factory=list)
 
 
 def _not_a_dir(d: Path) -> str:
@@ -96,7 +105,13 @@ def open_runs(dirs: Sequence[str | os.PathLike]) -> list[RunDir]:
     for p in paths:
         summary = read_summary(p)
         info = read_info(p)
-        runs.append(RunDir(str(info.get("name", p.name)), p, summary, warmup_ns_of(info, summary)))
+        missing = not_measured_of(info)
+        # A sum of a column not measured is missing, whatever the file says (older testbed runs
+        # wrote 0).
+        summary.update({k: math.nan for k in missing if k in summary})
+        runs.append(
+            RunDir(str(info.get("name", p.name)), p, summary, warmup_ns_of(info, summary), missing)
+        )
     names = [r.label for r in runs]
     for r in runs:
         if names.count(r.label) > 1:
@@ -106,6 +121,21 @@ def open_runs(dirs: Sequence[str | os.PathLike]) -> list[RunDir]:
         if labels.count(r.label) > 1:
             r.label = str(r.path)
     return runs
+
+
+def not_measured_notes(runs: Sequence[RunDir]) -> list[str]:
+    """One line per run with request columns its engine did not measure: which ones (missing in
+    requests.parquet, not 0) and which summary keys are therefore n/a."""
+    out = []
+    for r in runs:
+        if not r.not_measured:
+            continue
+        line = f"{r.label}: not measured (missing, not 0): {', '.join(r.not_measured)}"
+        keys = [k for k in r.not_measured if k in r.summary]
+        if keys:
+            line += f"; summary {', '.join(keys)}: n/a"
+        out.append(line)
+    return out
 
 
 def run_cdf(run: RunDir) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,13 @@ u64/u32; int64 keeps `end_ns - start_ns` and time differences signed and exact),
 is not declared here is kept with the type Arrow infers. A value that does not fit its column (an
 integer beyond int64, e.g. a u64 the engine saturated) raises ValueError naming table, column
 and value, never an OverflowError traceback.
+
+Missing values: a request column the engine could not measure (the testbed's `fin_retx`,
+`fast_retx`, `ecn_reductions`, `loss_events`, `loss_cwnd_bytes`, `server_fin_retx`; listed in
+run.json `engine.not_measured` and in the Parquet footer under `NOT_MEASURED_KEY`) holds nulls,
+read into pandas as NaN (the column is float64), never as 0. pandas' sums skip NaN, so a sum of
+such a column would read 0: code that sums or counts them checks `missing_columns` first and
+gives NaN (not measured) instead.
 """
 
 from __future__ import annotations
@@ -16,6 +23,10 @@ import pandas as pd
 import pyarrow as pa
 
 _I = pa.int64()
+
+#: The Parquet footer key-value entry (a JSON list) naming the columns written as nulls because
+#: the engine did not measure them (crates/store/src/table_file.rs).
+NOT_MEASURED_KEY = "aqmlab.not_measured"
 
 TYPES: dict[str, dict[str, pa.DataType]] = {
     "requests": {
@@ -111,4 +122,12 @@ def frame_to_arrow(table: str, df: pd.DataFrame) -> pa.Table:
 
 
 def arrow_to_frame(t: pa.Table) -> pd.DataFrame:
+    """The DataFrame of an Arrow table: an integer column with nulls (a column not measured)
+    becomes float64 with NaN for them, never 0."""
     return t.to_pandas()
+
+
+def missing_columns(df: pd.DataFrame, columns) -> list[str]:
+    """Those of `columns` (in their order) that hold a missing value in `df` (a column the
+    engine did not measure): a count or sum over them would silently treat missing as 0."""
+    return [c for c in columns if c in df.columns and bool(df[c].isna().any())]

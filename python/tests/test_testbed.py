@@ -152,6 +152,27 @@ def test_web_and_bulk_through_the_router(tmp_path):
     assert (rt >= 2 * base).all(), (rt - 2 * base).min()
     assert (req[req["kind"] == "bulk"]["client"] == 3).all() and (req["kind"] == "bulk").sum() == 1
 
+    # Columns the testbed cannot measure: nulls in every row (NaN in pandas, never 0), listed in
+    # run.json and the Parquet footer; summary.json's fin_retx (their sum) is null; the measured
+    # counters are numbers (the bulk flow through a 60-packet queue retransmits).
+    import pyarrow.parquet as pq
+
+    from aqmlab.io import TESTBED_NOT_MEASURED
+    from aqmlab.tables import NOT_MEASURED_KEY
+
+    assert info["engine"]["not_measured"] == list(TESTBED_NOT_MEASURED)
+    meta = pq.read_metadata(d / "requests.parquet")
+    assert json.loads(meta.metadata[NOT_MEASURED_KEY.encode()]) == list(TESTBED_NOT_MEASURED)
+    table = pq.read_table(d / "requests.parquet")
+    for col in TESTBED_NOT_MEASURED:
+        assert table[col].null_count == len(table), col
+        assert req[col].isna().all(), col
+    for col in ("syn_retx", "data_retx", "timeouts", "server_syn_retx", "server_data_retx"):
+        assert table[col].null_count == 0, col
+    assert req["data_retx"].sum() > 0
+    assert summary["fin_retx"] is None
+    assert isinstance(summary["data_retx"], int) and summary["data_retx"] >= 0
+
     # Same connections as the simulator: the Poisson workload's sizes in the same order, each
     # opened within 50 ms of the simulator's start time.
     from aqmlab.api import run_one

@@ -1,7 +1,8 @@
 //! A run's output files written from Rust as the run goes, with memory bounded by the open
 //! connections instead of the number of records: the Parquet tables `requests.parquet`,
 //! `queue.parquet` and `links.parquet` (layout in `tables.rs`, the same columns, types and row
-//! order as before) and the run summary with exact quantiles. [`RunWriter`] is the engine's
+//! order as before; request columns an engine cannot measure written as nulls) and the run
+//! summary with exact quantiles. [`RunWriter`] is the engine's
 //! observer (`sim::run_with`); `python/aqmlab` reads the files back.
 //!
 //! Validation: the unit tests here (spool order, exact selection) and `tests/run_writer.rs`
@@ -15,8 +16,8 @@ mod table_file;
 mod tables;
 
 pub use error::StoreError;
-pub use run_writer::RunWriter;
+pub use run_writer::{RunWriter, SUMMARY_SUMS};
 pub use select::ValueSpool;
 pub use spool::RequestSpool;
-pub use table_file::TableFile;
-pub use tables::TableRow;
+pub use table_file::{TableFile, NOT_MEASURED_KEY};
+pub use tables::{column_names, TableRow};

@@ -8,6 +8,11 @@
 //! `metrics::Summary::compute` gives for the same records (same values, bit for bit, while
 //! the summed response time stays below 2^53 ns: see `metrics::tally`).
 //!
+//! Columns not measured: an engine that cannot measure some request columns (the testbed)
+//! declares them ([`RunWriter::declare_not_measured`]); they are written as nulls (`tables.rs`)
+//! and the summary keys that are their sums are named by
+//! [`RunWriter::summary_keys_not_measured`], for the caller to write as null.
+//!
 //! Errors: the engine's observer interface cannot fail, so the first write error is kept,
 //! later records are ignored, and `finish` returns it.
 
@@ -15,6 +20,7 @@ use crate::error::StoreError;
 use crate::select::ValueSpool;
 use crate::spool::RequestSpool;
 use crate::table_file::TableFile;
+use crate::tables::check_not_measured;
 use metrics::{
     nearest_rank, LinkRow, Observer, QueueRow, QueueTally, RequestRecord, RequestTally, Summary,
     SummaryTotals, SUMMARY_QUANTILES,
@@ -24,6 +30,10 @@ use std::path::{Path, PathBuf};
 /// Scratch file names inside the run directory (deleted by `finish`).
 const REQUEST_SPOOL: &str = "requests.spool.part";
 const RT_SPOOL: &str = "response_times.spool.part";
+
+/// The summary keys that are sums of the request column of the same name over the measured
+/// requests (`metrics::tally::RequestTally`).
+pub const SUMMARY_SUMS: [&str; 4] = ["syn_retx", "fin_retx", "data_retx", "timeouts"];
 
 /// Writes `requests.parquet`, `queue.parquet` and `links.parquet` into one directory.
 pub struct RunWriter {
@@ -36,6 +46,8 @@ pub struct RunWriter {
     queue: TableFile<QueueRow>,
     links: TableFile<LinkRow>,
     warmup_ns: u64,
+    /// Request columns written as nulls, in schema order.
+    not_measured: Vec<String>,
     error: Option<StoreError>,
 }
 
@@ -52,8 +64,32 @@ impl RunWriter {
             queue: TableFile::create(dir)?,
             links: TableFile::create(dir)?,
             warmup_ns,
+            not_measured: Vec::new(),
             error: None,
         })
+    }
+
+    /// Declare the request columns `columns` not measured: `requests.parquet` holds nulls in
+    /// them (every row) instead of the records' values, and lists them in its footer. Replaces
+    /// an earlier declaration; a name that is not a requests column is an error naming it.
+    pub fn declare_not_measured(&mut self, columns: &[&str]) -> Result<(), StoreError> {
+        self.not_measured = check_not_measured::<RequestRecord>(columns)?;
+        Ok(())
+    }
+
+    /// The request columns declared not measured, in the table's column order.
+    pub fn not_measured(&self) -> &[String] {
+        &self.not_measured
+    }
+
+    /// The summary keys that are sums of a column not measured ([`SUMMARY_SUMS`]): their
+    /// values in the summary `finish` returns are meaningless (sums of the records' zeros) and
+    /// must be written as null.
+    pub fn summary_keys_not_measured(&self) -> Vec<&'static str> {
+        SUMMARY_SUMS
+            .into_iter()
+            .filter(|k| self.not_measured.iter().any(|c| c == k))
+            .collect()
     }
 
     fn keep(&mut self, r: Result<(), StoreError>) {
@@ -71,7 +107,9 @@ impl RunWriter {
         // One table at a time, so their buffers are never held together.
         self.queue.finish()?;
         self.links.finish()?;
-        let mut requests = TableFile::<RequestRecord>::create(&self.dir)?;
+        let not_measured: Vec<&str> = self.not_measured.iter().map(String::as_str).collect();
+        let mut requests =
+            TableFile::<RequestRecord>::create_not_measured(&self.dir, &not_measured)?;
         self.requests.drain(|r| requests.push(r))?;
         requests.finish()?;
         let n = self.rts.len();

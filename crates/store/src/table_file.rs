@@ -7,11 +7,14 @@
 //! there hashed every value before falling back to plain pages, which was half of the time
 //! spent writing the quickstart's requests table and made the file 1.5× larger; the metadata of every row group (≈ 19 KB for the requests table) is held until
 //! the file closes, to be written as its footer. No timestamp or path is written, so the same
-//! rows give the same bytes.
+//! rows give the same bytes. Columns declared not measured ([`TableFile::create_not_measured`])
+//! are written as nulls and listed in the footer's key-value metadata under
+//! [`NOT_MEASURED_KEY`] (a JSON list of names); a file without them has no such entry.
 
 use crate::error::StoreError;
-use crate::tables::TableRow;
+use crate::tables::{check_not_measured, TableRow};
 use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
@@ -20,17 +23,29 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The footer key-value metadata entry listing the columns not measured (JSON list).
+pub const NOT_MEASURED_KEY: &str = "aqmlab.not_measured";
+
 /// A table file being written.
 pub struct TableFile<R: TableRow> {
     part: PathBuf,
     path: PathBuf,
     writer: SerializedFileWriter<BufWriter<File>>,
     rows: Vec<R>,
+    not_measured: Vec<String>,
 }
 
 impl<R: TableRow> TableFile<R> {
     /// Start `<dir>/<TABLE>.parquet` (written as `.part` until `finish`).
     pub fn create(dir: &Path) -> Result<Self, StoreError> {
+        Self::create_not_measured(dir, &[])
+    }
+
+    /// As [`TableFile::create`], with the columns `not_measured` written as nulls in every row
+    /// and listed in the footer ([`NOT_MEASURED_KEY`]); a name that is not a column of the
+    /// table is an error.
+    pub fn create_not_measured(dir: &Path, not_measured: &[&str]) -> Result<Self, StoreError> {
+        let not_measured = check_not_measured::<R>(not_measured)?;
         let path = dir.join(format!("{}.parquet", R::TABLE));
         let part = dir.join(format!("{}.parquet.part", R::TABLE));
         let schema = parse_message_type(R::SCHEMA)
@@ -43,6 +58,13 @@ impl<R: TableRow> TableFile<R> {
             .set_dictionary_enabled(false)
             .set_column_dictionary_enabled("kind".into(), true)
             .set_column_dictionary_enabled("link".into(), true)
+            .set_key_value_metadata((!not_measured.is_empty()).then(|| {
+                let names: Vec<String> = not_measured.iter().map(|c| format!("\"{c}\"")).collect();
+                vec![KeyValue::new(
+                    NOT_MEASURED_KEY.to_string(),
+                    format!("[{}]", names.join(", ")),
+                )]
+            }))
             .build();
         let file = File::create(&part).map_err(|e| StoreError::at(&part, e))?;
         let writer =
@@ -53,6 +75,7 @@ impl<R: TableRow> TableFile<R> {
             path,
             writer,
             rows: Vec::new(),
+            not_measured,
         })
     }
 
@@ -73,7 +96,7 @@ impl<R: TableRow> TableFile<R> {
             .writer
             .next_row_group()
             .map_err(|e| StoreError::at(&self.part, e))?;
-        R::write_group(&self.rows, &mut rg)?;
+        R::write_group(&self.rows, &self.not_measured, &mut rg)?;
         rg.close().map_err(|e| StoreError::at(&self.part, e))?;
         self.rows.clear();
         Ok(())

@@ -5,11 +5,17 @@
 //! `link` UTF-8 strings, every column OPTIONAL (nullable, as pyarrow wrote them: read back,
 //! the Arrow schema is the one `python/aqmlab/tables.py` declares). An endless bulk flow's
 //! response size (u64::MAX) is written as −1.
+//!
+//! Columns not measured (issue 12: the testbed cannot count fast retransmits, for one) are
+//! written as nulls, definition level 0 in every row, instead of the rows' values: a reader
+//! sees missing values, never a count of 0. Which ones is the writer's choice
+//! ([`check_not_measured`]); with none, every value is written as before (same bytes).
 
 use crate::error::StoreError;
 use metrics::{LinkRow, QueueRow, RequestRecord};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int64Type};
 use parquet::file::writer::SerializedRowGroupWriter;
+use parquet::schema::parser::parse_message_type;
 use std::io::Write;
 
 /// A row type that is written as one Parquet table.
@@ -20,30 +26,79 @@ pub trait TableRow: Sized {
     const SCHEMA: &'static str;
     /// Rows per row group (the rows a `TableFile` holds in memory at most).
     const GROUP_ROWS: usize;
-    /// Write `rows` as the columns of row group `rg`, in schema order.
+    /// Write `rows` as the columns of row group `rg`, in schema order; the columns named in
+    /// `not_measured` (checked by [`check_not_measured`]) as nulls.
     fn write_group<W: Write + Send>(
         rows: &[Self],
+        not_measured: &[String],
         rg: &mut SerializedRowGroupWriter<'_, W>,
     ) -> Result<(), StoreError>;
 }
 
-/// Writes the next column of a row group; every value present (definition level 1).
+/// The column names of table `R`'s schema, in order.
+pub fn column_names<R: TableRow>() -> Result<Vec<String>, StoreError> {
+    let schema = parse_message_type(R::SCHEMA)
+        .map_err(|e| StoreError(format!("{}: bad schema: {e}", R::TABLE)))?;
+    Ok(schema
+        .get_fields()
+        .iter()
+        .map(|f| f.name().to_string())
+        .collect())
+}
+
+/// `names` as a list of table `R`'s columns to write as nulls: in schema order, each once.
+/// A name that is not a column of the table is an error naming it and the table's columns.
+pub fn check_not_measured<R: TableRow>(names: &[&str]) -> Result<Vec<String>, StoreError> {
+    let cols = column_names::<R>()?;
+    if let Some(bad) = names.iter().find(|n| !cols.iter().any(|c| c == *n)) {
+        return Err(StoreError(format!(
+            "{}.{bad}: cannot be declared not measured: not a column of the table (columns: {})",
+            R::TABLE,
+            cols.join(", ")
+        )));
+    }
+    Ok(cols
+        .into_iter()
+        .filter(|c| names.contains(&c.as_str()))
+        .collect())
+}
+
+/// Writes the next column of a row group: every value present (definition level 1), or, for a
+/// column not measured, every value null (definition level 0, no values).
 struct Group<'g, 'a, W: Write + Send> {
     rg: &'g mut SerializedRowGroupWriter<'a, W>,
     table: &'static str,
     defs: Vec<i16>,
+    nulls: Vec<i16>,
+    not_measured: &'g [String],
 }
 
 impl<'g, 'a, W: Write + Send> Group<'g, 'a, W> {
-    fn new(rg: &'g mut SerializedRowGroupWriter<'a, W>, table: &'static str, n: usize) -> Self {
+    fn new(
+        rg: &'g mut SerializedRowGroupWriter<'a, W>,
+        table: &'static str,
+        n: usize,
+        not_measured: &'g [String],
+    ) -> Self {
         Group {
             rg,
             table,
             defs: vec![1; n],
+            nulls: if not_measured.is_empty() {
+                Vec::new()
+            } else {
+                vec![0; n]
+            },
+            not_measured,
         }
     }
 
     fn col<T: DataType>(&mut self, name: &str, values: &[T::T]) -> Result<(), StoreError> {
+        let (values, defs) = if self.measured(name) {
+            (values, &self.defs)
+        } else {
+            (&[][..], &self.nulls)
+        };
         let err = |e: parquet::errors::ParquetError| {
             StoreError(format!(
                 "{}.{name}: cannot write the column: {e}",
@@ -54,13 +109,20 @@ impl<'g, 'a, W: Write + Send> Group<'g, 'a, W> {
             StoreError(format!("{}.{name}: not in the table's schema", self.table))
         })?;
         c.typed::<T>()
-            .write_batch(values, Some(&self.defs), None)
+            .write_batch(values, Some(defs), None)
             .map_err(err)?;
         c.close().map_err(err)
     }
 
+    fn measured(&self, name: &str) -> bool {
+        !self.not_measured.iter().any(|m| m == name)
+    }
+
     /// An INT64 column from unsigned values; one beyond i64 is an error naming it.
     fn int(&mut self, name: &str, values: impl Iterator<Item = u64>) -> Result<(), StoreError> {
+        if !self.measured(name) {
+            return self.col::<Int64Type>(name, &[]);
+        }
         let v = values
             .map(|x| i64::try_from(x).map_err(|_| misfit(self.table, name, x)))
             .collect::<Result<Vec<i64>, _>>()?;
@@ -118,9 +180,10 @@ impl TableRow for RequestRecord {
 
     fn write_group<W: Write + Send>(
         rs: &[Self],
+        not_measured: &[String],
         rg: &mut SerializedRowGroupWriter<'_, W>,
     ) -> Result<(), StoreError> {
-        let mut g = Group::new(rg, Self::TABLE, rs.len());
+        let mut g = Group::new(rg, Self::TABLE, rs.len(), not_measured);
         g.int("id", rs.iter().map(|r| r.id))?;
         g.int("conn_id", rs.iter().map(|r| r.conn_id))?;
         g.int("exchange", rs.iter().map(|r| r.exchange as u64))?;
@@ -180,9 +243,10 @@ impl TableRow for QueueRow {
 
     fn write_group<W: Write + Send>(
         rs: &[Self],
+        not_measured: &[String],
         rg: &mut SerializedRowGroupWriter<'_, W>,
     ) -> Result<(), StoreError> {
-        let mut g = Group::new(rg, Self::TABLE, rs.len());
+        let mut g = Group::new(rg, Self::TABLE, rs.len(), not_measured);
         g.text("link", rs.iter().map(|r| r.link.as_str()))?;
         g.int("t_ns", rs.iter().map(|r| r.t_ns))?;
         g.int("forwarded", rs.iter().map(|r| r.forwarded))?;
@@ -209,9 +273,10 @@ impl TableRow for LinkRow {
 
     fn write_group<W: Write + Send>(
         rs: &[Self],
+        not_measured: &[String],
         rg: &mut SerializedRowGroupWriter<'_, W>,
     ) -> Result<(), StoreError> {
-        let mut g = Group::new(rg, Self::TABLE, rs.len());
+        let mut g = Group::new(rg, Self::TABLE, rs.len(), not_measured);
         g.text("link", rs.iter().map(|r| r.link.as_str()))?;
         g.int("t_ns", rs.iter().map(|r| r.t_ns))?;
         g.int("bytes", rs.iter().map(|r| r.bytes))?;

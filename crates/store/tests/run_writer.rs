@@ -234,3 +234,166 @@ fn files_keep_their_part_names_until_finish() {
     assert!(dir.join("queue.parquet").exists() && !dir.join("queue.parquet.part").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A hand-made record with a distinct nonzero value in every numeric column.
+fn record(id: u64) -> RequestRecord {
+    let k = id as u32;
+    RequestRecord {
+        id,
+        conn_id: id / 2,
+        exchange: k % 2,
+        workload: 1,
+        kind: RequestKind::Http,
+        page: id + 7,
+        client: k % 5,
+        server: k % 3,
+        start_ns: 2_000_000_000 + id * 1000,
+        end_ns: 2_500_000_000 + id * 1000,
+        request_bytes: 300,
+        response_bytes: 1000 + id,
+        server_delay_ns: 11,
+        base_rtt_ns: 80_000_000,
+        completed: true,
+        syn_retx: 1 + k % 2,
+        fin_retx: 2 + k % 3,
+        data_retx: 3,
+        timeouts: 4,
+        fast_retx: 5 + k % 7,
+        ecn_reductions: 6,
+        loss_events: 7,
+        loss_cwnd_bytes: 8000 + id,
+        server_syn_retx: 9,
+        server_fin_retx: 10 + k % 4,
+        server_data_retx: 12,
+    }
+}
+
+#[test]
+fn columns_declared_not_measured_are_null_in_every_row() {
+    use metrics::Observer;
+    use parquet::file::statistics::Statistics;
+    let dir = fresh_dir("not-measured");
+    // More than one row group of the requests table.
+    let n = (1u64 << 17) + 3;
+    let mut w = RunWriter::create(&dir, 1_000_000_000).unwrap();
+    // Given out of schema order: kept in schema order.
+    w.declare_not_measured(&["server_fin_retx", "fast_retx"])
+        .unwrap();
+    assert_eq!(w.not_measured(), ["fast_retx", "server_fin_retx"]);
+    assert!(w.summary_keys_not_measured().is_empty());
+    for id in 0..n {
+        w.on_request(record(id));
+    }
+    let totals = metrics::SummaryTotals {
+        fwd_bytes: 0,
+        bottleneck_bps: 10_000_000,
+        drops: Default::default(),
+        measured_ns: 1_000_000_000,
+    };
+    let summary = w.finish("bottleneck_fwd", &totals).unwrap();
+    assert_eq!(summary.responses_completed, n);
+
+    let path = dir.join("requests.parquet");
+    let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+    let meta = reader.metadata();
+    assert_eq!(meta.num_row_groups(), 2);
+    let kv = meta.file_metadata().key_value_metadata().unwrap();
+    assert_eq!(kv.len(), 1);
+    assert_eq!(kv[0].key, store::NOT_MEASURED_KEY);
+    assert_eq!(
+        kv[0].value.as_deref(),
+        Some(r#"["fast_retx", "server_fin_retx"]"#)
+    );
+    // Column chunk statistics: every value of the two columns null, none of the others.
+    for rg in meta.row_groups() {
+        for (i, c) in rg.columns().iter().enumerate() {
+            let nulls = match c.statistics() {
+                Some(Statistics::Int64(s)) => s.null_count_opt(),
+                Some(Statistics::Boolean(s)) => s.null_count_opt(),
+                Some(Statistics::ByteArray(s)) => s.null_count_opt(),
+                s => panic!("column {i}: statistics {s:?}"),
+            };
+            let want = if i == 19 || i == 24 { rg.num_rows() } else { 0 };
+            assert_eq!(nulls, Some(want as u64), "column {i}");
+        }
+    }
+    let mut count = 0u64;
+    for (id, r) in rows(&path).iter().enumerate() {
+        let cols: Vec<&Field> = r.get_column_iter().map(|(_, f)| f).collect();
+        assert_eq!(cols.len(), 26);
+        assert_eq!(cols[19], &Field::Null, "fast_retx of row {id}");
+        assert_eq!(cols[24], &Field::Null, "server_fin_retx of row {id}");
+        // Every other column as written.
+        let w = record(id as u64);
+        let want: [(usize, u64); 22] = [
+            (0, w.id),
+            (1, w.conn_id),
+            (2, w.exchange as u64),
+            (3, w.workload as u64),
+            (5, w.page),
+            (6, w.client as u64),
+            (7, w.server as u64),
+            (8, w.start_ns),
+            (9, w.end_ns),
+            (10, w.request_bytes),
+            (11, w.response_bytes),
+            (12, w.server_delay_ns),
+            (13, w.base_rtt_ns),
+            (15, w.syn_retx as u64),
+            (16, w.fin_retx as u64),
+            (17, w.data_retx as u64),
+            (18, w.timeouts as u64),
+            (20, w.ecn_reductions as u64),
+            (21, w.loss_events as u64),
+            (22, w.loss_cwnd_bytes),
+            (23, w.server_syn_retx as u64),
+            (25, w.server_data_retx as u64),
+        ];
+        for (i, v) in want {
+            assert_eq!(long(r, i), v, "column {i} of row {id}");
+        }
+        assert_eq!(cols[4], &Field::Str("http".into()));
+        assert_eq!(cols[14], &Field::Bool(true));
+        count += 1;
+    }
+    assert_eq!(count, n);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn not_measured_names_are_checked_and_map_to_summary_keys() {
+    let dir = fresh_dir("not-measured-names");
+    let mut w = RunWriter::create(&dir, 0).unwrap();
+    let e = w
+        .declare_not_measured(&["fin_retx", "fast_retransmits"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("requests.fast_retransmits: cannot be declared not measured: not a column"),
+        "{e}"
+    );
+    assert!(e.contains("fast_retx, ecn_reductions"), "{e}");
+    assert!(w.not_measured().is_empty());
+    w.declare_not_measured(&["loss_events", "fin_retx", "timeouts", "fin_retx"])
+        .unwrap();
+    assert_eq!(w.not_measured(), ["fin_retx", "timeouts", "loss_events"]);
+    assert_eq!(w.summary_keys_not_measured(), ["fin_retx", "timeouts"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_without_columns_not_measured_has_no_footer_entry() {
+    let dir = fresh_dir("all-measured");
+    streamed(&dir);
+    let reader =
+        SerializedFileReader::new(File::open(dir.join("requests.parquet")).unwrap()).unwrap();
+    assert!(reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .is_none());
+    assert!(rows(&dir.join("requests.parquet"))
+        .iter()
+        .all(|r| r.get_column_iter().all(|(_, f)| f != &Field::Null)));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

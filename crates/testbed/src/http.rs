@@ -35,8 +35,14 @@
 //! for the RTO count): `syn_retx` = the client's retransmissions when `connect` returned plus
 //! the server's when `accept` returned (SYN-ACKs, also `server_syn_retx`); `data_retx` = every
 //! later retransmission of both ends (`tcpi_total_retrans`; also `server_data_retx`);
-//! `timeouts` = RTOs of both ends (`tcpi_total_rto`). Not measured (written 0): `fin_retx`,
-//! `fast_retx`, `ecn_reductions`, `loss_events`, `loss_cwnd_bytes`, `server_fin_retx`.
+//! `timeouts` = RTOs of both ends (`tcpi_total_rto`). Not measured ([`NOT_MEASURED`]: written
+//! as nulls in requests.parquet, listed in run.json `engine.not_measured`, and summary.json's
+//! `fin_retx` is null): `fin_retx`, `fast_retx`, `ecn_reductions`, `loss_events`,
+//! `loss_cwnd_bytes`, `server_fin_retx`. Linux keeps no per-socket count of them: TCP_INFO
+//! has no fast-retransmit, congestion-window-reduction or loss-event counter (the kernel's
+//! `TCPFastRetrans`, `TCPLossProbes`… are namespace-wide totals in /proc/net/netstat), and a
+//! retransmitted FIN is one of `tcpi_total_retrans`'s segments, not counted apart. The
+//! records' fields stay 0; the run writer replaces them by nulls.
 //! `base_rtt_ns` = the configured propagation RTT plus the DelayBox RTT drawn for the connection
 //! in opening order from stream `delaybox` (the simulator's and the router's draw when SYNs
 //! reach the router in the order connections were opened).
@@ -52,6 +58,17 @@ use std::net::SocketAddrV4;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// The request columns the testbed cannot measure (module doc), in the table's column order:
+/// `requests.parquet` holds nulls there (`store::RunWriter::declare_not_measured`).
+pub const NOT_MEASURED: [&str; 6] = [
+    "fin_retx",
+    "fast_retx",
+    "ecn_reductions",
+    "loss_events",
+    "loss_cwnd_bytes",
+    "server_fin_retx",
+];
 
 /// The servers' TCP port.
 pub const SERVER_PORT: u16 = 80;

@@ -6,7 +6,10 @@
 //! and the client, run until warm-up + duration (or Ctrl-C/SIGTERM), stop them in that order,
 //! remove the namespaces, and write the run directory `OUT/<variant>/` with crates/store: the
 //! same files and summary.json keys as `aqmlab run`, plus `"engine": "testbed-linux"` in
-//! summary.json and the testbed's own counters in run.json (`engine`).
+//! summary.json and the testbed's own counters in run.json (`engine`). The request columns
+//! the testbed cannot measure ([`http::NOT_MEASURED`](crate::http::NOT_MEASURED)) are nulls in
+//! requests.parquet and listed in run.json `engine.not_measured`; summary.json's sums of them
+//! (`fin_retx`) are null.
 //!
 //! The run directory is written atomically like `aqmlab run`'s (python/aqmlab/io.py): into
 //! `OUT/<variant>.tmp-<pid>`, summary.json last, then renamed.
@@ -15,7 +18,7 @@
 //! "Testbed"); a scenario beyond them is refused rather than run wrong.
 
 use crate::client::{self, ClientPlan, ClientReport};
-use crate::http::Tickets;
+use crate::http::{Tickets, NOT_MEASURED};
 use crate::netns::{self, Namespaces, Side};
 use crate::path::{self, PathKind, IFNAME};
 use crate::server;
@@ -545,6 +548,9 @@ fn run_in(
     // The run directory.
     let warmup_ns = exp.warmup.as_nanos();
     let mut w = store::RunWriter::create(dir, warmup_ns).map_err(|e| e.to_string())?;
+    w.declare_not_measured(&NOT_MEASURED)
+        .map_err(|e| e.to_string())?;
+    let null_keys = w.summary_keys_not_measured();
     for r in &client_rep.records {
         w.on_request(r.clone());
     }
@@ -572,7 +578,8 @@ fn run_in(
         ),
     };
     let summary = w.finish(&fwd_link, &totals).map_err(|e| e.to_string())?;
-    let mut summary_json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    let summary_json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    let mut summary_json = null_keys_of(&summary_json, &null_keys)?;
     // Same keys in the same order as `aqmlab run`'s, then the engine.
     if summary_json.ends_with("\n}") {
         summary_json.truncate(summary_json.len() - 2);
@@ -583,6 +590,28 @@ fn run_in(
     write_file(&dir.join("run.json"), &info_text)?;
     write_file(&dir.join("summary.json"), &(summary_json.clone() + "\n"))?;
     Ok((summary_json, interrupted))
+}
+
+/// `json` (a pretty-printed flat object, one `  "key": value` line per key) with the values
+/// of `keys` replaced by null, keys and order unchanged. A key that is not on exactly one
+/// line of its own is an error (the text is not the summary it should be).
+fn null_keys_of(json: &str, keys: &[&str]) -> Result<String, String> {
+    let mut lines: Vec<String> = json.lines().map(String::from).collect();
+    for k in keys {
+        let prefix = format!("  \"{k}\": ");
+        let at: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with(&prefix))
+            .collect();
+        let [i] = at[..] else {
+            return Err(format!(
+                "summary.json: the key {k:?} is on {} lines, not 1; cannot write it as null",
+                at.len()
+            ));
+        };
+        let comma = if lines[i].ends_with(',') { "," } else { "" };
+        lines[i] = format!("{prefix}null{comma}");
+    }
+    Ok(lines.join("\n"))
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
@@ -641,8 +670,62 @@ fn run_info(
             "arrival_lateness_max_ns": c.lateness_max_ns,
             "arrival_lateness_mean_ns": c.lateness_sum_ns.checked_div(c.deadlines).unwrap_or(0),
             "interrupted": interrupted,
+            "not_measured": NOT_MEASURED,
             "router": router,
             "tcp_linux": p.tcp,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_keys_not_measured_become_null_in_place() {
+        let json =
+            "{\n  \"drops\": 3,\n  \"syn_retx\": 4,\n  \"fin_retx\": 0,\n  \"timeouts\": 2\n}";
+        let out = null_keys_of(json, &["fin_retx", "timeouts"]).unwrap();
+        assert_eq!(
+            out,
+            "{\n  \"drops\": 3,\n  \"syn_retx\": 4,\n  \"fin_retx\": null,\n  \"timeouts\": null\n}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["fin_retx"].is_null() && v["syn_retx"] == 4);
+        assert_eq!(null_keys_of(json, &[]).unwrap(), json);
+        let e = null_keys_of(json, &["loss_events"]).unwrap_err();
+        assert!(e.contains("\"loss_events\" is on 0 lines"), "{e}");
+    }
+
+    #[test]
+    fn a_testbed_summary_has_fin_retx_null_and_the_rest_as_computed() {
+        let dir = std::env::temp_dir().join(format!("aqmlab-testbed-null-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = store::RunWriter::create(&dir, 0).unwrap();
+        w.declare_not_measured(&NOT_MEASURED).unwrap();
+        let keys = w.summary_keys_not_measured();
+        assert_eq!(keys, ["fin_retx"]);
+        let totals = SummaryTotals {
+            fwd_bytes: 0,
+            bottleneck_bps: 1_000_000,
+            drops: Default::default(),
+            measured_ns: 1_000_000_000,
+        };
+        let summary = w.finish("bottleneck_fwd", &totals).unwrap();
+        let json = serde_json::to_string_pretty(&summary).unwrap();
+        let out = null_keys_of(&json, &keys).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let want: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let (v, want) = (v.as_object().unwrap(), want.as_object().unwrap());
+        assert_eq!(v.len(), want.len());
+        for (k, x) in want {
+            if k == "fin_retx" {
+                assert!(v[k].is_null());
+            } else {
+                assert_eq!(&v[k], x, "{k}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

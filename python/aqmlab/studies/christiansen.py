@@ -63,6 +63,7 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab.studies import Study, Table, Verdict
+from aqmlab.tables import missing_columns
 
 METRICS = (
     "kb_per_s", "drops_pct", "mean_qlen", "median_rt_ms", "pct_le_1s", "pct_1_2s", "pct_2_3s", "pct_gt_3s",
@@ -132,9 +133,10 @@ def _variant(r: pd.Series) -> str:
 
 def retx_classes(requests: pd.DataFrame, warmup_ns: int) -> dict[str, float]:
     """Table 6.2's retransmission classes (module doc), % of the requests started at or after
-    `warmup_ns` whose response completed; NaN without such requests."""
+    `warmup_ns` whose response completed; NaN without such requests or if a server counter was
+    not measured (missing values: the testbed has no `server_fin_retx`)."""
     q = requests[(requests["start_ns"] >= warmup_ns) & requests["completed"].astype(bool)]
-    if q.empty:
+    if q.empty or missing_columns(q, ["server_syn_retx", "server_fin_retx", "server_data_retx"]):
         return {m: math.nan for m in RETX_METRICS}
     s = q["server_syn_retx"] > 0
     f = q["server_fin_retx"] > 0

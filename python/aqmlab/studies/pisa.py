@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.studies import Study, Table, Verdict
+from aqmlab.tables import missing_columns
 
 #: Workload indices in every sweep file of the study: the FTP (bulk) flows, the HTTP flows.
 FTP_WORKLOAD, HTTP_WORKLOAD = 0, 1
@@ -138,8 +139,10 @@ def class_metrics(requests: pd.DataFrame, summary: dict, warmup_ns: int = 0) -> 
     q = requests[requests["start_ns"] >= warmup_ns]
     ftp = q[q["workload"] == FTP_WORKLOAD]
     http = q[(q["workload"] == HTTP_WORKLOAD) & (q["kind"] == "http")]
-    ftp_retx = float(ftp["data_retx"].sum())
-    http_retx = float((http["data_retx"] + http["syn_retx"] + http["fin_retx"]).sum())
+    ftp_retx = math.nan if missing_columns(ftp, ["data_retx"]) else float(ftp["data_retx"].sum())
+    # NaN, not a sum treating missing as 0, if a counter was not measured (the testbed's fin_retx).
+    http_cols = ["data_retx", "syn_retx", "fin_retx"]
+    http_retx = math.nan if missing_columns(http, http_cols) else float(http[http_cols].sum().sum())
     done = http[http["completed"].astype(bool)]
     wire = float(
         (np.ceil(done["response_bytes"].to_numpy(dtype=np.float64) / MSS_B) * (MSS_B + HEADER_B)).sum()

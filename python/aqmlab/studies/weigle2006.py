@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.studies import Reading, Study, Table, Verdict
+from aqmlab.tables import missing_columns
 
 LOAD_TABLE, RED_TABLE, SACK_TABLE = "4-10,13-14,19-21", "11-12", "16-18,21"
 METRICS = (
@@ -64,12 +65,17 @@ def _measured(requests: pd.DataFrame, warmup_ns: int) -> pd.DataFrame:
     return requests[(requests["kind"] == "http") & (requests["start_ns"] >= warmup_ns)]
 
 
+#: The retransmission counters `pct_flows_with_drops` adds up.
+RETX_COLUMNS = ("syn_retx", "fin_retx", "data_retx")
+
+
 def pct_flows_with_drops(requests: pd.DataFrame, warmup_ns: int) -> float:
     """% of measured connections with at least one retransmitted SYN, FIN or data segment (the
-    counters are per connection: a connection's rows share them)."""
+    counters are per connection: a connection's rows share them); NaN without measured
+    connections or if a counter was not measured (missing values, the testbed's `fin_retx`)."""
     q = _measured(requests, warmup_ns)
-    if q.empty:
-        return math.nan
+    if q.empty or missing_columns(q, RETX_COLUMNS):
+        return math.nan  # no connections, or a counter not measured (the testbed's fin_retx)
     retx = (q["syn_retx"] + q["fin_retx"] + q["data_retx"]).groupby(q["conn_id"]).max()
     return 100 * float((retx > 0).mean())
 

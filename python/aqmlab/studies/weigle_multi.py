@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.studies import Reading, Study, Table, Verdict
+from aqmlab.tables import missing_columns
 
 #: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
 HEADER_B = 40
@@ -75,7 +76,9 @@ def e2e_metrics(requests: pd.DataFrame, warmup_ns: int) -> dict[str, float]:
     """Loss estimate and response-time statistics of the end-to-end forward HTTP exchanges
     (workload 0) started at or after the warm-up."""
     q = requests[(requests["workload"] == E2E_HTTP) & (requests["start_ns"] >= warmup_ns)]
-    retx = float((q["data_retx"] + q["syn_retx"] + q["fin_retx"]).sum())
+    # NaN, not a sum treating missing as 0, if a counter was not measured (the testbed's fin_retx).
+    cols = ["data_retx", "syn_retx", "fin_retx"]
+    retx = math.nan if missing_columns(q, cols) else float(q[cols].sum().sum())
     segs = float((_segments(q["request_bytes"]) + _segments(q["response_bytes"])).sum())
     segs += 4.0 * float((q["exchange"] == 0).sum())
     done = q[q["completed"]]

@@ -38,6 +38,7 @@ pub use ared::{AdaptOn, Ared, AredParams};
 pub use avq::{Avq, AvqParams};
 pub use blue::{Blue, BlueParams};
 pub use codel::{Codel, CodelParams};
+pub use declare::field;
 pub use discipline::{
     model, models, Discipline, DisciplineParams, LinkInfo, ParamError, QueueDisc,
 };
@@ -45,7 +46,6 @@ pub use droptail::{DropTail, DropTailParams, LimitUnit};
 pub use fifo::{Fifo, FifoQueue};
 pub use fq_codel::{flow_bucket, FqCodel, FqCodelParams};
 pub use packet::{DropReason, PacketClass, PacketMeta, Verdict};
-pub use declare::field;
 pub use params::{Declared, ParamInfo, Profile, QueueModel, Range, Search, Syntax, Value};
 pub use pi::{Pi, PiCore, PiParams};
 pub use pie::{Pie, PieParams};

@@ -6,8 +6,8 @@
 //! rewrites the generated blocks.
 
 use aqm::params_table::markdown;
-use declare::table::check_current;
 use aqm::{models, Value};
+use declare::table::check_current;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {

@@ -129,7 +129,10 @@ pub trait Declared<O>: Sync {
     }
     /// The declared syntax of `key`, if it is declared.
     fn syntax(&self, key: &str) -> Option<Syntax> {
-        self.params().iter().find(|p| p.key == key).map(|p| p.syntax)
+        self.params()
+            .iter()
+            .find(|p| p.key == key)
+            .map(|p| p.syntax)
     }
     /// Params from the defaults, a profile and the `given` keys (already of their syntax),
     /// checked by the key rules and the model's `validate`. Errors name the key.

@@ -124,14 +124,47 @@ mod tests {
     #[test]
     fn ranges_span_the_default_inside_the_declared_range() {
         // RED max_p 0.1 in (0, 1]: [0.01, 1], log.
-        let s = default_search(&info(Syntax::Number, Range::OpenClosed(0.0, 1.0), Value::Num(0.1)));
-        assert_eq!(s, Some(Search::Float { lo: 0.01, hi: 1.0, log: true }));
+        let s = default_search(&info(
+            Syntax::Number,
+            Range::OpenClosed(0.0, 1.0),
+            Value::Num(0.1),
+        ));
+        assert_eq!(
+            s,
+            Some(Search::Float {
+                lo: 0.01,
+                hi: 1.0,
+                log: true
+            })
+        );
         // A packet limit of 50 with at least 1: [5, 500].
-        let s = default_search(&info(Syntax::PacketLimit(""), Range::AtLeast(1.0), Value::Int(50)));
-        assert_eq!(s, Some(Search::Int { lo: 5, hi: 500, log: true }));
+        let s = default_search(&info(
+            Syntax::PacketLimit(""),
+            Range::AtLeast(1.0),
+            Value::Int(50),
+        ));
+        assert_eq!(
+            s,
+            Some(Search::Int {
+                lo: 5,
+                hi: 500,
+                log: true
+            })
+        );
         // An integer 3 with minimum 1 and maximum 5: [1, 5], linear.
-        let s = default_search(&info(Syntax::Integer(5), Range::AtLeast(1.0), Value::Int(3)));
-        assert_eq!(s, Some(Search::Int { lo: 1, hi: 5, log: false }));
+        let s = default_search(&info(
+            Syntax::Integer(5),
+            Range::AtLeast(1.0),
+            Value::Int(3),
+        ));
+        assert_eq!(
+            s,
+            Some(Search::Int {
+                lo: 1,
+                hi: 5,
+                log: false
+            })
+        );
         // A delay of 200 ms at most 500 ms: [20 ms, 500 ms].
         let ms = SimDuration::from_millis;
         let s = default_search(&info(
@@ -139,15 +172,33 @@ mod tests {
             Range::PositiveAtMost(ms(500)),
             Value::Duration(ms(200)),
         ));
-        assert_eq!(s, Some(Search::Duration { lo: ms(20), hi: ms(500) }));
-        assert_eq!(search_text(s.unwrap()), "{ duration = [\"20ms\", \"500ms\"], log = true }");
+        assert_eq!(
+            s,
+            Some(Search::Duration {
+                lo: ms(20),
+                hi: ms(500)
+            })
+        );
+        assert_eq!(
+            search_text(s.unwrap()),
+            "{ duration = [\"20ms\", \"500ms\"], log = true }"
+        );
     }
 
     #[test]
     fn switches_choices_and_unset_or_zero_defaults_are_not_offered() {
-        assert_eq!(default_search(&info(Syntax::Bool, Range::Any, Value::Bool(true))), None);
+        assert_eq!(
+            default_search(&info(Syntax::Bool, Range::Any, Value::Bool(true))),
+            None
+        );
         let none = Value::Unset;
-        assert_eq!(default_search(&info(Syntax::DurationOrOff(""), Range::Any, none)), None);
-        assert_eq!(default_search(&info(Syntax::Number, Range::AtLeast(0.0), Value::Num(0.0))), None);
+        assert_eq!(
+            default_search(&info(Syntax::DurationOrOff(""), Range::Any, none)),
+            None
+        );
+        assert_eq!(
+            default_search(&info(Syntax::Number, Range::AtLeast(0.0), Value::Num(0.0))),
+            None
+        );
     }
 }

@@ -211,8 +211,7 @@ pub fn check_current(
     body: &dyn Fn(&str) -> Option<String>,
     how: &str,
 ) -> String {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let want = regenerate(&text, body);
     if std::env::var_os("AQMLAB_WRITE_DOCS").is_some() {
         std::fs::write(path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -183,7 +183,10 @@ mod tests {
     fn optional_fields_read_unset_as_none() {
         let d = SimDuration::from_millis(40);
         assert_eq!(Option::<SimDuration>::from_value(Value::Unset), None);
-        assert_eq!(Option::<SimDuration>::from_value(Value::Duration(d)), Some(d));
+        assert_eq!(
+            Option::<SimDuration>::from_value(Value::Duration(d)),
+            Some(d)
+        );
         assert_eq!(Some(d).to_value(), Value::Duration(d));
         assert_eq!(u32::from_value(Value::Int(u64::MAX)), u32::MAX);
     }

@@ -270,9 +270,9 @@ fn queue_kinds() -> Vec<&'static str> {
 
 /// The topology tables' declarations (`sim::topology::params`), with their names.
 fn topology_models() -> [(&'static str, Vec<declare::ParamInfo>, String); 3] {
+    use declare::table::text;
     use declare::Declared;
     use sim::topology::params::{CLOUD, DUMBBELL, PARKING_LOT};
-    use declare::table::text;
     [
         (DUMBBELL.kind, DUMBBELL.params(), text(&DUMBBELL)),
         (PARKING_LOT.kind, PARKING_LOT.params(), text(&PARKING_LOT)),

@@ -8,8 +8,8 @@
 //! `tests/params_declared.rs` (every declared key parses, every accepted key is declared).
 
 use crate::error::{KeyError, Res};
-use crate::value::{as_bool, as_duration, as_int, as_num, as_size, as_str, describe, size_u32};
 use crate::value::Tbl;
+use crate::value::{as_bool, as_duration, as_int, as_num, as_size, as_str, describe, size_u32};
 use declare::{Declared, ParamInfo, Range, Syntax, Value};
 use toml::Value as Toml;
 

@@ -34,10 +34,10 @@ use crate::queue;
 use crate::value::{as_array, as_delay, as_str, as_table, kind, Tbl, DELAY_TOO_LARGE};
 use crate::workload::Groups;
 use aqm::{DisciplineParams, DropTailParams, LimitUnit, LinkInfo};
+use sim::topology::params;
 use sim::{CloudConfig, DelayBoxConfig, DumbbellConfig, ParkingLotConfig, Topology};
 use std::path::Path;
 use units::limits::MAX_DELAY;
-use sim::topology::params;
 use units::{Rate, SimDuration};
 
 /// `sim::budget::check_nodes` with its refusal as a scenario error.
@@ -230,7 +230,8 @@ fn parse_dumbbell(root: &Tbl, base_dir: &Path) -> Res<DumbbellConfig> {
     )?;
     let (access_rate, access_delay) = (Rate::from_bps(p.access_rate), p.access_delay);
     let server_access_rate = p.server_access_rate.map(Rate::from_bps);
-    let (bottleneck_rate, bottleneck_delay) = (Rate::from_bps(p.bottleneck_rate), p.bottleneck_delay);
+    let (bottleneck_rate, bottleneck_delay) =
+        (Rate::from_bps(p.bottleneck_rate), p.bottleneck_delay);
 
     let access_queue = match t.table("access_queue")? {
         Some(q) => queue::parse(&q)?,

@@ -961,7 +961,10 @@ fn slow_start_key_takes_its_words_only() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(e[0].experiment.tcp.slow_start, tcp::SlowStartGrowth::Ns2);
     let d = parse_str(BASE, "ok.toml", Path::new(".")).unwrap();
-    assert_eq!(d[0].experiment.tcp.slow_start, tcp::SlowStartGrowth::Rfc5681);
+    assert_eq!(
+        d[0].experiment.tcp.slow_start,
+        tcp::SlowStartGrowth::Rfc5681
+    );
 }
 
 #[test]
@@ -973,7 +976,8 @@ fn pcap_of_an_unknown_link() {
         "no link named \"client2\"",
     );
     assert!(
-        e.reason.ends_with("(client0, client1, server0, server1, bottleneck)"),
+        e.reason
+            .ends_with("(client0, client1, server0, server1, bottleneck)"),
         "{}",
         e.reason
     );

@@ -61,7 +61,10 @@ fn only_declared_keys_are_accepted() {
         assert_eq!(e.key, "queue.no_such_key");
         assert_eq!(
             e.reason,
-            format!("unknown key; expected one of: kind, {}", m.keys().join(", "))
+            format!(
+                "unknown key; expected one of: kind, {}",
+                m.keys().join(", ")
+            )
         );
     }
 }

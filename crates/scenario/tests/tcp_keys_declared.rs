@@ -95,7 +95,11 @@ fn cross_key_errors_name_the_key_the_table_gave() {
     assert_eq!(e.key, "tcp.receive_window");
     let e = tcp_of("max_rto = \"500ms\"").unwrap_err();
     assert_eq!(e.key, "tcp.max_rto");
-    assert!(e.reason.starts_with("min_rto (1s) must not exceed max_rto"), "{}", e.reason);
+    assert!(
+        e.reason.starts_with("min_rto (1s) must not exceed max_rto"),
+        "{}",
+        e.reason
+    );
     let e = tcp_of("delayed_ack = \"600ms\"").unwrap_err();
     assert_eq!(
         (e.key.as_str(), e.reason.as_str()),

@@ -72,7 +72,10 @@ fn only_declared_keys_are_accepted_and_required_keys_are_named() {
         assert_eq!(e.key, "workload[0].no_such_key");
         assert_eq!(
             e.reason,
-            format!("unknown key; expected one of: kind, {}", m.keys().join(", "))
+            format!(
+                "unknown key; expected one of: kind, {}",
+                m.keys().join(", ")
+            )
         );
         let e = parse(&format!("kind = \"{}\"", m.kind())).unwrap_err();
         assert_eq!(e.reason, "missing required key", "{}", m.kind());

@@ -3,8 +3,8 @@
 //! re-armed in place in a [`TimerHeap`]. Cancellation of one-shot events is lazy: handlers
 //! check generation numbers or deadlines and ignore stale events.
 
-use std::cmp::Ordering;
 use dary_heap::QuaternaryHeap;
+use std::cmp::Ordering;
 use units::SimTime;
 
 use crate::timers::TimerHeap;

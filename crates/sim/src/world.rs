@@ -317,7 +317,8 @@ impl<O: Observer> World<O> {
         if link.disc.len_packets() == 0 {
             link.idle_at = Some((now + ser, seq));
         } else {
-            self.q.schedule_at_seq(now + ser, seq, Event::TxDone { link: l });
+            self.q
+                .schedule_at_seq(now + ser, seq, Event::TxDone { link: l });
         }
         let arrival = self.held_in_box(m.id, to, arrival);
         if let Some(tap) = self.pcap.as_deref_mut() {

@@ -225,7 +225,11 @@ fn persistent_connections_replayed_from_a_trace_give_the_same_run() {
     );
     let b = run(&exp);
     assert_conservation(&b);
-    assert!(a.summary.drops > 0, "the link must be congested: {:?}", a.summary);
+    assert!(
+        a.summary.drops > 0,
+        "the link must be congested: {:?}",
+        a.summary
+    );
     assert_eq!(a.requests.len(), b.requests.len());
     for (x, y) in a.requests.iter().zip(&b.requests) {
         assert_eq!(x, y);

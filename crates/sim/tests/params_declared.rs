@@ -25,10 +25,18 @@ fn docs_are_generated_from_the_declarations() {
     for (kind, table, params) in &tables {
         assert!(want.contains(&format!("<!-- generated: params {kind} -->\n{table}")));
         for p in params {
-            assert!(!p.doc.is_empty() && !p.source.is_empty(), "{kind}.{}", p.key);
+            assert!(
+                !p.doc.is_empty() && !p.source.is_empty(),
+                "{kind}.{}",
+                p.key
+            );
         }
     }
     // Required keys are shown as required, defaults as written.
-    assert!(tables[0].1.contains("| `clients` | integer | hosts | required |"));
-    assert!(tables[1].1.contains("| `routers` | integer | routers | 8 | ≥ 2 |"));
+    assert!(tables[0]
+        .1
+        .contains("| `clients` | integer | hosts | required |"));
+    assert!(tables[1]
+        .1
+        .contains("| `routers` | integer | routers | 8 | ≥ 2 |"));
 }

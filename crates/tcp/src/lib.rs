@@ -15,12 +15,12 @@
 //! Tests: `tests/<state>.rs` with the shared pipe harness in `tests/util/`.
 
 pub mod config;
-pub mod params;
 pub mod congestion;
 mod ecn;
 pub mod endpoint;
 mod input;
 mod output;
+pub mod params;
 pub mod recv;
 pub mod rtt;
 pub mod scoreboard;

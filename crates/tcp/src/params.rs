@@ -17,11 +17,11 @@
 //! README table is current) and the scenario crate's `tcp.rs` and `tests/bad_files.rs`.
 
 use crate::config::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
+use declare::table::duration_text;
 use declare::{
     check_ranges, choices, field, Choice, Model, Param, ParamError, Profile, ProfileSet, Range,
     Syntax, Value,
 };
-use declare::table::duration_text;
 use units::SimDuration;
 
 choices!(Variant {

@@ -163,7 +163,10 @@ fn ns2_last_lone_byte_waits_for_the_ack_of_everything_before_it() {
     // "Paired twins": every loss-free mismatch had a size ≡ 1 mod MSS). 4380 B and 4382 B are
     // not held.
     let lone = |rows: &[Row]| -> Vec<Row> {
-        rows.iter().filter(|r| r.1 == S && r.2 == 4381).copied().collect()
+        rows.iter()
+            .filter(|r| r.1 == S && r.2 == 4381)
+            .copied()
+            .collect()
     };
     let (p, rows) = exchange(TcpConfig::default(), 4381);
     assert_eq!(lone(&rows), vec![(150, S, 4381, 301, 1, FIN_ACK)]);

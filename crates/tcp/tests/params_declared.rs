@@ -17,7 +17,10 @@ fn readme_table_is_generated_from_the_declaration() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
     let block = |what: &str| (what == "params tcp").then(|| markdown(&MODEL));
     let want = check_current(&path, &block, "cargo test -p tcp --test params_declared");
-    assert!(want.contains(&format!("<!-- generated: params tcp -->\n{}", markdown(&MODEL))));
+    assert!(want.contains(&format!(
+        "<!-- generated: params tcp -->\n{}",
+        markdown(&MODEL)
+    )));
     for p in MODEL.params() {
         assert!(!p.doc.is_empty() && !p.source.is_empty(), "{}", p.key);
     }
@@ -63,7 +66,13 @@ fn every_profile_override_changes_the_configuration() {
             // whatever the default becomes); any other value must reach a field.
             let info = MODEL.params().into_iter().find(|p| p.key == s.key).unwrap();
             if info.default != s.value {
-                assert_ne!(c, TcpConfig::default(), "{} {} reaches no field", prof.name, s.key);
+                assert_ne!(
+                    c,
+                    TcpConfig::default(),
+                    "{} {} reaches no field",
+                    prof.name,
+                    s.key
+                );
             }
         }
     }

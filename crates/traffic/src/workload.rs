@@ -34,8 +34,8 @@ mod cbr;
 mod mah;
 mod onoff;
 mod packmime;
-mod pareto_web;
 pub mod params;
+mod pareto_web;
 mod poisson;
 mod replay;
 #[cfg(test)]

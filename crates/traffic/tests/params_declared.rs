@@ -13,7 +13,11 @@ use traffic::workload::params::{model, models};
 fn docs_are_generated_from_the_declarations() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/workloads.md");
     let block = |what: &str| model(what.strip_prefix("params ")?).map(markdown);
-    let want = check_current(&path, &block, "cargo test -p traffic --test params_declared");
+    let want = check_current(
+        &path,
+        &block,
+        "cargo test -p traffic --test params_declared",
+    );
     for m in models() {
         let table = markdown(*m);
         assert!(
@@ -25,7 +29,12 @@ fn docs_are_generated_from_the_declarations() {
         let mut unique = keys.clone();
         unique.sort();
         unique.dedup();
-        assert_eq!(unique.len(), keys.len(), "{}: a key declared twice", m.kind());
+        assert_eq!(
+            unique.len(),
+            keys.len(),
+            "{}: a key declared twice",
+            m.kind()
+        );
         for p in m.params() {
             assert!(!p.doc.is_empty() && !p.source.is_empty(), "{}", p.key);
             assert!(table.contains(&format!("| `{}` |", p.key)));

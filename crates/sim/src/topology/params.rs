@@ -33,9 +33,15 @@ pub const DUMBBELL: Model<DumbbellParams, DumbbellParams> = Model {
         KeyRule::Required { key: "clients" },
         KeyRule::Required { key: "servers" },
         KeyRule::Required { key: "access_rate" },
-        KeyRule::Required { key: "access_delay" },
-        KeyRule::Required { key: "bottleneck_rate" },
-        KeyRule::Required { key: "bottleneck_delay" },
+        KeyRule::Required {
+            key: "access_delay",
+        },
+        KeyRule::Required {
+            key: "bottleneck_rate",
+        },
+        KeyRule::Required {
+            key: "bottleneck_delay",
+        },
     ],
     profiles: &[],
     validate: |p| check_ranges(DUMBBELL.params, p),
@@ -189,7 +195,9 @@ pub const CLOUD: Model<CloudParams, CloudParams> = Model {
         KeyRule::Required { key: "router" },
         KeyRule::Required { key: "hosts" },
         KeyRule::Required { key: "access_rate" },
-        KeyRule::Required { key: "access_delay" },
+        KeyRule::Required {
+            key: "access_delay",
+        },
     ],
     profiles: &[],
     validate: |p| check_ranges(CLOUD.params, p),

@@ -382,15 +382,26 @@ mod tests {
         w.on_ece(3000);
         assert_eq!((w.cwnd, w.ssthresh), (2000, 2000));
         // ns-2 slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): W = 3, ⌊3/2⌋ = 1
-        let mut w = Window { ns2: Some(65535), ..w0 };
+        let mut w = Window {
+            ns2: Some(65535),
+            ..w0
+        };
         w.on_ece(3000);
         assert_eq!((w.cwnd, w.ssthresh), (1000, 2000));
         // W = 9 segments, peer window 6: W = min(cwnd, wnd) = 6 → 3 and 3
-        let mut w = Window { cwnd: 9000, ns2: Some(6000), ..w0 };
+        let mut w = Window {
+            cwnd: 9000,
+            ns2: Some(6000),
+            ..w0
+        };
         w.on_ece(9000);
         assert_eq!((w.cwnd, w.ssthresh), (3000, 3000));
         // W = 1 stays 1
-        let mut w = Window { cwnd: 1000, ns2: Some(65535), ..w0 };
+        let mut w = Window {
+            cwnd: 1000,
+            ns2: Some(65535),
+            ..w0
+        };
         w.on_ece(1000);
         assert_eq!((w.cwnd, w.ssthresh), (1000, 2000));
     }

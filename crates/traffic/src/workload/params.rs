@@ -32,9 +32,7 @@ pub type Pending = Box<dyn Placeable>;
 
 /// Every declared workload kind.
 pub fn models() -> &'static [&'static dyn Declared<Pending>] {
-    static MODELS: &[&dyn Declared<Pending>] = &[
-        &MAH, &PACKMIME, &PARETO_WEB, &CBR, &ONOFF,
-    ];
+    static MODELS: &[&dyn Declared<Pending>] = &[&MAH, &PACKMIME, &PARETO_WEB, &CBR, &ONOFF];
     MODELS
 }
 
@@ -58,7 +56,10 @@ fn subset(want: [Option<u32>; 2], have: [u32; 2]) -> Result<[u32; 2], ParamError
             if n > have[i] {
                 return Err(err(
                     k,
-                    format!("no route: {n} {k} requested but the topology has {}", have[i]),
+                    format!(
+                        "no route: {n} {k} requested but the topology has {}",
+                        have[i]
+                    ),
                 ));
             }
             out[i] = n;
@@ -493,7 +494,10 @@ impl DatagramParams {
 
     /// The flow between the hosts `client` and `server` of clouds of `clients` and `servers`.
     fn flow(&self, clients: u32, servers: u32) -> Result<DatagramFlow, ParamError> {
-        for (k, i, have) in [("client", self.client, clients), ("server", self.server, servers)] {
+        for (k, i, have) in [
+            ("client", self.client, clients),
+            ("server", self.server, servers),
+        ] {
             if i >= have {
                 return Err(err(
                     k,
@@ -683,7 +687,10 @@ mod tests {
     #[test]
     fn defaults_are_the_sources_values_and_required_keys_are_required() {
         let d = MahParams::default();
-        assert_eq!((d.max_parallel, d.think_cap), (2, SimDuration::from_secs(600)));
+        assert_eq!(
+            (d.max_parallel, d.think_cap),
+            (2, SimDuration::from_secs(600))
+        );
         assert!(d.think_on_server_change);
         assert_eq!(d.primary_replies, PrimaryReplies::FirstOfPage);
         for m in models() {
@@ -710,7 +717,10 @@ mod tests {
         let e = p.place(2, 5).unwrap_err();
         assert_eq!(
             (e.key.as_str(), e.reason.as_str()),
-            ("clients", "no route: 3 clients requested but the topology has 2")
+            (
+                "clients",
+                "no route: 3 clients requested but the topology has 2"
+            )
         );
     }
 }

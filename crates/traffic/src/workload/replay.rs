@@ -105,7 +105,9 @@ pub fn parse_replay_csv(text: &str) -> Result<Vec<ReplayConn>, String> {
         }
     }
     if col[7].is_some() && col[6].is_none() {
-        return Err("gap_s needs the conn column (it spaces the exchanges of one connection)".into());
+        return Err(
+            "gap_s needs the conn column (it spaces the exchanges of one connection)".into(),
+        );
     }
     if col[4].is_some() != col[5].is_some() {
         return Err("client_rtt_s and server_rtt_s go together: give both or neither".into());

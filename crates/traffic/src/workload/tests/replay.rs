@@ -189,8 +189,13 @@ fn rows_of_one_conn_are_the_exchanges_of_a_persistent_connection() {
     })
     .unwrap();
     let mut r = rng("replay");
-    let log = drive(&mut w, &mut r, secs(10), |_| Some(SimDuration::from_millis(1)));
-    let got: Vec<(u64, usize)> = log.iter().map(|(_, q)| (q.request_bytes, q.more.len())).collect();
+    let log = drive(&mut w, &mut r, secs(10), |_| {
+        Some(SimDuration::from_millis(1))
+    });
+    let got: Vec<(u64, usize)> = log
+        .iter()
+        .map(|(_, q)| (q.request_bytes, q.more.len()))
+        .collect();
     assert_eq!(got, vec![(100, 2), (200, 0)]);
 }
 
@@ -198,15 +203,30 @@ fn rows_of_one_conn_are_the_exchanges_of_a_persistent_connection() {
 fn persistent_rows_are_checked() {
     let h = "start_s,request_bytes,response_bytes,client_rtt_s,server_rtt_s,conn,gap_s";
     let e = err(&format!("{h}\n1,1,1,0,0,x,\n"));
-    assert_eq!(e, "line 2: conn: expected a connection number ≥ 0, got \"x\"");
+    assert_eq!(
+        e,
+        "line 2: conn: expected a connection number ≥ 0, got \"x\""
+    );
     let e = err(&format!("{h}\n1,1,1,0,0,4,\n2,1,1,,,4,0\n"));
-    assert!(e.starts_with("line 3: start_s: a later exchange of connection 4 leaves it empty"), "{e}");
+    assert!(
+        e.starts_with("line 3: start_s: a later exchange of connection 4 leaves it empty"),
+        "{e}"
+    );
     let e = err(&format!("{h}\n1,1,1,0,0,4,\n,1,1,0.1,,4,0\n"));
-    assert!(e.starts_with("line 3: client_rtt_s: a later exchange"), "{e}");
+    assert!(
+        e.starts_with("line 3: client_rtt_s: a later exchange"),
+        "{e}"
+    );
     let e = err(&format!("{h}\n1,1,1,0,0,4,0.5\n"));
-    assert!(e.starts_with("line 2: gap_s: the first row of connection 4 opens it"), "{e}");
+    assert!(
+        e.starts_with("line 2: gap_s: the first row of connection 4 opens it"),
+        "{e}"
+    );
     let e = err(&format!("{h}\n1,1,1,0,0,4,\n,1,1,,,4,-1\n"));
     assert!(e.starts_with("line 3: gap_s: must be between 0"), "{e}");
     let e = err("start_s,request_bytes,response_bytes,gap_s\n1,1,1,0\n");
-    assert_eq!(e, "gap_s needs the conn column (it spaces the exchanges of one connection)");
+    assert_eq!(
+        e,
+        "gap_s needs the conn column (it spaces the exchanges of one connection)"
+    );
 }

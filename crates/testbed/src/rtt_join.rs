@@ -206,7 +206,10 @@ mod tests {
         .into();
         let (st, claimed) = join(&mut records, &tuples, &draws[2..], 0);
         assert_eq!(claimed, [Some(1)]);
-        assert_eq!((records[0].base_rtt_ns, records[1].base_rtt_ns), (0, 18_000_000));
+        assert_eq!(
+            (records[0].base_rtt_ns, records[1].base_rtt_ns),
+            (0, 18_000_000)
+        );
         assert_eq!((st.joined, st.unjoined), (1, 1));
     }
 }

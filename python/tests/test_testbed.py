@@ -114,7 +114,8 @@ def test_web_and_bulk_through_the_router(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     d = out / "tb"
-    for f in ("summary.json", "run.json", "requests.parquet", "queue.parquet", "links.parquet"):
+    files = ("summary.json", "run.json", "requests.parquet", "queue.parquet", "links.parquet", "delaybox.csv")
+    for f in files:
         assert (d / f).is_file(), f
     assert aqmlab_netns() == before, "the run's namespaces were not removed"
     summary = json.loads((d / "summary.json").read_text())
@@ -144,12 +145,36 @@ def test_web_and_bulk_through_the_router(tmp_path):
     assert len(http) >= 100  # 20/s for 12 s ≈ 240 offered
     rt = (http["end_ns"] - http["start_ns"]) / 1e9
     base = http["base_rtt_ns"] / 1e9
-    # Base RTT = propagation + the connection's DelayBox RTT (the router's draw, in the order the
-    # connections were opened, as the simulator's): between 24 and 124 ms, and every response
+    # Base RTT = propagation + the DelayBox RTT the router applied to the connection (its draw
+    # log, delaybox.csv, joined on the 4-tuple): between 24 and 124 ms, and every response
     # (SYN, SYN-ACK, request, response) takes at least two of its connection's base RTTs.
     assert base.min() >= PROP_RTT_S and base.max() <= PROP_RTT_S + 0.100
     assert base.std() > 0.02  # drawn, not constant (uniform 0-100 ms: 29 ms)
     assert (rt >= 2 * base).all(), (rt - 2 * base).min()
+    log = pd.read_csv(d / "delaybox.csv", dtype={"conn_id": "Int64"})
+    join = info["engine"]["delaybox_join"]
+    assert len(log) == join["draws"] == router["delaybox_draws"]
+    assert join["joined"] + join["unjoined"] == len(req) == info["engine"]["connections"]
+    assert join["joined"] == log["conn_id"].notna().sum()
+    assert join["draws_unclaimed"] == log["conn_id"].isna().sum() == 0
+    assert log["conn_id"].dropna().is_unique
+    # Every completed record: its connection's draw, from its own client host to its own server
+    # host at port 80, after it started; base RTT = propagation + 2 x the one-way delay applied.
+    claimed = log.dropna(subset=["conn_id"]).astype({"conn_id": "int64"}).set_index("conn_id")
+    done = req[req["completed"]].astype({"conn_id": "int64"}).set_index("conn_id")
+    assert done.index.isin(claimed.index).all()
+    mine = claimed.loc[done.index]
+    assert (mine["client"] == [f"10.1.0.{10 + c}" for c in done["client"]]).all()
+    assert (mine["server"] == [f"10.2.0.{10 + s}" for s in done["server"]]).all()
+    assert (mine["server_port"] == 80).all()
+    assert (mine["at_ns"] >= done["start_ns"]).all()
+    prop_ns = round(PROP_RTT_S * 1e9)
+    assert (done["base_rtt_ns"] == prop_ns + 2 * mine["one_way_ns"]).all()
+    # SYNs out of opening order, recounted from the log: a claimed draw whose connection was
+    # opened before the connection of an earlier draw.
+    ids = log["conn_id"].dropna().to_numpy()
+    prev_max = pd.Series(ids).cummax().shift(1)
+    assert join["syn_out_of_order"] == int((ids < prev_max).sum())
     assert (req[req["kind"] == "bulk"]["client"] == 3).all() and (req["kind"] == "bulk").sum() == 1
 
     # Columns the testbed cannot measure: nulls in every row (NaN in pandas, never 0), listed in

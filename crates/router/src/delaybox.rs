@@ -15,13 +15,18 @@
 //! ends the entry; entries idle for `IDLE` are swept. Non-TCP packets get no delay (the
 //! simulator's datagrams get none either).
 //!
+//! Every draw is logged ([`DelayBox::log`], [`Draw`]: time, the SYN's source and destination,
+//! the one-way delay applied), so that the testbed can give each request record the delay its
+//! connection really got, joined on the 4-tuple after the run (`crates/testbed/src/rtt_join.rs`)
+//! rather than assumed from the order connections were opened.
+//!
 //! Validation: tests below (shared by both directions, SYN retransmission, port reuse,
-//! the draw sequence equals `SizeDist::sample` on stream `delaybox`, matrix lookup).
+//! the draw sequence equals `SizeDist::sample` on stream `delaybox`, matrix lookup, the log).
 
 use crate::ipv4::Headers;
 use sim::DelayBoxConfig;
 use std::collections::HashMap;
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, SocketAddrV4};
 use traffic::SizeDist;
 use units::{Rng, SimDuration, SimTime};
 
@@ -46,6 +51,20 @@ enum Mode {
     },
 }
 
+/// One DelayBox draw: a new connection's first SYN seen by the router.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Draw {
+    /// Router time of the SYN, ns since the epoch.
+    pub at_ns: u64,
+    /// The SYN's source (the connecting host's address and port).
+    pub src: SocketAddrV4,
+    /// The SYN's destination.
+    pub dst: SocketAddrV4,
+    /// One-way extra delay applied to every packet of the connection, both directions, ns
+    /// (the drawn RTT / 2, integer division): the connection's extra RTT is twice this.
+    pub one_way_ns: u64,
+}
+
 /// Per-connection delay table.
 pub struct DelayBox {
     mode: Mode,
@@ -55,6 +74,8 @@ pub struct DelayBox {
     pub draws: u64,
     /// Matrix lookups whose address was in neither host list.
     pub unknown_hosts: u64,
+    /// Every draw, in the order made (one per entry of `draws`).
+    pub log: Vec<Draw>,
 }
 
 impl DelayBox {
@@ -96,6 +117,7 @@ impl DelayBox {
             next_sweep: SimTime::ZERO + IDLE,
             draws: 0,
             unknown_hosts: 0,
+            log: Vec::new(),
         })
     }
 
@@ -117,10 +139,17 @@ impl DelayBox {
         if new_conn && self.conns.get(&key).is_none_or(|e| e.established) {
             let rtt = self.draw(h.src, h.dst);
             self.draws += 1;
+            let one_way = SimDuration::from_nanos(rtt.as_nanos() / 2);
+            self.log.push(Draw {
+                at_ns: now.as_nanos(),
+                src: SocketAddrV4::new(h.src, h.src_port),
+                dst: SocketAddrV4::new(h.dst, h.dst_port),
+                one_way_ns: one_way.as_nanos(),
+            });
             self.conns.insert(
                 key,
                 Entry {
-                    one_way: SimDuration::from_nanos(rtt.as_nanos() / 2),
+                    one_way,
                     established: false,
                     last_seen: now,
                 },
@@ -253,6 +282,20 @@ mod tests {
         let d3 = b.delay(t, &seg(C, 40000, S, 80, true, false));
         assert_eq!(b.draws, 3);
         assert_ne!(d3, d);
+        // The log: one entry per draw, the SYN's direction, the delay applied.
+        let c = |p| SocketAddrV4::new(C.into(), p);
+        let s = SocketAddrV4::new(S.into(), 80);
+        let logged: Vec<(SocketAddrV4, SocketAddrV4, u64)> =
+            b.log.iter().map(|l| (l.src, l.dst, l.one_way_ns)).collect();
+        assert_eq!(
+            logged,
+            [
+                (c(40000), s, d.as_nanos()),
+                (c(40001), s, d2.as_nanos()),
+                (c(40000), s, d3.as_nanos())
+            ]
+        );
+        assert!(b.log.iter().all(|l| l.at_ns == t.as_nanos()));
         // A packet of a connection never seen gets nothing; so does non-TCP.
         assert_eq!(
             b.delay(t, &seg(C, 5, S, 80, false, true)),

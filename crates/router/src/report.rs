@@ -126,6 +126,9 @@ pub struct RouterReport {
     pub not_ipv4: u64,
     /// TCP connections that got a DelayBox draw.
     pub delaybox_draws: u64,
+    /// Those draws, in the order made (`crate::delaybox::Draw`): which connection (4-tuple)
+    /// got which delay, for the testbed's `base_rtt_ns`.
+    pub delaybox_log: Vec<crate::delaybox::Draw>,
     /// Whether the router thread ran at real-time priority (SCHED_FIFO).
     pub realtime: bool,
     /// Writes to a TUN that failed (the packet is counted out, and lost).

@@ -232,6 +232,10 @@ impl Router {
             end_ns: end.as_nanos(),
             not_ipv4: self.not_ipv4,
             delaybox_draws: self.delaybox_draws(),
+            delaybox_log: self
+                .delaybox
+                .as_mut()
+                .map_or_else(Vec::new, |b| std::mem::take(&mut b.log)),
             ..RouterReport::default()
         }
     }

@@ -1,6 +1,8 @@
 //! The HTTP/1.0 client loop: one tokio runtime on a thread in the client namespace runs the
 //! workload generators in real time and opens their connections (see `http.rs` for the
-//! exchange and the record's columns).
+//! exchange and the record's columns). `base_rtt_ns` is left at the configured propagation RTT
+//! here; `run.rs` fills in the router's DelayBox draw per connection after the run
+//! (`rtt_join.rs`, keyed on [`ClientReport::tuples`]).
 
 use crate::http::{
     congestion_control, ns_since, tcp_info, Event, TcpInfo, Ticket, Tickets, CHUNK, SERVER_PORT,
@@ -8,7 +10,6 @@ use crate::http::{
 };
 use crate::netns;
 use metrics::{RequestKind, RequestRecord};
-use sim::DelayBoxConfig;
 use std::collections::HashMap;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
@@ -20,7 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
 use tokio::sync::{mpsc, oneshot};
 use traffic::workload::{FlowKind, Request, Workload};
-use units::{Rng, SimDuration, SimTime};
+use units::{Rng, SimTime};
 
 /// The congestion control the first connection of the run used (a check that the route's
 /// `congctl` took effect; run.json `engine.congestion_control`).
@@ -55,6 +56,8 @@ async fn client_conn(
         let _ = events.send(Event::Started {
             conn_id,
             at: Instant::now(),
+            local: me,
+            server: dst,
         });
         let mut s = sock.connect(SocketAddr::V4(dst)).await?;
         let fd = s.as_raw_fd();
@@ -126,8 +129,6 @@ pub struct ClientPlan {
     /// Configured propagation RTT of every connection (both access links each way and the
     /// bottleneck each way), ns.
     pub prop_rtt_ns: u64,
-    /// The dumbbell's DelayBox (for `base_rtt_ns`).
-    pub delaybox: Option<DelayBoxConfig>,
     /// Time after the end given to connections to report their server side, before records
     /// are closed.
     pub grace: Duration,
@@ -162,6 +163,9 @@ pub struct ClientReport {
     /// still waited, so that the client loop ended the client's side (as the simulator ends a
     /// connection when either endpoint gives up).
     pub server_gave_up: u64,
+    /// (client, server) socket addresses of each connection that got a local port, by
+    /// `conn_id`: the key of the router's DelayBox draws (`rtt_join.rs`).
+    pub tuples: HashMap<u64, (SocketAddrV4, SocketAddrV4)>,
 }
 
 struct Open {
@@ -190,7 +194,6 @@ pub async fn client_main(
     let mut rngs: Vec<Rng> = (0..n)
         .map(|i| units::stream(plan.seed, &format!("workload:{i}")))
         .collect();
-    let mut box_rng = units::stream(plan.seed, "delaybox");
     let mut open: HashMap<u64, Open> = HashMap::new();
     let mut done: Vec<RequestRecord> = Vec::new();
     let mut rep = ClientReport::default();
@@ -201,20 +204,10 @@ pub async fn client_main(
     let launch = |w: usize,
                   reqs: &mut Vec<Request>,
                   open: &mut HashMap<u64, Open>,
-                  rep: &mut ClientReport,
-                  box_rng: &mut Rng| {
+                  rep: &mut ClientReport| {
         for r in reqs.drain(..) {
             let conn_id = rep.connections;
             rep.connections += 1;
-            let extra_rtt = match &plan.delaybox {
-                None => 0,
-                Some(DelayBoxConfig::Distribution { rtt_s }) => {
-                    SimDuration::from_secs_f64(rtt_s.sample(box_rng)).as_nanos()
-                }
-                Some(DelayBoxConfig::Matrix { rtt }) => {
-                    rtt[r.client as usize][r.server as usize].as_nanos()
-                }
-            };
             let record = RequestRecord {
                 id: conn_id,
                 conn_id,
@@ -233,7 +226,8 @@ pub async fn client_main(
                 request_bytes: r.request_bytes,
                 response_bytes: r.response_bytes,
                 server_delay_ns: r.server_delay.as_nanos(),
-                base_rtt_ns: plan.prop_rtt_ns + 2 * (extra_rtt / 2),
+                // The DelayBox part is joined after the run (`rtt_join.rs`).
+                base_rtt_ns: plan.prop_rtt_ns,
                 completed: false,
                 ..Default::default()
             };
@@ -276,7 +270,7 @@ pub async fn client_main(
 
     for (w, wl) in workloads.iter_mut().enumerate() {
         wl.start(SimTime::ZERO, &mut rngs[w], &mut out);
-        launch(w, &mut out, &mut open, &mut rep, &mut box_rng);
+        launch(w, &mut out, &mut open, &mut rep);
     }
     loop {
         let now = sim_now();
@@ -296,7 +290,7 @@ pub async fn client_main(
                 rep.lateness_sum_ns += late;
                 rep.deadlines += 1;
                 wl.on_timeout(now, &mut rngs[w], &mut out);
-                launch(w, &mut out, &mut open, &mut rep, &mut box_rng);
+                launch(w, &mut out, &mut open, &mut rep);
             }
         }
         let next = workloads
@@ -318,7 +312,7 @@ pub async fn client_main(
         }
         for e in pending {
             let now = sim_now();
-            if let Some((w, user, rec)) = apply(e, t0, &mut open, &mut done, &mut rep.server_gave_up) {
+            if let Some((w, user, rec)) = apply(e, t0, &mut open, &mut done, &mut rep) {
                 if rec.completed
                     && rec.kind == RequestKind::Http
                     && rec.start_ns >= plan.warmup.as_nanos()
@@ -326,7 +320,7 @@ pub async fn client_main(
                     measured_completions += 1;
                 }
                 workloads[w].on_response_complete(now, user, &mut rngs[w], &mut out);
-                launch(w, &mut out, &mut open, &mut rep, &mut box_rng);
+                launch(w, &mut out, &mut open, &mut rep);
             }
         }
     }
@@ -339,9 +333,24 @@ pub async fn client_main(
     while open.values().any(|o| o.client_done && !o.server_done) {
         match tokio::time::timeout_at(deadline, events.recv()).await {
             Ok(Some(e)) => {
-                let _ = apply(e, t0, &mut open, &mut done, &mut rep.server_gave_up);
+                let _ = apply(e, t0, &mut open, &mut done, &mut rep);
             }
             _ => break,
+        }
+    }
+    // Connections started too late for the loop to see it: their 4-tuple still joins them to
+    // the router's draw (nothing else of a late event changes the records).
+    while let Ok(e) = events.try_recv() {
+        if let Event::Started {
+            conn_id,
+            local,
+            server,
+            ..
+        } = e
+        {
+            if open.contains_key(&conn_id) {
+                rep.tuples.insert(conn_id, (local, server));
+            }
         }
     }
     for (_, o) in open.drain() {
@@ -366,13 +375,19 @@ fn apply(
     t0: Instant,
     open: &mut HashMap<u64, Open>,
     done: &mut Vec<RequestRecord>,
-    server_gave_up: &mut u64,
+    rep: &mut ClientReport,
 ) -> Option<(usize, u32, RequestRecord)> {
     let mut notify = None;
     let id = match e {
-        Event::Started { conn_id, at } => {
+        Event::Started {
+            conn_id,
+            at,
+            local,
+            server,
+        } => {
             if let Some(o) = open.get_mut(&conn_id) {
                 o.record.start_ns = ns_since(t0, at);
+                rep.tuples.insert(conn_id, (local, server));
             }
             return None;
         }
@@ -409,7 +424,7 @@ fn apply(
                 // that gives up sends no RST, so tell the client's side here.
                 if let Some(c) = o.cancel.take() {
                     let _ = c.send(());
-                    *server_gave_up += 1;
+                    rep.server_gave_up += 1;
                 }
             }
             let r = &mut o.record;

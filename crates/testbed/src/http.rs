@@ -43,9 +43,16 @@
 //! `TCPFastRetrans`, `TCPLossProbes`… are namespace-wide totals in /proc/net/netstat), and a
 //! retransmitted FIN is one of `tcpi_total_retrans`'s segments, not counted apart. The
 //! records' fields stay 0; the run writer replaces them by nulls.
-//! `base_rtt_ns` = the configured propagation RTT plus the DelayBox RTT drawn for the connection
-//! in opening order from stream `delaybox` (the simulator's and the router's draw when SYNs
-//! reach the router in the order connections were opened).
+//! `base_rtt_ns` = the configured propagation RTT plus the DelayBox RTT the router really
+//! applied to the connection (2 × its one-way delay), filled after the run by joining the
+//! router's draw log (`router::delaybox::Draw`, in the run directory as delaybox.csv) to the
+//! record on the 4-tuple (`rtt_join.rs`; the client reports its socket's local address in
+//! [`Event::Started`]). The router draws from stream `delaybox` in the order SYNs reach it, the
+//! simulator in the order connections open: when SYNs arrive in another order (run.json
+//! `engine.delaybox_join.syn_out_of_order`) a connection's draw differs from its simulated
+//! twin's, but the record holds the one it got. A record whose SYN never reached the router
+//! gets the propagation RTT alone (counted in `delaybox_join.unjoined`); on the veth path
+//! (no router, no DelayBox) every record gets the configured propagation RTT.
 //!
 //! This file: what the client and server share (tickets, events, socket options); the server
 //! is `server.rs`, the client loop `client.rs`.
@@ -98,7 +105,14 @@ pub type Tickets = Arc<Mutex<HashMap<SocketAddrV4, Ticket>>>;
 #[derive(Debug)]
 pub enum Event {
     /// The client is about to send the SYN.
-    Started { conn_id: u64, at: Instant },
+    Started {
+        conn_id: u64,
+        at: Instant,
+        /// The client socket's address and port (bound before connecting).
+        local: SocketAddrV4,
+        /// The server's address and port.
+        server: SocketAddrV4,
+    },
     /// The client's side ended (EOF, error or refused connection).
     ClientDone {
         conn_id: u64,

@@ -5,7 +5,8 @@
 //! same connections, sizes and server delays as the simulator for the same scenario and seed;
 //! between the sides, the `router` crate's bottleneck (or, without it, a plain veth pair:
 //! `path.rs`). `run.rs` puts a run together and writes the same run directory as `aqmlab run`
-//! (crates/store), marked `"engine": "testbed-linux"` in summary.json.
+//! (crates/store), marked `"engine": "testbed-linux"` in summary.json; `rtt_join.rs` gives each
+//! record the DelayBox delay the router applied to its connection (`base_rtt_ns`).
 //!
 //! One process hosts every part: `setns` is per thread, so the client runtime's thread lives in
 //! the client namespace, the server's in the server namespace, and sockets belong to the
@@ -18,6 +19,7 @@ pub mod client;
 pub mod http;
 pub mod netns;
 pub mod path;
+pub mod rtt_join;
 pub mod run;
 pub mod server;
 pub mod tcp_settings;

@@ -6,7 +6,9 @@
 //! and the client, run until warm-up + duration (or Ctrl-C/SIGTERM), stop them in that order,
 //! remove the namespaces, and write the run directory `OUT/<variant>/` with crates/store: the
 //! same files and summary.json keys as `aqmlab run`, plus `"engine": "testbed-linux"` in
-//! summary.json and the testbed's own counters in run.json (`engine`). The request columns
+//! summary.json and the testbed's own counters in run.json (`engine`). With the router and a
+//! DelayBox, each record's `base_rtt_ns` is joined to the router's draw for its connection
+//! (`rtt_join.rs`; run.json `engine.delaybox_join`, the draws in [`DELAYBOX_LOG`]). The request columns
 //! the testbed cannot measure ([`http::NOT_MEASURED`](crate::http::NOT_MEASURED)) are nulls in
 //! requests.parquet and listed in run.json `engine.not_measured`; summary.json's sums of them
 //! (`fin_retx`) are null.
@@ -21,6 +23,7 @@ use crate::client::{self, ClientPlan, ClientReport};
 use crate::http::{Tickets, NOT_MEASURED};
 use crate::netns::{self, Namespaces, Side};
 use crate::path::{self, PathKind, IFNAME};
+use crate::rtt_join::{self, JoinStats};
 use crate::server;
 use crate::tcp_settings::{self, LinuxTcp};
 use metrics::{Observer, SummaryTotals};
@@ -482,7 +485,6 @@ fn run_in(
         warmup: SimTime::from_nanos(exp.warmup.as_nanos()),
         stop_after_responses: exp.stop_after_responses,
         prop_rtt_ns,
-        delaybox: db.delaybox.clone(),
         grace: Duration::from_millis(500),
         at_end: Some(stop_router.clone()),
         server_override: None,
@@ -536,7 +538,7 @@ fn run_in(
             .unwrap_or_else(|_| Err(std::io::Error::other("the router thread panicked")))
     });
     ns.teardown();
-    let client_rep = client_rep
+    let mut client_rep = client_rep
         .map_err(|_| "the client thread panicked".to_string())?
         .map_err(io_err("client"))?;
     let router_rep = match router_rep {
@@ -551,6 +553,23 @@ fn run_in(
     w.declare_not_measured(&NOT_MEASURED)
         .map_err(|e| e.to_string())?;
     let null_keys = w.summary_keys_not_measured();
+    // base_rtt_ns: the delay the router applied to each connection (rtt_join.rs).
+    let join = match (&router_rep, &db.delaybox) {
+        (Some(r), Some(_)) => {
+            let (st, claimed) = rtt_join::join(
+                &mut client_rep.records,
+                &client_rep.tuples,
+                &r.delaybox_log,
+                prop_rtt_ns,
+            );
+            write_file(
+                &dir.join(DELAYBOX_LOG),
+                &delaybox_csv(&r.delaybox_log, &claimed),
+            )?;
+            Some(st)
+        }
+        _ => None,
+    };
     for r in &client_rep.records {
         w.on_request(r.clone());
     }
@@ -585,7 +604,15 @@ fn run_in(
         summary_json.truncate(summary_json.len() - 2);
         summary_json.push_str(&format!(",\n  \"engine\": \"{ENGINE}\"\n}}"));
     }
-    let info = run_info(p, o, &client_rep, router_rep.as_ref(), end_ns, interrupted);
+    let info = run_info(
+        p,
+        o,
+        &client_rep,
+        router_rep.as_ref(),
+        join.as_ref(),
+        end_ns,
+        interrupted,
+    );
     let info_text = serde_json::to_string_pretty(&info).map_err(|e| e.to_string())? + "\n";
     write_file(&dir.join("run.json"), &info_text)?;
     write_file(&dir.join("summary.json"), &(summary_json.clone() + "\n"))?;
@@ -614,6 +641,30 @@ fn null_keys_of(json: &str, keys: &[&str]) -> Result<String, String> {
     Ok(lines.join("\n"))
 }
 
+/// File name of the router's DelayBox draws in the run directory (router path with a DelayBox).
+pub const DELAYBOX_LOG: &str = "delaybox.csv";
+
+/// The draws as CSV, one line per draw in the order made: router time (ns since the epoch), the
+/// SYN's source (client) and destination (server) address and port, the one-way delay applied
+/// (ns; the connection's extra RTT is twice it) and the `conn_id` of the record that got it
+/// (empty: no record claimed it).
+fn delaybox_csv(draws: &[router::delaybox::Draw], claimed: &[Option<u64>]) -> String {
+    let mut s = String::from("at_ns,client,client_port,server,server_port,one_way_ns,conn_id\n");
+    for (d, c) in draws.iter().zip(claimed) {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            d.at_ns,
+            d.src.ip(),
+            d.src.port(),
+            d.dst.ip(),
+            d.dst.port(),
+            d.one_way_ns,
+            c.map_or(String::new(), |c| c.to_string())
+        ));
+    }
+    s
+}
+
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -623,6 +674,7 @@ fn run_info(
     o: &Options,
     c: &ClientReport,
     r: Option<&RouterReport>,
+    join: Option<&JoinStats>,
     end_ns: u64,
     interrupted: bool,
 ) -> serde_json::Value {
@@ -671,6 +723,10 @@ fn run_info(
             "arrival_lateness_mean_ns": c.lateness_sum_ns.checked_div(c.deadlines).unwrap_or(0),
             "interrupted": interrupted,
             "not_measured": NOT_MEASURED,
+            "delaybox_join": join.map(|j| json!({
+                "draws": j.draws, "joined": j.joined, "unjoined": j.unjoined,
+                "draws_unclaimed": j.draws_unclaimed, "syn_out_of_order": j.syn_out_of_order,
+            })),
             "router": router,
             "tcp_linux": p.tcp,
         },

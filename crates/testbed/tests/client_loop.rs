@@ -115,7 +115,6 @@ fn run_client(
             warmup: SimTime::ZERO,
             stop_after_responses: None,
             prop_rtt_ns: 0,
-            delaybox: None,
             grace: Duration::from_millis(200),
             at_end: None,
             server_override: Some(SocketAddrV4::new(*addr.ip(), addr.port())),

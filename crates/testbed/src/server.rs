@@ -231,7 +231,11 @@ mod tests {
             let mut buf = [0u8; 64];
             let t = Instant::now();
             assert!(!await_client_close(&mut s, fd, &mut buf).await);
-            assert!(t.elapsed() < CLOSE_POLL, "noticed only after {:?}", t.elapsed());
+            assert!(
+                t.elapsed() < CLOSE_POLL,
+                "noticed only after {:?}",
+                t.elapsed()
+            );
         });
     }
 }

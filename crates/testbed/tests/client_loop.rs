@@ -108,7 +108,12 @@ fn run_client(
         };
         let tickets: Tickets = Default::default();
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(local_server(listener, tickets.clone(), tx.clone(), behaviour));
+        tokio::spawn(local_server(
+            listener,
+            tickets.clone(),
+            tx.clone(),
+            behaviour,
+        ));
         let plan = ClientPlan {
             seed,
             end: SimTime::ZERO + SimDuration::from_secs_f64(secs),
@@ -190,7 +195,9 @@ fn closed_loop_matches_the_generator_with_instant_responses() {
     // the browsers' events interleave in real time cannot change any draw.
     let (seed, secs) = (5, 6.0);
     let cfg = fast_mah();
-    let workloads: Vec<Workload> = (0..4).map(|_| Workload::new(cfg.clone()).unwrap()).collect();
+    let workloads: Vec<Workload> = (0..4)
+        .map(|_| Workload::new(cfg.clone()).unwrap())
+        .collect();
     let rep = run_client(seed, workloads, secs, |_| Behaviour::Answer);
     let mut by_w: HashMap<u32, Vec<_>> = HashMap::new();
     for r in &rep.records {
@@ -202,7 +209,11 @@ fn closed_loop_matches_the_generator_with_instant_responses() {
         // Requests the reference opens well before the end (the last ~0.3 s may differ by the
         // real responses' ~ms of delay accumulated over the pages).
         let want: Vec<Opened> = instant_reference(seed, w as usize, &cfg, secs - 0.3);
-        assert!(want.len() >= 8, "workload {w}: only {} requests", want.len());
+        assert!(
+            want.len() >= 8,
+            "workload {w}: only {} requests",
+            want.len()
+        );
         assert!(
             got.len() >= want.len(),
             "workload {w}: the client loop opened {} requests, the generator with instant \

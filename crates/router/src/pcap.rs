@@ -1,20 +1,20 @@
-//! pcap of one bottleneck direction with the `pcap-file` crate: LINKTYPE_RAW (101, each record
-//! an IPv4 packet), nanosecond timestamps = router time (from the router's epoch) at which the
+//! pcap of one bottleneck direction with the `pcap-file` crate, in the simulator's format
+//! (`sim::pcap::file_header`: LINKTYPE_RAW, each record an IPv4 packet), nanosecond timestamps =
+//! router time (from the router's epoch) at which the
 //! packet leaves the emulated path, i.e. is handed to the far side, with its CE mark if it got
 //! one. Read with `tcpdump -r` or Wireshark.
 //!
 //! Validation: test below (a written file read back with the same crate).
 
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
+use pcap_file::pcap::{PcapPacket, PcapWriter};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::time::Duration;
 use units::SimTime;
 
-/// Longest packet recorded whole, bytes.
-pub const SNAPLEN: u32 = 65535;
+/// Longest packet recorded whole, bytes (the simulator's).
+pub use sim::pcap::SNAPLEN;
 
 /// A pcap file being written.
 pub struct PcapSink {
@@ -30,17 +30,8 @@ impl PcapSink {
     pub fn create(path: &Path) -> io::Result<PcapSink> {
         let f = File::create(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let header = PcapHeader {
-            version_major: 2,
-            version_minor: 4,
-            ts_correction: 0,
-            ts_accuracy: 0,
-            snaplen: SNAPLEN,
-            datalink: DataLink::RAW,
-            ts_resolution: TsResolution::NanoSecond,
-            endianness: Endianness::native(),
-        };
-        let w = PcapWriter::with_header(BufWriter::new(f), header).map_err(to_io)?;
+        let w =
+            PcapWriter::with_header(BufWriter::new(f), sim::pcap::file_header()).map_err(to_io)?;
         Ok(PcapSink { w })
     }
 
@@ -79,7 +70,9 @@ mod tests {
         s.write(SimTime::from_nanos(3_000_000_123), &b).unwrap();
         s.finish().unwrap();
         let mut r = PcapReader::new(File::open(&path).unwrap()).unwrap();
-        assert_eq!(r.header().datalink, DataLink::RAW);
+        assert_eq!(r.header().datalink, pcap_file::DataLink::RAW);
+        // Little-endian on every machine, as the simulator's files.
+        assert_eq!(r.header().endianness, pcap_file::Endianness::Little);
         let p1 = r.next_packet().unwrap().unwrap();
         assert_eq!(p1.timestamp, Duration::from_nanos(1_200_000));
         assert_eq!((p1.orig_len, p1.data.len()), (40, 40));

@@ -76,8 +76,25 @@ use tcp::{Flags, Segment};
 use traffic::WorkloadConfig;
 use units::SimTime;
 
-/// Header snaplen of the file, bytes (the router's `SNAPLEN`); also the largest `orig_len`.
+/// Header snaplen of the file, bytes; also the largest `orig_len`.
 pub const SNAPLEN: u32 = 65535;
+
+/// The file header of every aqmlab pcap, the simulator's and the testbed router's
+/// (`crates/router/src/pcap.rs`): LINKTYPE_RAW (each record an IPv4 packet), nanosecond
+/// timestamps, snaplen [`SNAPLEN`], little-endian whatever the machine (the same bytes
+/// everywhere).
+pub fn file_header() -> PcapHeader {
+    PcapHeader {
+        version_major: 2,
+        version_minor: 4,
+        ts_correction: 0,
+        ts_accuracy: 0,
+        snaplen: SNAPLEN,
+        datalink: DataLink::RAW,
+        ts_resolution: TsResolution::NanoSecond,
+        endianness: Endianness::Little,
+    }
+}
 /// TCP port of every server (the testbed's `http::SERVER_PORT`).
 pub const SERVER_PORT: u16 = 80;
 /// First client port: connection `conn_id` uses `FIRST_CLIENT_PORT + conn_id mod 64512`.
@@ -305,17 +322,7 @@ impl Tap {
                 reason: format!("{}: {e}", path.display()),
             };
             let f = File::create(&path).map_err(|e| err(e.to_string()))?;
-            let header = PcapHeader {
-                version_major: 2,
-                version_minor: 4,
-                ts_correction: 0,
-                ts_accuracy: 0,
-                snaplen: SNAPLEN,
-                datalink: DataLink::RAW,
-                ts_resolution: TsResolution::NanoSecond,
-                endianness: Endianness::Little,
-            };
-            let w = PcapWriter::with_header(BufWriter::with_capacity(1 << 16, f), header)
+            let w = PcapWriter::with_header(BufWriter::with_capacity(1 << 16, f), file_header())
                 .map_err(|e| err(e.to_string()))?;
             by_link[l] = files.len() as u32;
             files.push(LinkFile {

@@ -12,6 +12,7 @@ pub mod network;
 pub mod output;
 mod packet;
 pub mod pcap;
+mod quad_heap;
 mod run;
 mod timers;
 pub mod topology;

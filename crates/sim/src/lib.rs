@@ -11,6 +11,7 @@ pub mod event;
 pub mod network;
 pub mod output;
 mod packet;
+mod prefetch;
 pub mod pcap;
 mod quad_heap;
 mod run;

@@ -19,11 +19,12 @@ use crate::event::{Event, EventQueue};
 use crate::network::{Network, NO_ROUTE};
 use crate::output::DatagramStats;
 use crate::packet::{Class, Packet, PacketArena, DATAGRAM};
+use crate::prefetch::Prefetch;
 use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
 use tcp::{Endpoint, Segment, TcpConfig};
-use traffic::{FlowKind, Request, Workload};
+use traffic::{FlowKind, Request, Workload, WorkloadConfig};
 use units::{Rng, SimDuration, SimTime};
 
 /// Monitors attached to one link.
@@ -43,6 +44,9 @@ pub struct World<O: Observer> {
     pub workloads: Vec<Workload>,
     wl_rngs: Vec<Rng>,
     wl_timer_at: Vec<Option<SimTime>>,
+    /// Per workload: drawn ahead on a second thread (PackMime, `prefetch.rs`), with the
+    /// deadline its last call left; `None`: the workload runs inline.
+    wl_prefetch: Vec<Option<(Prefetch, Option<SimTime>)>>,
     /// Per workload: node of each of its client hosts, node of each of its server hosts.
     wl_hosts: Vec<(Vec<u32>, Vec<u32>)>,
     /// Per workload: datagram counters (CBR, ON/OFF).
@@ -108,6 +112,7 @@ impl<O: Observer> World<O> {
                 .map(|i| units::stream(p.seed, &format!("workload:{i}")))
                 .collect(),
             wl_timer_at: vec![None; n],
+            wl_prefetch: (0..n).map(|_| None).collect(),
             workloads: p.workloads,
             wl_hosts: (0..n)
                 .map(|i| {
@@ -598,11 +603,19 @@ impl<O: Observer> World<O> {
 
     // ----- workloads -----------------------------------------------------------------------
 
-    /// Start every workload at time zero.
+    /// Start every workload at time zero. PackMime workloads (open loop, costly draws) start
+    /// on a thread of their own that draws ahead (`prefetch.rs`); the others run inline.
     pub fn start_workloads(&mut self, now: SimTime) {
         for w in 0..self.workloads.len() {
             let mut reqs = std::mem::take(&mut self.scratch_reqs);
-            self.workloads[w].start(now, &mut self.wl_rngs[w], &mut reqs);
+            if matches!(self.workloads[w].config(), WorkloadConfig::PackMime { .. }) {
+                let rng = std::mem::replace(&mut self.wl_rngs[w], units::stream(0, "unused"));
+                let mut p = Prefetch::spawn(self.workloads[w].clone(), rng, now);
+                let next = p.next_call(&mut reqs);
+                self.wl_prefetch[w] = Some((p, next));
+            } else {
+                self.workloads[w].start(now, &mut self.wl_rngs[w], &mut reqs);
+            }
             self.open_requests(now, w, &mut reqs);
             self.scratch_reqs = reqs;
             self.arm_workload(now, w);
@@ -615,14 +628,22 @@ impl<O: Observer> World<O> {
         }
         self.wl_timer_at[w] = None;
         let mut reqs = std::mem::take(&mut self.scratch_reqs);
-        self.workloads[w].on_timeout(now, &mut self.wl_rngs[w], &mut reqs);
+        match &mut self.wl_prefetch[w] {
+            // The deadline just reached is the one the last call left (never in the past).
+            Some((p, next)) => *next = p.next_call(&mut reqs),
+            None => self.workloads[w].on_timeout(now, &mut self.wl_rngs[w], &mut reqs),
+        }
         self.open_requests(now, w, &mut reqs);
         self.scratch_reqs = reqs;
         self.arm_workload(now, w);
     }
 
     fn arm_workload(&mut self, now: SimTime, w: usize) {
-        if let Some(d) = self.workloads[w].next_deadline() {
+        let deadline = match &self.wl_prefetch[w] {
+            Some((_, next)) => *next,
+            None => self.workloads[w].next_deadline(),
+        };
+        if let Some(d) = deadline {
             let d = d.max(now);
             if self.wl_timer_at[w].is_none_or(|t| d < t) {
                 self.wl_timer_at[w] = Some(d);

@@ -344,8 +344,9 @@ impl<O: Observer> World<O> {
     fn held_in_box(&self, pkt: u32, to: u32, mut at: SimTime) -> SimTime {
         if self.box_nodes[to as usize] && self.pkts.get(pkt).conn != DATAGRAM {
             let p = self.pkts.get(pkt);
-            if let Some(c) = self.conn(p.conn, p.gen) {
-                for &(node, d) in &c.boxes {
+            let s = &self.slots[p.conn as usize];
+            if s.gen == p.gen && s.conn.is_some() {
+                for &(node, d) in &s.boxes {
                     if node == to {
                         at += d;
                     }
@@ -376,16 +377,6 @@ impl<O: Observer> World<O> {
             at = l.to;
         }
         sum
-    }
-
-    #[inline]
-    fn conn(&self, ci: u32, gen: u32) -> Option<&Conn> {
-        let s = &self.slots[ci as usize];
-        if s.gen == gen {
-            s.conn.as_deref()
-        } else {
-            None
-        }
     }
 
     // ----- endpoints -----------------------------------------------------------------------
@@ -740,7 +731,6 @@ impl<O: Observer> World<O> {
             aborted: false,
             client_node,
             server_node,
-            boxes,
             workload: w as u32,
             user: r.user,
             kind: r.kind,
@@ -779,6 +769,7 @@ impl<O: Observer> World<O> {
             }
         };
         self.slots[ci as usize].conn = Some(Box::new(conn));
+        self.slots[ci as usize].boxes = boxes;
         self.next_request_id += 1;
         self.open_conns += 1;
         self.peak_open = self.peak_open.max(self.open_conns);

@@ -59,10 +59,10 @@ impl Prefetch {
                 b.ends.push(b.reqs.len());
                 b.next.push(next);
                 loop {
-                    if b.ends.len() >= STEPS || next.is_none() {
-                        if tx.send(std::mem::take(&mut b)).is_err() || next.is_none() {
-                            return;
-                        }
+                    let full = b.ends.len() >= STEPS || next.is_none();
+                    // After the last call (no next deadline) the thread ends once it is sent.
+                    if full && (tx.send(std::mem::take(&mut b)).is_err() || next.is_none()) {
+                        return;
                     }
                     let d = next.expect("checked above");
                     workload.on_timeout(d, &mut rng, &mut b.reqs);
@@ -139,7 +139,11 @@ mod tests {
         for http in [HttpVersion::Http10, HttpVersion::Http11] {
             let mut inline = packmime(http);
             let mut rng = units::stream(7, "workload:0");
-            let mut p = Prefetch::spawn(packmime(http), units::stream(7, "workload:0"), SimTime::ZERO);
+            let mut p = Prefetch::spawn(
+                packmime(http),
+                units::stream(7, "workload:0"),
+                SimTime::ZERO,
+            );
             let (mut a, mut b) = (Vec::new(), Vec::new());
             inline.start(SimTime::ZERO, &mut rng, &mut a);
             let mut next_b = p.next_call(&mut b);
@@ -161,7 +165,11 @@ mod tests {
     /// Dropping a prefetch whose thread is blocked on a full channel ends the thread.
     #[test]
     fn drop_ends_a_blocked_thread() {
-        let mut p = Prefetch::spawn(packmime(HttpVersion::Http10), units::stream(1, "w"), SimTime::ZERO);
+        let mut p = Prefetch::spawn(
+            packmime(HttpVersion::Http10),
+            units::stream(1, "w"),
+            SimTime::ZERO,
+        );
         let mut out = Vec::new();
         p.next_call(&mut out);
         std::thread::sleep(std::time::Duration::from_millis(50));

@@ -71,9 +71,11 @@ impl<V: Copy> QuadHeap<V> {
         loop {
             let c = D * hole + 1;
             if c + D <= n {
-                let a = c + usize::from(d[c + 1].0 < d[c].0);
-                let b = c + 2 + usize::from(d[c + 3].0 < d[c + 2].0);
-                let m = if d[b].0 < d[a].0 { b } else { a };
+                // One bounds check for the four children.
+                let ch = &d[c..c + D];
+                let a = usize::from(ch[1].0 < ch[0].0);
+                let b = 2 + usize::from(ch[3].0 < ch[2].0);
+                let m = c + if ch[b].0 < ch[a].0 { b } else { a };
                 d[hole] = d[m];
                 hole = m;
             } else {

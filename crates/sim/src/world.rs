@@ -236,11 +236,11 @@ impl<O: Observer> World<O> {
         };
         let link = &mut self.net.links[l as usize];
         let verdict = link.disc.enqueue(now, meta, &mut link.rng);
-        let qlen = link.disc.len_packets();
         let mon = link.monitor;
         match verdict {
             Verdict::Enqueued => {
                 if let Some(m) = mon {
+                    let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_enqueue(qlen, false);
                 }
             }
@@ -248,11 +248,13 @@ impl<O: Observer> World<O> {
                 debug_assert!(self.pkts.get(pkt).seg.ect, "CE mark on a non-ECT packet");
                 self.pkts.get_mut(pkt).seg.ce = true;
                 if let Some(m) = mon {
+                    let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_enqueue(qlen, true);
                 }
             }
             Verdict::Dropped(r) => {
                 if let Some(m) = mon {
+                    let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_drop(r as u8, qlen);
                 }
                 self.pkts.free(pkt);
@@ -262,7 +264,9 @@ impl<O: Observer> World<O> {
         // Stored packets pushed out by this arrival (FQ-CoDel's fattest-flow drop).
         let link = &mut self.net.links[l as usize];
         self.scratch_drops.clear();
-        link.disc.take_evicted(&mut self.scratch_drops);
+        if link.evicts {
+            link.disc.take_evicted(&mut self.scratch_drops);
+        }
         if !self.scratch_drops.is_empty() {
             let qlen = link.disc.len_packets();
             for (m, r) in self.scratch_drops.drain(..) {
@@ -291,14 +295,17 @@ impl<O: Observer> World<O> {
         let link = &mut self.net.links[l as usize];
         self.scratch_drops.clear();
         let next = link.disc.dequeue(now, &mut self.scratch_drops);
-        let marked = next.is_some() && link.disc.dequeue_marked();
+        let marked = link.marks_at_dequeue && next.is_some() && link.disc.dequeue_marked();
         let qlen = link.disc.len_packets();
-        for (m, r) in self.scratch_drops.drain(..) {
-            if let Some(mi) = link.monitor {
-                self.monitors[mi].queue.on_drop(r as u8, qlen);
+        // Dequeue-time drops (CoDel, PIE, …); most dequeues have none.
+        if !self.scratch_drops.is_empty() {
+            for (m, r) in self.scratch_drops.drain(..) {
+                if let Some(mi) = link.monitor {
+                    self.monitors[mi].queue.on_drop(r as u8, qlen);
+                }
+                self.pkts.free(m.id);
+                self.dropped += 1;
             }
-            self.pkts.free(m.id);
-            self.dropped += 1;
         }
         let Some(m) = next else { return };
         if marked {
@@ -319,7 +326,8 @@ impl<O: Observer> World<O> {
         let to = link.to;
         let arrival = now + ser + link.delay;
         let seq = self.q.reserve_seq();
-        if link.disc.len_packets() == 0 {
+        // `qlen` is still the backlog: nothing was stored or taken since the dequeue.
+        if qlen == 0 {
             link.idle_at = Some((now + ser, seq));
         } else {
             self.q

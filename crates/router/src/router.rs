@@ -59,14 +59,16 @@ impl Router {
         {
             return Err("monitor: intervals must be positive".into());
         }
-        let delaybox = match &spec.delaybox {
-            Some(cfg) => Some(DelayBox::new(
-                cfg,
+        let delaybox = if DelayBox::any(spec.delaybox.as_ref(), &spec.workload_boxes) {
+            Some(DelayBox::new(
+                spec.delaybox.as_ref(),
+                &spec.workload_boxes,
                 spec.seed,
                 &spec.client_hosts,
                 &spec.server_hosts,
-            )?),
-            None => None,
+            )?)
+        } else {
+            None
         };
         Ok(Router {
             fwd: Path::new(&spec.fwd, spec.seed)?,
@@ -185,6 +187,11 @@ impl Router {
         }
         self.fwd.advance(now);
         self.rev.advance(now);
+    }
+
+    /// The DelayBoxes' connection table and counters (`None` when the run has no box).
+    pub fn delaybox(&self) -> Option<&DelayBox> {
+        self.delaybox.as_ref()
     }
 
     /// Delay-box draws so far.

@@ -1,9 +1,12 @@
 //! The HTTP/1.0 client loop: one tokio runtime on a thread in the client namespace runs the
 //! workload generators in real time and opens their connections (see `http.rs` for the
-//! exchange and the record's columns). `base_rtt_ns` is left at the configured propagation RTT
+//! exchange and the record's columns). Workload w's connections go to port 80 + w
+//! (`router::ports`); a `direction = "reverse"` workload's go from server-side hosts (sockets
+//! made in the server namespace, `hop.rs`) to client-side hosts. `base_rtt_ns` is left at the configured propagation RTT
 //! here; `run.rs` fills in the router's DelayBox draw per connection after the run
 //! (`rtt_join.rs`, keyed on [`ClientReport::tuples`]).
 
+use crate::hop::NetnsHop;
 use crate::http::{
     congestion_control, ns_since, tcp_info, Event, TcpInfo, Ticket, Tickets, CHUNK, SERVER_PORT,
     ZEROS,
@@ -31,6 +34,7 @@ static FIRST_CC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// report `ClientDone`. `cancel` ends the read early (the server's side gave up; the record is
 /// then incomplete, ending when the client loop learned it).
 async fn client_conn(
+    sock: io::Result<TcpSocket>,
     src: Ipv4Addr,
     dst: SocketAddrV4,
     t: Ticket,
@@ -46,7 +50,7 @@ async fn client_conn(
     let mut completed = false;
     let mut local = None;
     let r: io::Result<()> = async {
-        let sock = TcpSocket::new_v4()?;
+        let sock = sock?;
         sock.bind(SocketAddr::from((src, 0)))?;
         let SocketAddr::V4(me) = sock.local_addr()? else {
             return Err(io::Error::other("not IPv4"));
@@ -139,6 +143,12 @@ pub struct ClientPlan {
     /// address to the server host's port 80: the client loop without namespaces or root
     /// (`tests/client_loop.rs`). `None` in a testbed run.
     pub server_override: Option<SocketAddrV4>,
+    /// Per workload (index = the scenario's order): its clients are the server-side hosts and
+    /// its servers the client-side hosts (`direction = "reverse"`). Missing = forward.
+    pub reverse: Vec<bool>,
+    /// The server namespace, where a reverse workload's sockets are made (`hop.rs`); needed
+    /// when any workload is reverse (without it their connections fail at once).
+    pub hop: Option<Arc<NetnsHop>>,
 }
 
 /// What the client loop produced.
@@ -250,14 +260,34 @@ pub async fn client_main(
                 response_bytes: r.response_bytes,
                 server_delay: Duration::from_nanos(r.server_delay.as_nanos()),
             };
+            // Workload w's servers listen on port 80 + w (router::ports), on the side opposite
+            // its clients.
+            let reverse = plan.reverse.get(w).copied().unwrap_or(false);
+            let port = router::ports::server_port(w).unwrap_or(SERVER_PORT);
             let (src, dst) = match plan.server_override {
                 Some(dst) => (Ipv4Addr::LOCALHOST, dst),
-                None => (
-                    netns::host_addr(netns::Side::Client, r.client),
-                    SocketAddrV4::new(netns::host_addr(netns::Side::Server, r.server), SERVER_PORT),
-                ),
+                None => {
+                    use netns::Side::{Client, Server};
+                    let (cs, ss) = if reverse {
+                        (Server, Client)
+                    } else {
+                        (Client, Server)
+                    };
+                    (
+                        netns::host_addr(cs, r.client),
+                        SocketAddrV4::new(netns::host_addr(ss, r.server), port),
+                    )
+                }
+            };
+            let sock = match (&plan.hop, reverse && plan.server_override.is_none()) {
+                (_, false) => TcpSocket::new_v4(),
+                (Some(h), true) => h.socket_v4(),
+                (None, true) => Err(io::Error::other(
+                    "a reverse workload's connection without the server namespace",
+                )),
             };
             tokio::spawn(client_conn(
+                sock,
                 src,
                 dst,
                 ticket,

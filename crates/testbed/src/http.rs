@@ -11,7 +11,9 @@
 //!
 //! Exchange: the client binds a socket to its host's address (port chosen by the kernel),
 //! leaves a [`Ticket`] (response size, server delay) for that address and port, connects to
-//! server host j's address port 80, writes `request_bytes` bytes, and reads to EOF. The server
+//! server host j's address port 80 + the workload's index (`router::ports`: the router tells
+//! workloads apart by it; a reverse workload's client hosts are the server side's, its
+//! server hosts the client side's, and a server listens in both namespaces then), writes `request_bytes` bytes, and reads to EOF. The server
 //! takes the ticket of the peer it accepted, reads `request_bytes` bytes, waits the server
 //! delay, writes `response_bytes` bytes and closes (FIN first, as an HTTP/1.0 server). The bytes
 //! on the wire are exactly the simulator's payloads (no header text: its size would change the
@@ -77,8 +79,8 @@ pub const NOT_MEASURED: [&str; 6] = [
     "server_fin_retx",
 ];
 
-/// The servers' TCP port.
-pub const SERVER_PORT: u16 = 80;
+/// The first workload's servers' TCP port (workload w's: 80 + w, `router::ports`).
+pub const SERVER_PORT: u16 = router::ports::SERVER_PORT;
 
 /// Bytes written per write call (response bodies are zeros).
 pub(crate) const CHUNK: usize = 64 * 1024;

@@ -16,6 +16,7 @@
 //! python/tests/test_testbed.py (as root: end to end through the router).
 
 pub mod client;
+pub mod hop;
 pub mod http;
 pub mod netns;
 pub mod path;

@@ -139,7 +139,29 @@ mod tests {
             src: client(port),
             dst: server(host),
             one_way_ns,
+            workload: None,
+            topology_ns: one_way_ns,
+            client_box_ns: 0,
+            server_box_ns: 0,
         }
+    }
+
+    #[test]
+    fn workload_boxes_are_in_the_base_rtt() {
+        // A PackMime connection: no dumbbell box, client box 3 ms and server box 20 ms one
+        // way (the router's log sums them into one_way_ns): base RTT = prop + 2 × 23 ms.
+        let mut records = vec![rec(0, 100)];
+        let tuples: HashMap<_, _> = [(0, (client(5000), server(1)))].into();
+        let d = Draw {
+            workload: Some(1),
+            topology_ns: 0,
+            client_box_ns: 3_000_000,
+            server_box_ns: 20_000_000,
+            ..draw(150, 5000, 1, 23_000_000)
+        };
+        let (st, claimed) = join(&mut records, &tuples, &[d], 1_000);
+        assert_eq!(records[0].base_rtt_ns, 1_000 + 46_000_000);
+        assert_eq!((st.joined, claimed), (1, vec![Some(0)]));
     }
 
     #[test]

@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use traffic::workload::{Arrival, HttpVersion, Workload, WorkloadConfig};
+use traffic::workload::{Arrival, Workload, WorkloadConfig};
 use units::{SimDuration, SimTime};
 
 /// The `engine` value of a testbed run's summary.json.
@@ -164,7 +164,7 @@ pub fn prepare(o: &Options) -> Result<Vec<Prepared>, String> {
     Ok(out)
 }
 
-/// What the testbed can run: a dumbbell; HTTP/1.0 (`http10`, `mah`, `packmime` 1.0,
+/// What the testbed can run: a dumbbell; HTTP (`http10`, `mah`, `packmime` 1.0 and 1.1,
 /// `pareto_web`, `replay` without RTT columns) and `bulk` workloads, forward or reverse
 /// (`direction`), with or without per-workload DelayBoxes; within [`LIMITS`]. Returns (key,
 /// reason).
@@ -224,16 +224,7 @@ pub fn check_supported(exp: &Experiment) -> Result<(), (String, String)> {
             WorkloadConfig::ParetoWeb { flows, .. } => users += u64::from(*flows),
             WorkloadConfig::Mah(m) => users += u64::from(m.users),
             WorkloadConfig::Bulk { flows } => users += flows.len() as u64,
-            WorkloadConfig::PackMime { rate, http, .. } => {
-                if *http == HttpVersion::Http11 {
-                    return Err((
-                        format!("{key}.http"),
-                        "the testbed's client speaks HTTP/1.0 only (one exchange per connection)"
-                            .into(),
-                    ));
-                }
-                conn_rate += rate;
-            }
+            WorkloadConfig::PackMime { rate, .. } => conn_rate += rate,
             WorkloadConfig::Replay { conns, .. } => {
                 if conns.iter().any(|c| c.box_rtt.is_some()) {
                     return Err((
@@ -775,6 +766,7 @@ fn run_info(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use traffic::workload::HttpVersion;
 
     #[test]
     fn summary_keys_not_measured_become_null_in_place() {
@@ -871,7 +863,7 @@ mod tests {
     }
 
     #[test]
-    fn http11_is_still_refused_with_file_key_reason() {
+    fn http11_is_accepted_and_datagrams_are_still_refused_with_file_key_reason() {
         let text = std::fs::read_to_string(twin()).unwrap();
         let dir =
             std::env::temp_dir().join(format!("aqmlab-testbed-refuse-{}", std::process::id()));
@@ -883,13 +875,26 @@ mod tests {
             1,
         );
         assert_ne!(http11, text);
-        std::fs::write(&f, http11).unwrap();
+        std::fs::write(&f, &http11).unwrap();
+        let p = prepare(&options(f.clone(), true)).unwrap();
+        assert!(matches!(
+            p[0].exp.workloads[1],
+            WorkloadConfig::PackMime {
+                http: HttpVersion::Http11,
+                ..
+            }
+        ));
+        // A third workload of datagrams: still refused, naming the file, the key and why.
+        let cbr = format!(
+            "{http11}\n[[workload]]\nkind = \"cbr\"\nrate = \"1Mbps\"\nclient = 0\nserver = 0\n"
+        );
+        std::fs::write(&f, cbr).unwrap();
         let e = prepare(&options(f.clone(), true)).unwrap_err();
         assert_eq!(
             e,
             format!(
-                "{}: workload[1].http: the testbed's client speaks HTTP/1.0 only (one exchange \
-                 per connection)",
+                "{}: workload[2].kind: datagram workloads (cbr, onoff) are not supported by the \
+                 testbed (TCP only)",
                 f.display()
             )
         );

@@ -112,43 +112,62 @@ async fn serve_conn(
         return; // not a testbed connection
     };
     let mut buf = vec![0u8; 16 * 1024];
-    let mut left = t.request_bytes;
     let mut gave_up = false;
-    while left > 0 {
-        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        match s.read(&mut buf[..want]).await {
-            Ok(0) | Err(_) => {
-                gave_up = true;
-                break;
+    // One exchange for HTTP/1.0; on a persistent HTTP/1.1 connection those of `t.more` follow,
+    // each request recognised by its size (at least one byte), as the simulator's server.
+    let exchanges = 1 + t.more.len();
+    for k in 0..exchanges {
+        let (request, response, delay) = match k {
+            0 => (t.request_bytes, t.response_bytes, t.server_delay),
+            _ => {
+                let x = t.more[k - 1];
+                let d = Duration::from_nanos(x.server_delay.as_nanos());
+                (x.request_bytes.max(1), x.response_bytes, d)
             }
-            Ok(n) => left -= n as u64,
+        };
+        let last = k + 1 == exchanges;
+        let mut left = request;
+        while left > 0 {
+            let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            match s.read(&mut buf[..want]).await {
+                Ok(0) | Err(_) => {
+                    gave_up = true;
+                    break;
+                }
+                Ok(n) => left -= n as u64,
+            }
         }
-    }
-    if !gave_up {
-        if !t.server_delay.is_zero() {
-            tokio::time::sleep(t.server_delay).await;
+        if gave_up {
+            break;
+        }
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
         }
         // Corked while writing, as a web server sends a file (nginx `tcp_nopush`): full
         // segments leave at once, the last partial one waits for the FIN and carries it, as
         // the simulator's server does (otherwise TCP_NODELAY sends the tail at once and the
-        // FIN follows alone: one more small packet per response at the bottleneck).
+        // FIN follows alone: one more small packet per response at the bottleneck). A response
+        // before the last is pushed by uncorking after it.
         set_cork(fd, true);
-        let mut left = t.response_bytes;
+        let mut left = response;
         while left > 0 && !stop.load(Ordering::Relaxed) {
             let n = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
             if s.write_all(&ZEROS[..n]).await.is_err() {
                 gave_up = true;
                 break;
             }
-            if t.response_bytes != u64::MAX {
+            if response != u64::MAX {
                 left -= n as u64;
             }
         }
-        if !gave_up && s.shutdown().await.is_err() {
+        if !gave_up && last && s.shutdown().await.is_err() {
             gave_up = true;
         }
         set_cork(fd, false);
-        if !gave_up {
+        if gave_up {
+            break;
+        }
+        if last {
             gave_up = !await_client_close(&mut s, fd, &mut buf).await;
         }
     }

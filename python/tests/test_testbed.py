@@ -468,7 +468,8 @@ def test_reverse_http11_cloud_and_workload_delayboxes(tmp_path):
         lw = log[log["workload"] == w]
         assert (lw["server_port"] == 80 + w).all()
         assert lw["client"].str.startswith(client_net).all() and lw["server"].str.startswith(server_net).all()
-    assert (log["topology_ns"] == 0).all() and (log["client_box_ns"] > 0).all() and (log["server_box_ns"] > 0).all()
+    assert (log["topology_ns"] == 0).all()
+    assert (log["client_box_ns"] > 0).all() and (log["server_box_ns"] > 0).all()
     assert (log["one_way_ns"] == log["client_box_ns"] + log["server_box_ns"]).all()
     claimed = log.dropna(subset=["conn_id"]).astype({"conn_id": "int64"}).set_index("conn_id")
     first = done[done["exchange"] == 0].astype({"conn_id": "int64"}).set_index("conn_id")
@@ -480,8 +481,10 @@ def test_reverse_http11_cloud_and_workload_delayboxes(tmp_path):
     # Open loop: the same connections as the simulator (first exchanges), reverse cloud included.
     sim = run_one(scen, "tb").requests
     for w in (0, 1):
-        a = req[(req["workload"] == w) & (req["exchange"] == 0)].sort_values("start_ns").reset_index(drop=True)
-        b = sim[(sim["workload"] == w) & (sim["exchange"] == 0)].sort_values("start_ns").reset_index(drop=True)
+        a, b = (
+            x[(x["workload"] == w) & (x["exchange"] == 0)].sort_values("start_ns").reset_index(drop=True)
+            for x in (req, sim)
+        )
         n = min(len(a), len(b)) - 5
         assert n >= 50
         for col in ("request_bytes", "response_bytes", "server_delay_ns", "client", "server"):

@@ -900,4 +900,31 @@ mod tests {
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn every_seed_001_preset_is_accepted_with_closest_linux() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("scenarios/ns2-twin"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.push(root.join("scenarios/weigle2006/dumbbell.toml"));
+        for f in std::fs::read_dir(root.join("studies/weigle2006")).unwrap() {
+            files.push(f.unwrap().path());
+        }
+        // Study files with a [sweep] are expanded by `aqmlab study`, not by the testbed.
+        files.retain(|f| {
+            f.extension().is_some_and(|e| e == "toml")
+                && !std::fs::read_to_string(f).unwrap().contains("\n[sweep]")
+        });
+        files.sort();
+        assert!(files.len() >= 12, "{files:?}");
+        for f in files {
+            let p = prepare(&options(f.clone(), true))
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            for v in &p {
+                assert_eq!(v.router.workload_boxes.len(), v.exp.workloads.len());
+            }
+        }
+    }
 }

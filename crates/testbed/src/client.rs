@@ -406,6 +406,9 @@ pub async fn client_main(
             pending.push(e);
         }
         for e in pending {
+            if after_end(&e, t0, plan.end) {
+                continue;
+            }
             let now = sim_now();
             let measured = |rec: &RequestRecord| {
                 rec.completed
@@ -431,6 +434,7 @@ pub async fn client_main(
     let deadline = tokio::time::Instant::now() + plan.grace;
     while open.values().any(|o| o.client_done && !o.server_done) {
         match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Some(e)) if after_end(&e, t0, plan.end) => {}
             Ok(Some(e)) => {
                 let _ = apply(e, t0, &mut open, &mut done, &mut rep, &mut next_id);
             }
@@ -467,6 +471,13 @@ pub async fn client_main(
     rep.records = done;
     rep.congestion_control = FIRST_CC.get().cloned();
     rep
+}
+
+/// Whether `e` starts an exchange at or after the end of the run: the simulator stops at the
+/// end, so such an exchange has no record (during the grace after the end, connections still
+/// run and would otherwise start new exchanges).
+fn after_end(e: &Event, t0: Instant, end: SimTime) -> bool {
+    matches!(e, Event::ExchangeStarted { at, .. } if ns_since(t0, *at) >= end.as_nanos())
 }
 
 /// What an event did to the records.
@@ -588,4 +599,27 @@ fn apply(
         }
     }
     notify
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exchange_starting_at_or_after_the_end_gets_no_record() {
+        let t0 = Instant::now();
+        let end = SimTime::from_secs(10);
+        let started = |s| Event::ExchangeStarted {
+            conn_id: 1,
+            at: t0 + Duration::from_millis(s),
+        };
+        assert!(!after_end(&started(9_999), t0, end));
+        assert!(after_end(&started(10_000), t0, end));
+        assert!(after_end(&started(10_300), t0, end));
+        let done = Event::ExchangeDone {
+            conn_id: 1,
+            end: t0 + Duration::from_secs(11),
+        };
+        assert!(!after_end(&done, t0, end));
+    }
 }

@@ -51,13 +51,18 @@ impl NetnsHop {
     }
 
     /// A new IPv4 TCP socket of the other namespace. The thread is back home when this
-    /// returns Ok; if it cannot get back, the error says so and the caller must stop using
-    /// the thread for sockets of its own namespace.
+    /// returns Ok. If it cannot get back (setns on an open namespace handle failing: not seen),
+    /// the thread's later sockets would be the other side's, so the run is stopped
+    /// ([`netns::STOP`](crate::netns::STOP), as Ctrl-C) and the error says why.
     pub fn socket_v4(&self) -> io::Result<TcpSocket> {
         setns(&self.other, &self.other_name)?;
         let s = TcpSocket::new_v4();
         setns(&self.home, "the client's own namespace").map_err(|e| {
-            io::Error::other(format!("{e} (after a socket of {})", self.other_name))
+            crate::netns::STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+            io::Error::other(format!(
+                "{e} (after a socket of {}); stopping the run",
+                self.other_name
+            ))
         })?;
         s
     }

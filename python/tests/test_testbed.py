@@ -464,6 +464,9 @@ def test_reverse_http11_cloud_and_workload_delayboxes(tmp_path):
     # from server-side hosts to client-side hosts; one-way = client box + server box (no
     # dumbbell box), both > 0; every record's base RTT = propagation + 2 x its connection's
     assert set(log["workload"].dropna()) == {0, 1} and log["workload"].notna().all()
+    info = json.loads((d / "run.json").read_text())
+    assert info["engine"]["router"]["delaybox_unknown_workload"] == 0
+    assert info["engine"]["router"]["delaybox_draws"] == len(log)
     for w, client_net, server_net in ((0, "10.1.", "10.2."), (1, "10.2.", "10.1.")):
         lw = log[log["workload"] == w]
         assert (lw["server_port"] == 80 + w).all()

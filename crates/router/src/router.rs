@@ -239,6 +239,7 @@ impl Router {
             end_ns: end.as_nanos(),
             not_ipv4: self.not_ipv4,
             delaybox_draws: self.delaybox_draws(),
+            delaybox_unknown_workload: self.delaybox.as_ref().map_or(0, |b| b.unknown_workload),
             delaybox_log: self
                 .delaybox
                 .as_mut()

@@ -732,6 +732,7 @@ fn run_info(
             "fwd": path(&r.fwd), "rev": path(&r.rev),
             "fwd_pacing": pacing(&r.fwd_pacing), "rev_pacing": pacing(&r.rev_pacing),
             "not_ipv4": r.not_ipv4, "delaybox_draws": r.delaybox_draws,
+            "delaybox_unknown_workload": r.delaybox_unknown_workload,
             "realtime": r.realtime,
             "write_errors": r.write_errors,
         })

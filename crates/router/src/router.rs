@@ -1,4 +1,5 @@
-//! The sans-IO router: both directions of the bottleneck, the DelayBox they share, the packet
+//! The sans-IO router: both directions of the bottleneck, the DelayBoxes they share (the
+//! topology's and the workloads' client and server boxes, `delaybox.rs`), the packet
 //! counters and the queue and link monitors of the `metrics` crate, driven with router time the
 //! way `crates/sim/src/run.rs` drives them (queue sample every `queue_sample`, rows every
 //! `queue_interval` and `link_interval`, a snapshot of the forward counters at the warm-up's

@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
         "testbed",
         help="run a dumbbell scenario with real Linux TCP (network namespaces, needs root)",
         description="Run SCENARIO's variants (or only --variant) with real Linux TCP stacks in "
-        "network namespaces, HTTP/1.0 over real sockets driven by the same workload generators, "
+        "network namespaces, HTTP/1.0 and 1.1 over real sockets driven by the same workload generators, "
         "and aqmlab's queue code as the router; write DIR/<variant>/ like `aqmlab run` "
         '(summary.json marked "engine": "testbed-linux"). Needs root.',
     )

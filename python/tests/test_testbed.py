@@ -393,6 +393,109 @@ def test_mah_packmime_and_pareto_web_run(tmp_path):
         assert (a[col][:n].to_numpy() == b[col][:n].to_numpy()).all(), col
 
 
+# Seed 001's twin in small: two PackMime clouds, the second reverse (its servers on the client
+# side) and persistent HTTP/1.1, each with PackMime's client and server DelayBoxes.
+TWO_WAY = """\
+[run]
+seed = 3
+warmup = "1s"
+duration = "10s"
+
+[topology]
+kind = "dumbbell"
+clients = 2
+servers = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+
+[queue]
+kind = "droptail"
+limit = 100
+
+[tcp]
+profile = "linux"
+
+[[workload]]
+kind = "packmime"
+rate = 15.0
+delaybox = { client = "packmime", server = "packmime" }
+
+[[workload]]
+kind = "packmime"
+rate = 15.0
+http = "1.1"
+direction = "reverse"
+delaybox = { client = "packmime", server = "packmime" }
+"""
+
+
+@needs_root
+def test_reverse_http11_cloud_and_workload_delayboxes(tmp_path):
+    import pandas as pd
+
+    from aqmlab.api import run_one
+
+    scen = write_scenario(tmp_path, TWO_WAY)
+    r = subprocess.run(
+        [str(binary()), str(scen), "--out", str(tmp_path / "o"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert r.returncode == 0, r.stderr
+    d = tmp_path / "o" / "tb"
+    req = pd.read_parquet(d / "requests.parquet")
+    log = pd.read_csv(d / "delaybox.csv", dtype={"conn_id": "Int64", "workload": "Int64"})
+    done = req[req["completed"]]
+    assert (done.groupby("workload").size() >= 50).all(), done.groupby("workload").size()
+    # Persistent connections: later exchanges (exchange > 0) on the reverse cloud only, ids
+    # unique over exchanges, and exchange k + 1 of a connection starting after k ended.
+    assert (req[req["workload"] == 0]["exchange"] == 0).all()
+    later = req[req["exchange"] > 0]
+    assert len(later) > 0 and (later["workload"] == 1).all()
+    assert req["id"].is_unique
+    for _, g in later.groupby("conn_id"):
+        g = req[req["conn_id"] == g["conn_id"].iloc[0]].sort_values("exchange")
+        assert list(g["exchange"]) == list(range(len(g)))
+        assert (g["start_ns"].to_numpy()[1:] >= g["end_ns"].to_numpy()[:-1]).all()
+    # The router's draws: workload from the server port (80 + w), the reverse cloud's SYNs
+    # from server-side hosts to client-side hosts; one-way = client box + server box (no
+    # dumbbell box), both > 0; every record's base RTT = propagation + 2 x its connection's
+    assert set(log["workload"].dropna()) == {0, 1} and log["workload"].notna().all()
+    info = json.loads((d / "run.json").read_text())
+    assert info["engine"]["router"]["delaybox_unknown_workload"] == 0
+    assert info["engine"]["router"]["delaybox_draws"] == len(log)
+    for w, client_net, server_net in ((0, "10.1.", "10.2."), (1, "10.2.", "10.1.")):
+        lw = log[log["workload"] == w]
+        assert (lw["server_port"] == 80 + w).all()
+        assert lw["client"].str.startswith(client_net).all() and lw["server"].str.startswith(server_net).all()
+    assert (log["topology_ns"] == 0).all()
+    assert (log["client_box_ns"] > 0).all() and (log["server_box_ns"] > 0).all()
+    assert (log["one_way_ns"] == log["client_box_ns"] + log["server_box_ns"]).all()
+    # (a persistent connection's later exchanges: their connection's).
+    claimed = log.dropna(subset=["conn_id"]).astype({"conn_id": "int64"}).set_index("conn_id")
+    prop_ns = round(PROP_RTT_S * 1e9)
+    assert done["conn_id"].isin(claimed.index).all()
+    want = prop_ns + 2 * claimed.loc[done["conn_id"], "one_way_ns"].to_numpy()
+    assert (done["base_rtt_ns"].to_numpy() == want).all()
+    # PackMime's boxes: median added RTT ≈ 65 ms (seed 002 §III-B; 100 000 draws in the router's
+    # unit test), here from a few hundred connections.
+    assert 40e6 < 2 * log["one_way_ns"].median() < 95e6
+    # Open loop: the same connections as the simulator (first exchanges), reverse cloud included.
+    sim = run_one(scen, "tb").requests
+    for w in (0, 1):
+        a, b = (
+            x[(x["workload"] == w) & (x["exchange"] == 0)].sort_values("start_ns").reset_index(drop=True)
+            for x in (req, sim)
+        )
+        n = min(len(a), len(b)) - 5
+        assert n >= 50
+        for col in ("request_bytes", "response_bytes", "server_delay_ns", "client", "server"):
+            assert (a[col][:n].to_numpy() == b[col][:n].to_numpy()).all(), (w, col)
+
+
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to drop capabilities")
 def test_without_privileges_it_stops_at_once(tmp_path):
     # Root with an empty capability bounding set has no effective capabilities after exec; a

@@ -71,6 +71,7 @@ fn measure(mbps: u64) {
         fwd: path("bottleneck_fwd"),
         rev: path("bottleneck_rev"),
         delaybox: None,
+        workload_boxes: Vec::new(),
         client_hosts: Vec::new(),
         server_hosts: Vec::new(),
         seed: 1,

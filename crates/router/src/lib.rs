@@ -6,7 +6,8 @@
 //!
 //! Sans-IO core (time is an argument, `units::SimTime` from the router's start): `ipv4.rs`
 //! (header fields, CE marking + RFC 1624 checksum), `path.rs` (one direction: queue, link,
-//! delays), `delaybox.rs` (per-connection delay keyed on the 4-tuple), `router.rs` (both
+//! delays), `delaybox.rs` (per-connection delay keyed on the 4-tuple), `ports.rs` (workload of a
+//! connection from its server port), `router.rs` (both
 //! directions, counters, monitors). IO layer: `tun.rs` (TUN in a named netns), `run.rs` (the
 //! blocking loop, pacing measurement), `pcap.rs`.
 //!
@@ -17,6 +18,7 @@ pub mod delaybox;
 pub mod ipv4;
 pub mod path;
 pub mod pcap;
+pub mod ports;
 pub mod report;
 pub mod router;
 pub mod run;

@@ -126,6 +126,9 @@ pub struct RouterReport {
     pub not_ipv4: u64,
     /// TCP connections that got a DelayBox draw.
     pub delaybox_draws: u64,
+    /// New connections whose SYN went to no workload's server port while some workload has
+    /// DelayBoxes (`crate::delaybox::DelayBox::unknown_workload`: they got no workload box).
+    pub delaybox_unknown_workload: u64,
     /// Those draws, in the order made (`crate::delaybox::Draw`): which connection (4-tuple)
     /// got which delay, for the testbed's `base_rtt_ns`.
     pub delaybox_log: Vec<crate::delaybox::Draw>,

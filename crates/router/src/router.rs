@@ -1,4 +1,5 @@
-//! The sans-IO router: both directions of the bottleneck, the DelayBox they share, the packet
+//! The sans-IO router: both directions of the bottleneck, the DelayBoxes they share (the
+//! topology's and the workloads' client and server boxes, `delaybox.rs`), the packet
 //! counters and the queue and link monitors of the `metrics` crate, driven with router time the
 //! way `crates/sim/src/run.rs` drives them (queue sample every `queue_sample`, rows every
 //! `queue_interval` and `link_interval`, a snapshot of the forward counters at the warm-up's
@@ -59,14 +60,16 @@ impl Router {
         {
             return Err("monitor: intervals must be positive".into());
         }
-        let delaybox = match &spec.delaybox {
-            Some(cfg) => Some(DelayBox::new(
-                cfg,
+        let delaybox = if DelayBox::any(spec.delaybox.as_ref(), &spec.workload_boxes) {
+            Some(DelayBox::new(
+                spec.delaybox.as_ref(),
+                &spec.workload_boxes,
                 spec.seed,
                 &spec.client_hosts,
                 &spec.server_hosts,
-            )?),
-            None => None,
+            )?)
+        } else {
+            None
         };
         Ok(Router {
             fwd: Path::new(&spec.fwd, spec.seed)?,
@@ -187,6 +190,11 @@ impl Router {
         self.rev.advance(now);
     }
 
+    /// The DelayBoxes' connection table and counters (`None` when the run has no box).
+    pub fn delaybox(&self) -> Option<&DelayBox> {
+        self.delaybox.as_ref()
+    }
+
     /// Delay-box draws so far.
     pub fn delaybox_draws(&self) -> u64 {
         self.delaybox.as_ref().map_or(0, |b| b.draws)
@@ -232,6 +240,7 @@ impl Router {
             end_ns: end.as_nanos(),
             not_ipv4: self.not_ipv4,
             delaybox_draws: self.delaybox_draws(),
+            delaybox_unknown_workload: self.delaybox.as_ref().map_or(0, |b| b.unknown_workload),
             delaybox_log: self
                 .delaybox
                 .as_mut()

@@ -5,14 +5,15 @@
 //! side → client side, carries responses; monitored as `bottleneck_fwd`), `rev` the other way
 //! (`bottleneck_rev`). Each direction: the queue discipline, a link of `rate`, then `delay`
 //! (bottleneck propagation) plus `access_delay` (the two access links a packet crosses in the
-//! simulator: sending host's uplink and receiving host's downlink), then the DelayBox. The
+//! simulator: sending host's uplink and receiving host's downlink), then the DelayBoxes (the
+//! dumbbell's and the connection's workload's client and server boxes, `delaybox.rs`). The
 //! access links' rate and queue are not emulated (100 Mbps access links add 0.12 ms per 1500 B
 //! packet in the simulator; the testbed's hosts hand packets over at memory speed).
 //!
 //! Validation: `tests/router.rs` (`spec_from_the_quickstart_*`, `a_parking_lot_is_refused_*`).
 
 use aqm::{DisciplineParams, LinkInfo};
-use sim::{DelayBoxConfig, Experiment, MonitorConfig, Topology};
+use sim::{DelayBoxConfig, Experiment, MonitorConfig, Topology, WorkloadDelayBox};
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -46,6 +47,11 @@ pub struct RouterSpec {
     /// The dumbbell's DelayBox (scenario `[topology.delaybox]`): per TCP connection an extra RTT
     /// drawn at its SYN (stream `delaybox` of `seed`, as the simulator), half added each way.
     pub delaybox: Option<DelayBoxConfig>,
+    /// Each workload's client and server DelayBoxes (index = the scenario's workload order;
+    /// scenario `delaybox = { client = …, server = … }` of a `[[workload]]`): drawn per
+    /// connection at its SYN, the workload known from the SYN's destination port
+    /// (`ports.rs`), and added to the dumbbell box's delay (`delaybox.rs`).
+    pub workload_boxes: Vec<WorkloadDelayBox>,
     /// IPv4 address of client host i (index = the scenario's client index); only needed by a
     /// DelayBox `matrix` (row = the SYN sender's host index, column = the SYN receiver's).
     pub client_hosts: Vec<Ipv4Addr>,
@@ -83,16 +89,16 @@ impl RouterSpec {
                 )
             }
         };
-        if let Some(w) = exp
-            .delayboxes
-            .iter()
-            .position(|b| b.client.is_some() || b.server.is_some())
-        {
+        if exp.workloads.len() > crate::ports::MAX_WORKLOADS {
             return Err(format!(
-                "workload[{w}]: per-workload DelayBoxes (client/server RTT boxes) are not \
-                 supported by the testbed router; use [topology.delaybox]"
+                "workload: {} workloads; the testbed tells at most {} apart (one server port \
+                 each, ports.rs)",
+                exp.workloads.len(),
+                crate::ports::MAX_WORKLOADS
             ));
         }
+        let mut workload_boxes = exp.delayboxes.clone();
+        workload_boxes.resize(exp.workloads.len(), WorkloadDelayBox::default());
         let link = LinkInfo {
             rate: db.bottleneck_rate,
             delay: db.bottleneck_delay,
@@ -115,6 +121,7 @@ impl RouterSpec {
             fwd: path("bottleneck_fwd", &db.forward_queue),
             rev: path("bottleneck_rev", &db.reverse_queue),
             delaybox: db.delaybox.clone(),
+            workload_boxes,
             client_hosts: Vec::new(),
             server_hosts: Vec::new(),
             seed: exp.seed,

@@ -123,6 +123,7 @@ fn udp_across_two_namespaces_gets_the_bottleneck_rate_and_delay() {
         fwd: path("bottleneck_fwd"),
         rev: path("bottleneck_rev"),
         delaybox: None,
+        workload_boxes: Vec::new(),
         client_hosts: Vec::new(),
         server_hosts: Vec::new(),
         seed: 1,

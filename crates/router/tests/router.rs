@@ -17,6 +17,7 @@ fn spec(delaybox: Option<DelayBoxConfig>) -> RouterSpec {
         fwd: path_spec(10, 10, droptail(100)),
         rev,
         delaybox,
+        workload_boxes: Vec::new(),
         client_hosts: Vec::new(),
         server_hosts: Vec::new(),
         seed: 1,

@@ -23,5 +23,6 @@ pub use config::{
     BoxRtt, CloudConfig, DelayBoxConfig, DumbbellConfig, Experiment, HostPlacement, MonitorConfig,
     ParkingLotConfig, Topology, WorkloadDelayBox,
 };
+pub use delaybox::DelayBoxes;
 pub use output::{DatagramStats, EngineStats, RunEnd, RunOutput, SimError};
 pub use run::{run, run_in, run_with};

@@ -1,9 +1,12 @@
 //! The HTTP/1.0 client loop: one tokio runtime on a thread in the client namespace runs the
 //! workload generators in real time and opens their connections (see `http.rs` for the
-//! exchange and the record's columns). `base_rtt_ns` is left at the configured propagation RTT
+//! exchange and the record's columns). Workload w's connections go to port 80 + w
+//! (`router::ports`); a `direction = "reverse"` workload's go from server-side hosts (sockets
+//! made in the server namespace, `hop.rs`) to client-side hosts. `base_rtt_ns` is left at the configured propagation RTT
 //! here; `run.rs` fills in the router's DelayBox draw per connection after the run
 //! (`rtt_join.rs`, keyed on [`ClientReport::tuples`]).
 
+use crate::hop::NetnsHop;
 use crate::http::{
     congestion_control, ns_since, tcp_info, Event, TcpInfo, Ticket, Tickets, CHUNK, SERVER_PORT,
     ZEROS,
@@ -20,23 +23,27 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
 use tokio::sync::{mpsc, oneshot};
-use traffic::workload::{FlowKind, Request, Workload};
+use traffic::workload::{Exchange, FlowKind, Request, Workload};
 use units::{Rng, SimTime};
 
 /// The congestion control the first connection of the run used (a check that the route's
 /// `congctl` took effect; run.json `engine.congestion_control`).
 static FIRST_CC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-/// One connection's client side: connect, send the request, read the response to EOF, then
-/// report `ClientDone`. `cancel` ends the read early (the server's side gave up; the record is
-/// then incomplete, ending when the client loop learned it).
+/// One connection's client side: connect, then for each exchange (one for HTTP/1.0; those of
+/// `t.more` after the first on a persistent HTTP/1.1 connection) send the request and read its
+/// response — the last one to EOF, an earlier one to its size, then report `ExchangeDone`,
+/// wait the exchange's gap and report `ExchangeStarted` — and finally report `ClientDone`.
+/// `cancel` ends the connection early (the server's side gave up; the record is then
+/// incomplete, ending when the client loop learned it).
 async fn client_conn(
+    sock: io::Result<TcpSocket>,
     src: Ipv4Addr,
     dst: SocketAddrV4,
     t: Ticket,
     tickets: Tickets,
     events: mpsc::UnboundedSender<Event>,
-    mut cancel: oneshot::Receiver<()>,
+    cancel: oneshot::Receiver<()>,
 ) {
     let conn_id = t.conn_id;
     let mut received = 0u64;
@@ -45,14 +52,22 @@ async fn client_conn(
     let mut end = Instant::now();
     let mut completed = false;
     let mut local = None;
+    // Completes on a real cancellation only (a dropped sender is not one), and is never
+    // polled again after it completed (the connection ends then).
+    let cancelled = async move {
+        if cancel.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(cancelled);
     let r: io::Result<()> = async {
-        let sock = TcpSocket::new_v4()?;
+        let sock = sock?;
         sock.bind(SocketAddr::from((src, 0)))?;
         let SocketAddr::V4(me) = sock.local_addr()? else {
             return Err(io::Error::other("not IPv4"));
         };
         local = Some(me);
-        tickets.lock().expect("tickets").insert(me, t);
+        tickets.lock().expect("tickets").insert(me, t.clone());
         let _ = events.send(Event::Started {
             conn_id,
             at: Instant::now(),
@@ -68,32 +83,71 @@ async fn client_conn(
             }
         }
         s.set_nodelay(true)?;
-        let mut left = t.request_bytes;
-        while left > 0 {
-            let n = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
-            s.write_all(&ZEROS[..n]).await?;
-            left -= n as u64;
-        }
         let mut buf = vec![0u8; CHUNK];
-        end = Instant::now();
-        let mut cancelled = false;
-        loop {
-            let n = tokio::select! {
-                n = s.read(&mut buf) => n?,
-                // A dropped sender (the loop is over) is not a cancellation.
-                Ok(()) = &mut cancel => {
-                    cancelled = true;
-                    end = Instant::now();
-                    break;
+        let exchanges = 1 + t.more.len();
+        'exchanges: for k in 0..exchanges {
+            let last = k + 1 == exchanges;
+            let (request, response) = match k {
+                0 => (t.request_bytes, t.response_bytes),
+                _ => {
+                    // As the simulator (crates/sim/src/conn.rs): the gap after the previous
+                    // response, then a request of at least one byte.
+                    let x = t.more[k - 1];
+                    let gap = Duration::from_nanos(x.gap.as_nanos());
+                    tokio::select! {
+                        _ = tokio::time::sleep(gap) => {}
+                        _ = &mut cancelled => {
+                            end = Instant::now();
+                            break 'exchanges;
+                        }
+                    }
+                    let _ = events.send(Event::ExchangeStarted {
+                        conn_id,
+                        at: Instant::now(),
+                    });
+                    (x.request_bytes.max(1), x.response_bytes)
                 }
             };
-            if n == 0 {
-                break;
+            let mut left = request;
+            while left > 0 {
+                let n = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
+                s.write_all(&ZEROS[..n]).await?;
+                left -= n as u64;
             }
-            received += n as u64;
+            received = 0;
             end = Instant::now();
+            loop {
+                // An earlier exchange reads exactly its response; the last one reads to EOF.
+                let want = if last {
+                    buf.len()
+                } else {
+                    let rest = response.saturating_sub(received);
+                    if rest == 0 {
+                        break;
+                    }
+                    buf.len().min(usize::try_from(rest).unwrap_or(usize::MAX))
+                };
+                let n = tokio::select! {
+                    n = s.read(&mut buf[..want]) => n?,
+                    _ = &mut cancelled => {
+                        end = Instant::now();
+                        break 'exchanges;
+                    }
+                };
+                if n == 0 {
+                    break;
+                }
+                received += n as u64;
+                end = Instant::now();
+            }
+            if last {
+                completed = received == response;
+            } else if received < response {
+                break; // the server closed early: the record stays incomplete
+            } else {
+                let _ = events.send(Event::ExchangeDone { conn_id, end });
+            }
         }
-        completed = !cancelled && received == t.response_bytes;
         info = tcp_info(fd).unwrap_or_default();
         Ok(())
     }
@@ -139,6 +193,12 @@ pub struct ClientPlan {
     /// address to the server host's port 80: the client loop without namespaces or root
     /// (`tests/client_loop.rs`). `None` in a testbed run.
     pub server_override: Option<SocketAddrV4>,
+    /// Per workload (index = the scenario's order): its clients are the server-side hosts and
+    /// its servers the client-side hosts (`direction = "reverse"`). Missing = forward.
+    pub reverse: Vec<bool>,
+    /// The server namespace, where a reverse workload's sockets are made (`hop.rs`); needed
+    /// when any workload is reverse (without it their connections fail at once).
+    pub hop: Option<Arc<NetnsHop>>,
 }
 
 /// What the client loop produced.
@@ -169,7 +229,14 @@ pub struct ClientReport {
 }
 
 struct Open {
+    /// Record of the current (or last) exchange.
     record: RequestRecord,
+    /// Further exchanges of a persistent connection (`Request::more`).
+    more: Vec<Exchange>,
+    /// `record` belongs to an exchange in progress (false in a gap between exchanges: if the
+    /// connection ends there, the exchange that never started has no record, as in the
+    /// simulator).
+    record_open: bool,
     w: usize,
     user: u32,
     client_done: bool,
@@ -201,15 +268,20 @@ pub async fn client_main(
     let sim_now = || SimTime::from_nanos(ns_since(t0, Instant::now()));
 
     let mut out: Vec<Request> = Vec::new();
+    // Request (exchange) ids, as the simulator's: one per exchange, in the order they start.
+    let mut next_id = 0u64;
     let launch = |w: usize,
                   reqs: &mut Vec<Request>,
                   open: &mut HashMap<u64, Open>,
-                  rep: &mut ClientReport| {
+                  rep: &mut ClientReport,
+                  next_id: &mut u64| {
         for r in reqs.drain(..) {
             let conn_id = rep.connections;
             rep.connections += 1;
+            let id = *next_id;
+            *next_id += 1;
             let record = RequestRecord {
-                id: conn_id,
+                id,
                 conn_id,
                 exchange: 0,
                 workload: w as u32,
@@ -241,6 +313,8 @@ pub async fn client_main(
                     client_done: false,
                     server_done: false,
                     cancel: Some(cancel_tx),
+                    more: r.more.clone(),
+                    record_open: true,
                 },
             );
             rep.peak_open = rep.peak_open.max(open.len() as u64);
@@ -249,15 +323,36 @@ pub async fn client_main(
                 request_bytes: r.request_bytes,
                 response_bytes: r.response_bytes,
                 server_delay: Duration::from_nanos(r.server_delay.as_nanos()),
+                more: r.more,
             };
+            // Workload w's servers listen on port 80 + w (router::ports), on the side opposite
+            // its clients.
+            let reverse = plan.reverse.get(w).copied().unwrap_or(false);
+            let port = router::ports::server_port(w).unwrap_or(SERVER_PORT);
             let (src, dst) = match plan.server_override {
                 Some(dst) => (Ipv4Addr::LOCALHOST, dst),
-                None => (
-                    netns::host_addr(netns::Side::Client, r.client),
-                    SocketAddrV4::new(netns::host_addr(netns::Side::Server, r.server), SERVER_PORT),
-                ),
+                None => {
+                    use netns::Side::{Client, Server};
+                    let (cs, ss) = if reverse {
+                        (Server, Client)
+                    } else {
+                        (Client, Server)
+                    };
+                    (
+                        netns::host_addr(cs, r.client),
+                        SocketAddrV4::new(netns::host_addr(ss, r.server), port),
+                    )
+                }
+            };
+            let sock = match (&plan.hop, reverse && plan.server_override.is_none()) {
+                (_, false) => TcpSocket::new_v4(),
+                (Some(h), true) => h.socket_v4(),
+                (None, true) => Err(io::Error::other(
+                    "a reverse workload's connection without the server namespace",
+                )),
             };
             tokio::spawn(client_conn(
+                sock,
                 src,
                 dst,
                 ticket,
@@ -270,7 +365,7 @@ pub async fn client_main(
 
     for (w, wl) in workloads.iter_mut().enumerate() {
         wl.start(SimTime::ZERO, &mut rngs[w], &mut out);
-        launch(w, &mut out, &mut open, &mut rep);
+        launch(w, &mut out, &mut open, &mut rep, &mut next_id);
     }
     loop {
         let now = sim_now();
@@ -290,7 +385,7 @@ pub async fn client_main(
                 rep.lateness_sum_ns += late;
                 rep.deadlines += 1;
                 wl.on_timeout(now, &mut rngs[w], &mut out);
-                launch(w, &mut out, &mut open, &mut rep);
+                launch(w, &mut out, &mut open, &mut rep, &mut next_id);
             }
         }
         let next = workloads
@@ -311,16 +406,23 @@ pub async fn client_main(
             pending.push(e);
         }
         for e in pending {
+            if after_end(&e, t0, plan.end) {
+                continue;
+            }
             let now = sim_now();
-            if let Some((w, user, rec)) = apply(e, t0, &mut open, &mut done, &mut rep) {
-                if rec.completed
+            let measured = |rec: &RequestRecord| {
+                rec.completed
                     && rec.kind == RequestKind::Http
                     && rec.start_ns >= plan.warmup.as_nanos()
-                {
-                    measured_completions += 1;
+            };
+            match apply(e, t0, &mut open, &mut done, &mut rep, &mut next_id) {
+                Some(Applied::Exchange(rec)) => measured_completions += u64::from(measured(&rec)),
+                Some(Applied::Client(w, user, rec)) => {
+                    measured_completions += u64::from(measured(&rec));
+                    workloads[w].on_response_complete(now, user, &mut rngs[w], &mut out);
+                    launch(w, &mut out, &mut open, &mut rep, &mut next_id);
                 }
-                workloads[w].on_response_complete(now, user, &mut rngs[w], &mut out);
-                launch(w, &mut out, &mut open, &mut rep);
+                None => {}
             }
         }
     }
@@ -332,8 +434,9 @@ pub async fn client_main(
     let deadline = tokio::time::Instant::now() + plan.grace;
     while open.values().any(|o| o.client_done && !o.server_done) {
         match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Some(e)) if after_end(&e, t0, plan.end) => {}
             Ok(Some(e)) => {
-                let _ = apply(e, t0, &mut open, &mut done, &mut rep);
+                let _ = apply(e, t0, &mut open, &mut done, &mut rep, &mut next_id);
             }
             _ => break,
         }
@@ -354,6 +457,9 @@ pub async fn client_main(
         }
     }
     for (_, o) in open.drain() {
+        if !o.record_open {
+            continue; // ended in a gap: the next exchange never started
+        }
         let mut r = o.record;
         if !o.client_done {
             r.end_ns = rep.end_ns.max(r.start_ns);
@@ -367,18 +473,61 @@ pub async fn client_main(
     rep
 }
 
+/// Whether `e` starts an exchange at or after the end of the run: the simulator stops at the
+/// end, so such an exchange has no record (during the grace after the end, connections still
+/// run and would otherwise start new exchanges).
+fn after_end(e: &Event, t0: Instant, end: SimTime) -> bool {
+    matches!(e, Event::ExchangeStarted { at, .. } if ns_since(t0, *at) >= end.as_nanos())
+}
+
+/// What an event did to the records.
+enum Applied {
+    /// A persistent connection's exchange (not its last) completed: its record.
+    Exchange(RequestRecord),
+    /// The client side ended (the generator's `on_response_complete`): workload, user and
+    /// the record of its last exchange.
+    Client(usize, u32, RequestRecord),
+}
+
 /// Apply one event to the open records; a record whose client and server sides have both
-/// ended moves to `done`. Returns (workload, user, record) when the client side ended (the
-/// generator's `on_response_complete`).
+/// ended moves to `done` (as does each completed exchange before a connection's last).
+/// `next_id` numbers the records of later exchanges.
 fn apply(
     e: Event,
     t0: Instant,
     open: &mut HashMap<u64, Open>,
     done: &mut Vec<RequestRecord>,
     rep: &mut ClientReport,
-) -> Option<(usize, u32, RequestRecord)> {
+    next_id: &mut u64,
+) -> Option<Applied> {
     let mut notify = None;
     let id = match e {
+        Event::ExchangeDone { conn_id, end } => {
+            let o = open.get_mut(&conn_id)?;
+            let r = &mut o.record;
+            r.end_ns = ns_since(t0, end).max(r.start_ns);
+            r.completed = true;
+            o.record_open = false;
+            done.push(r.clone());
+            return Some(Applied::Exchange(r.clone()));
+        }
+        Event::ExchangeStarted { conn_id, at } => {
+            let o = open.get_mut(&conn_id)?;
+            let k = o.record.exchange as usize + 1;
+            let x = *o.more.get(k - 1)?;
+            let r = &mut o.record;
+            r.id = *next_id;
+            *next_id += 1;
+            r.exchange = k as u32;
+            r.start_ns = ns_since(t0, at);
+            r.end_ns = r.start_ns;
+            r.request_bytes = x.request_bytes.max(1);
+            r.response_bytes = x.response_bytes;
+            r.server_delay_ns = x.server_delay.as_nanos();
+            r.completed = false;
+            o.record_open = true;
+            return None;
+        }
         Event::Started {
             conn_id,
             at,
@@ -402,13 +551,15 @@ fn apply(
         } => {
             let o = open.get_mut(&conn_id)?;
             let r = &mut o.record;
-            r.end_ns = ns_since(t0, end).max(r.start_ns);
-            r.completed = completed;
+            if o.record_open {
+                r.end_ns = ns_since(t0, end).max(r.start_ns);
+                r.completed = completed;
+            }
             r.syn_retx += syn_retx;
             r.data_retx += data_retx;
             r.timeouts += timeouts;
             o.client_done = true;
-            notify = Some((o.w, o.user, r.clone()));
+            notify = Some(Applied::Client(o.w, o.user, r.clone()));
             conn_id
         }
         Event::ServerDone {
@@ -442,8 +593,33 @@ fn apply(
         .is_some_and(|o| o.client_done && o.server_done)
     {
         if let Some(o) = open.remove(&id) {
-            done.push(o.record);
+            if o.record_open {
+                done.push(o.record);
+            }
         }
     }
     notify
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exchange_starting_at_or_after_the_end_gets_no_record() {
+        let t0 = Instant::now();
+        let end = SimTime::from_secs(10);
+        let started = |s| Event::ExchangeStarted {
+            conn_id: 1,
+            at: t0 + Duration::from_millis(s),
+        };
+        assert!(!after_end(&started(9_999), t0, end));
+        assert!(after_end(&started(10_000), t0, end));
+        assert!(after_end(&started(10_300), t0, end));
+        let done = Event::ExchangeDone {
+            conn_id: 1,
+            end: t0 + Duration::from_secs(11),
+        };
+        assert!(!after_end(&done, t0, end));
+    }
 }

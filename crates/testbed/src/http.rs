@@ -1,6 +1,7 @@
-//! HTTP/1.0 over real sockets: the client (one tokio runtime on a thread in the client
-//! namespace) opens the workload generators' connections in real time; the server (one runtime
-//! on a thread in the server namespace, listening on port 80 of every server address) answers
+//! HTTP/1.0 (and PackMime's HTTP/1.1) over real sockets: the client (one tokio runtime on a
+//! thread in the client namespace) opens the workload generators' connections in real time; the
+//! server (one runtime on a thread in each namespace with servers, listening on the workloads'
+//! ports of every host address there) answers
 //! each with the response the generator chose.
 //!
 //! Same connections as the simulator: the `traffic` crate's generators ([`traffic::workload::Workload`])
@@ -11,13 +12,28 @@
 //!
 //! Exchange: the client binds a socket to its host's address (port chosen by the kernel),
 //! leaves a [`Ticket`] (response size, server delay) for that address and port, connects to
-//! server host j's address port 80, writes `request_bytes` bytes, and reads to EOF. The server
+//! server host j's address port 80 + the workload's index (`router::ports`: the router tells
+//! workloads apart by it; a reverse workload's client hosts are the server side's, its
+//! server hosts the client side's, and a server listens in both namespaces then), writes `request_bytes` bytes, and reads to EOF. The server
 //! takes the ticket of the peer it accepted, reads `request_bytes` bytes, waits the server
 //! delay, writes `response_bytes` bytes and closes (FIN first, as an HTTP/1.0 server). The bytes
 //! on the wire are exactly the simulator's payloads (no header text: its size would change the
 //! request); the ticket is the in-process stand-in for the URL. Nagle is off on both ends
 //! (TCP_NODELAY, seed 000 §3.4.3), as the simulator's endpoints; the server corks the
 //! response (TCP_CORK) so that the FIN rides on its last segment, as in the simulator.
+//!
+//! HTTP/1.1 persistent connections (PackMime `http = "1.1"`: [`Ticket::more`], the
+//! generator's `Request::more`), played as the simulator plays them (`crates/sim/src/conn.rs`):
+//! after the whole response of exchange k the client waits exchange k + 1's gap, then writes its
+//! request (at least 1 byte; not pipelined); the server recognises each request by its size,
+//! waits that exchange's server delay and writes its response (uncorked after it, so its tail
+//! leaves at once); only after the last response does the server close, and the client reads
+//! that one to EOF. One record per exchange, as the simulator's: exchange 0 from the first SYN,
+//! a later one from the instant its request is written, to its last response byte; `id`
+//! counts exchanges in the order they start, `conn_id` connections. Difference: the
+//! connection's retransmission counters (TCP_INFO, read at the end) all go to the record of
+//! its last exchange (the simulator splits them per exchange); a connection that ends in a gap
+//! has no record for the exchange that never started, as in the simulator.
 //!
 //! Giving up: the server keeps its socket until the client's FIN arrives, or until Linux gives
 //! up on the unacknowledged response (`tcp_retries2`, the scenario's `max_retries`; the read
@@ -65,6 +81,7 @@ use std::net::SocketAddrV4;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use traffic::workload::Exchange;
 
 /// The request columns the testbed cannot measure (module doc), in the table's column order:
 /// `requests.parquet` holds nulls there (`store::RunWriter::declare_not_measured`).
@@ -77,8 +94,8 @@ pub const NOT_MEASURED: [&str; 6] = [
     "server_fin_retx",
 ];
 
-/// The servers' TCP port.
-pub const SERVER_PORT: u16 = 80;
+/// The first workload's servers' TCP port (workload w's: 80 + w, `router::ports`).
+pub const SERVER_PORT: u16 = router::ports::SERVER_PORT;
 
 /// Bytes written per write call (response bodies are zeros).
 pub(crate) const CHUNK: usize = 64 * 1024;
@@ -86,7 +103,7 @@ pub(crate) static ZEROS: [u8; CHUNK] = [0; CHUNK];
 
 /// What the server must do for one connection, left by the client under its own address and
 /// port before it connects.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Ticket {
     /// Connection id (the record's `conn_id`).
     pub conn_id: u64,
@@ -96,6 +113,9 @@ pub struct Ticket {
     pub response_bytes: u64,
     /// Server think time after the whole request arrived.
     pub server_delay: Duration,
+    /// Further exchanges of an HTTP/1.1 persistent connection, in order (`Request::more`;
+    /// empty = HTTP/1.0: one exchange, then close).
+    pub more: Vec<Exchange>,
 }
 
 /// Tickets by client address and port, shared by the client and server threads.
@@ -113,6 +133,16 @@ pub enum Event {
         /// The server's address and port.
         server: SocketAddrV4,
     },
+    /// A persistent connection's client has the whole response of an exchange that is not
+    /// its last (its record ends here, completed).
+    ExchangeDone {
+        conn_id: u64,
+        /// Time of the exchange's last response byte.
+        end: Instant,
+    },
+    /// A persistent connection's client is about to write the request of its next exchange
+    /// (after the gap): a new record starts here.
+    ExchangeStarted { conn_id: u64, at: Instant },
     /// The client's side ended (EOF, error or refused connection).
     ClientDone {
         conn_id: u64,

@@ -5,11 +5,13 @@
 //! connections were opened, which gives a record another connection's draw whenever SYNs reach
 //! the router in another order (concurrent connects, a retransmitted SYN overtaken).
 //!
-//! Join: per 4-tuple, the records in order of `start_ns` (taken just before `connect`, on the
+//! Join: per 4-tuple, the records of connections' first exchanges in order of `start_ns` (taken just before `connect`, on the
 //! router's clock: both count from the run's epoch) and the draws in order of time; a record
 //! gets the first unclaimed draw of its 4-tuple made at or after its `start_ns` and before the
-//! next record on the same 4-tuple started (a port reused by a later connection). Then
-//! `base_rtt_ns` = configured propagation RTT + 2 × the draw's one-way delay.
+//! next record on the same 4-tuple started (a port reused by a later connection). The records
+//! of a persistent connection's later exchanges (`exchange` > 0, same `conn_id`) get their
+//! connection's draw. Then `base_rtt_ns` = configured propagation RTT + 2 × the draw's one-way
+//! delay.
 //!
 //! A record with no draw (its SYN never reached the router: a connect that failed, or a
 //! connection opened too late to be sent before the end) keeps `base_rtt_ns` = the configured
@@ -56,7 +58,11 @@ pub fn join(
         by_tuple.entry((d.src, d.dst)).or_default().push(i);
     }
     let mut recs: HashMap<(SocketAddrV4, SocketAddrV4), Vec<usize>> = HashMap::new();
+    // A connection's first exchange takes the draw; its later exchanges (HTTP/1.1) share it.
     for (i, r) in records.iter().enumerate() {
+        if r.exchange > 0 {
+            continue;
+        }
         if let Some(&t) = tuples.get(&r.conn_id) {
             recs.entry(t).or_default().push(i);
         }
@@ -80,6 +86,16 @@ pub fn join(
                 claimed[ds[next]] = Some(records[ri].conn_id);
                 next += 1;
             }
+        }
+    }
+    let first: HashMap<u64, usize> = got
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| g.map(|d| (records[i].conn_id, d)))
+        .collect();
+    for (i, r) in records.iter().enumerate() {
+        if r.exchange > 0 {
+            got[i] = first.get(&r.conn_id).copied();
         }
     }
     let mut st = JoinStats {
@@ -139,7 +155,57 @@ mod tests {
             src: client(port),
             dst: server(host),
             one_way_ns,
+            workload: None,
+            topology_ns: one_way_ns,
+            client_box_ns: 0,
+            server_box_ns: 0,
         }
+    }
+
+    #[test]
+    fn later_exchanges_share_their_connections_draw() {
+        // Connection 0: three exchanges on one 4-tuple (records 0, 1, 2); connection 1 reuses
+        // the port afterwards and draws anew.
+        let ex = |id, conn, k, start| RequestRecord {
+            conn_id: conn,
+            exchange: k,
+            ..rec(id, start)
+        };
+        let mut records = vec![
+            ex(0, 0, 0, 100),
+            ex(1, 0, 1, 500),
+            ex(2, 0, 2, 900),
+            ex(3, 1, 0, 2000),
+        ];
+        let tuples: HashMap<_, _> = [
+            (0, (client(7000), server(1))),
+            (1, (client(7000), server(1))),
+        ]
+        .into();
+        let draws = [draw(150, 7000, 1, 10), draw(2050, 7000, 1, 30)];
+        let (st, claimed) = join(&mut records, &tuples, &draws, 1_000);
+        let base: Vec<u64> = records.iter().map(|r| r.base_rtt_ns).collect();
+        assert_eq!(base, [1_020, 1_020, 1_020, 1_060]);
+        assert_eq!((st.joined, st.unjoined), (4, 0));
+        assert_eq!(claimed, [Some(0), Some(1)]);
+    }
+
+    #[test]
+    fn workload_boxes_are_in_the_base_rtt() {
+        // A PackMime connection: no dumbbell box, client box 3 ms and server box 20 ms one
+        // way (the router's log sums them into one_way_ns): base RTT = prop + 2 × 23 ms.
+        let mut records = vec![rec(0, 100)];
+        let tuples: HashMap<_, _> = [(0, (client(5000), server(1)))].into();
+        let d = Draw {
+            workload: Some(1),
+            topology_ns: 0,
+            client_box_ns: 3_000_000,
+            server_box_ns: 20_000_000,
+            ..draw(150, 5000, 1, 23_000_000)
+        };
+        let (st, claimed) = join(&mut records, &tuples, &[d], 1_000);
+        assert_eq!(records[0].base_rtt_ns, 1_000 + 46_000_000);
+        assert_eq!((st.joined, claimed), (1, vec![Some(0)]));
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! "Testbed"); a scenario beyond them is refused rather than run wrong.
 
 use crate::client::{self, ClientPlan, ClientReport};
+use crate::hop::NetnsHop;
 use crate::http::{Tickets, NOT_MEASURED};
 use crate::netns::{self, Namespaces, Side};
 use crate::path::{self, PathKind, IFNAME};
@@ -35,7 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use traffic::workload::{Arrival, HttpVersion, Workload, WorkloadConfig};
+use traffic::workload::{Arrival, Workload, WorkloadConfig};
 use units::{SimDuration, SimTime};
 
 /// The `engine` value of a testbed run's summary.json.
@@ -163,9 +164,10 @@ pub fn prepare(o: &Options) -> Result<Vec<Prepared>, String> {
     Ok(out)
 }
 
-/// What the testbed can run: a dumbbell; HTTP/1.0 (`http10`, `mah`, `packmime` 1.0,
-/// `pareto_web`, `replay` without RTT columns) and `bulk` workloads in the default placement;
-/// within [`LIMITS`]. Returns (key, reason).
+/// What the testbed can run: a dumbbell; HTTP (`http10`, `mah`, `packmime` 1.0 and 1.1,
+/// `pareto_web`, `replay` without RTT columns) and `bulk` workloads, forward or reverse
+/// (`direction`), with or without per-workload DelayBoxes; within [`LIMITS`]. Returns (key,
+/// reason).
 pub fn check_supported(exp: &Experiment) -> Result<(), (String, String)> {
     let Topology::Dumbbell(db) = &exp.topology else {
         return Err((
@@ -203,12 +205,13 @@ pub fn check_supported(exp: &Experiment) -> Result<(), (String, String)> {
     for (i, w) in exp.workloads.iter().enumerate() {
         let key = format!("workload[{i}]");
         match exp.placements.get(i) {
-            None | Some(HostPlacement::Default) => {}
-            Some(_) => {
+            None | Some(HostPlacement::Default) | Some(HostPlacement::Reverse) => {}
+            Some(HostPlacement::Groups { .. }) => {
                 return Err((
                     format!("{key}.placement"),
-                    "the testbed places clients on the client side and servers on the server \
-                     side only"
+                    "the testbed places a workload's clients on one side of the dumbbell and \
+                     its servers on the other only (direction = \"forward\" or \"reverse\"), \
+                     not in named host groups"
                         .into(),
                 ))
             }
@@ -221,16 +224,7 @@ pub fn check_supported(exp: &Experiment) -> Result<(), (String, String)> {
             WorkloadConfig::ParetoWeb { flows, .. } => users += u64::from(*flows),
             WorkloadConfig::Mah(m) => users += u64::from(m.users),
             WorkloadConfig::Bulk { flows } => users += flows.len() as u64,
-            WorkloadConfig::PackMime { rate, http, .. } => {
-                if *http == HttpVersion::Http11 {
-                    return Err((
-                        format!("{key}.http"),
-                        "the testbed's client speaks HTTP/1.0 only (one exchange per connection)"
-                            .into(),
-                    ));
-                }
-                conn_rate += rate;
-            }
+            WorkloadConfig::PackMime { rate, .. } => conn_rate += rate,
             WorkloadConfig::Replay { conns, .. } => {
                 if conns.iter().any(|c| c.box_rtt.is_some()) {
                     return Err((
@@ -470,13 +464,30 @@ fn run_in(
     let tickets: Tickets = Default::default();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let stop_traffic = Arc::new(AtomicBool::new(false));
-    let server = server::spawn_server(
-        ns.server.clone(),
-        tickets.clone(),
-        ev_tx.clone(),
-        stop_traffic.clone(),
-    )
-    .map_err(|e| e.to_string())?;
+    // Workload w's servers listen on port 80 + w, in the namespace opposite its clients.
+    let reverse: Vec<bool> = (0..exp.workloads.len())
+        .map(|i| exp.placements.get(i) == Some(&HostPlacement::Reverse))
+        .collect();
+    let mut servers = Vec::new();
+    for (side_ns, rev) in [(&ns.server, false), (&ns.client, true)] {
+        let ports: Vec<u16> = (0..reverse.len())
+            .filter(|&w| reverse[w] == rev)
+            .filter_map(router::ports::server_port)
+            .collect();
+        if ports.is_empty() {
+            continue;
+        }
+        servers.push(
+            server::spawn_server(
+                side_ns.clone(),
+                ports,
+                tickets.clone(),
+                ev_tx.clone(),
+                stop_traffic.clone(),
+            )
+            .map_err(|e| e.to_string())?,
+        );
+    }
     let prop_rtt_ns = 2 * (2 * db.access_delay.as_nanos() + db.bottleneck_delay.as_nanos());
     let end = SimTime::from_nanos(exp.warmup.as_nanos() + exp.duration.as_nanos());
     let plan = ClientPlan {
@@ -488,6 +499,8 @@ fn run_in(
         grace: Duration::from_millis(500),
         at_end: Some(stop_router.clone()),
         server_override: None,
+        reverse: reverse.clone(),
+        hop: None,
     };
     let workloads: Vec<Workload> = exp
         .workloads
@@ -495,11 +508,17 @@ fn run_in(
         .map(|w| Workload::new(w.clone()))
         .collect::<Result<_, _>>()?;
     let client_ns = ns.client.clone();
+    let server_ns = ns.server.clone();
+    let any_reverse = reverse.contains(&true);
+    let mut plan = plan;
     let stop_flag = stop_traffic.clone();
     let client = std::thread::Builder::new()
         .name("testbed-client".into())
         .spawn(move || -> std::io::Result<ClientReport> {
             netns::enter(&client_ns)?;
+            if any_reverse {
+                plan.hop = Some(Arc::new(NetnsHop::open(&client_ns, &server_ns)?));
+            }
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
@@ -531,7 +550,9 @@ fn run_in(
     }
     let client_rep = client.join();
     stop_traffic.store(true, Ordering::SeqCst);
-    let _ = server.join();
+    for s in servers {
+        let _ = s.join();
+    }
     stop_router.store(true, Ordering::SeqCst);
     let router_rep: Option<std::io::Result<RouterReport>> = router_thread.map(|h| {
         h.join()
@@ -554,8 +575,9 @@ fn run_in(
         .map_err(|e| e.to_string())?;
     let null_keys = w.summary_keys_not_measured();
     // base_rtt_ns: the delay the router applied to each connection (rtt_join.rs).
-    let join = match (&router_rep, &db.delaybox) {
-        (Some(r), Some(_)) => {
+    let any_box = router::delaybox::DelayBox::any(db.delaybox.as_ref(), &p.router.workload_boxes);
+    let join = match &router_rep {
+        Some(r) if any_box => {
             let (st, claimed) = rtt_join::join(
                 &mut client_rep.records,
                 &client_rep.tuples,
@@ -646,20 +668,28 @@ pub const DELAYBOX_LOG: &str = "delaybox.csv";
 
 /// The draws as CSV, one line per draw in the order made: router time (ns since the epoch), the
 /// SYN's source (client) and destination (server) address and port, the one-way delay applied
-/// (ns; the connection's extra RTT is twice it) and the `conn_id` of the record that got it
-/// (empty: no record claimed it).
+/// (ns; the connection's extra RTT is twice it), the `conn_id` of the record that got it
+/// (empty: no record claimed it), the workload (from the server port; empty: none) and the
+/// one-way delay's parts: the dumbbell box, the workload's client box and server box (ns).
 fn delaybox_csv(draws: &[router::delaybox::Draw], claimed: &[Option<u64>]) -> String {
-    let mut s = String::from("at_ns,client,client_port,server,server_port,one_way_ns,conn_id\n");
+    let mut s = String::from(
+        "at_ns,client,client_port,server,server_port,one_way_ns,conn_id,workload,topology_ns,\
+         client_box_ns,server_box_ns\n",
+    );
     for (d, c) in draws.iter().zip(claimed) {
         s.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
             d.at_ns,
             d.src.ip(),
             d.src.port(),
             d.dst.ip(),
             d.dst.port(),
             d.one_way_ns,
-            c.map_or(String::new(), |c| c.to_string())
+            c.map_or(String::new(), |c| c.to_string()),
+            d.workload.map_or(String::new(), |w| w.to_string()),
+            d.topology_ns,
+            d.client_box_ns,
+            d.server_box_ns,
         ));
     }
     s
@@ -702,6 +732,7 @@ fn run_info(
             "fwd": path(&r.fwd), "rev": path(&r.rev),
             "fwd_pacing": pacing(&r.fwd_pacing), "rev_pacing": pacing(&r.rev_pacing),
             "not_ipv4": r.not_ipv4, "delaybox_draws": r.delaybox_draws,
+            "delaybox_unknown_workload": r.delaybox_unknown_workload,
             "realtime": r.realtime,
             "write_errors": r.write_errors,
         })
@@ -736,6 +767,7 @@ fn run_info(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use traffic::workload::HttpVersion;
 
     #[test]
     fn summary_keys_not_measured_become_null_in_place() {
@@ -783,5 +815,117 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn options(scenario: PathBuf, closest_linux: bool) -> Options {
+        Options {
+            scenario,
+            out: std::env::temp_dir().join("aqmlab-testbed-unused"),
+            variant: None,
+            duration: None,
+            warmup: None,
+            pcap: false,
+            path: PathKind::Router,
+            closest_linux,
+            quiet: true,
+        }
+    }
+
+    fn twin() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/ns2-twin/seed001_dt_80.toml")
+    }
+
+    #[test]
+    fn seed_001s_twin_is_accepted_with_its_reverse_cloud_and_packmime_boxes() {
+        let p = prepare(&options(twin(), true)).unwrap();
+        assert_eq!(p.len(), 1);
+        let r = &p[0].router;
+        // Both clouds' client and server boxes reach the router, one workload per port.
+        assert_eq!(r.workload_boxes.len(), 2);
+        assert!(r
+            .workload_boxes
+            .iter()
+            .all(|b| b.client.is_some() && b.server.is_some()));
+        assert!(r.delaybox.is_none());
+        assert_eq!(
+            p[0].exp.placements,
+            [HostPlacement::Default, HostPlacement::Reverse]
+        );
+        // Without the opt-in the ns-2 FullTcp keys are refused, each as FILE: key: reason.
+        let e = prepare(&options(twin(), false)).unwrap_err();
+        let file = twin().display().to_string();
+        for key in ["tcp.ns2_fulltcp", "tcp.ssthresh", "tcp.slow_start"] {
+            assert!(
+                e.lines()
+                    .any(|l| l.starts_with(&format!("{file}: {key}: "))),
+                "{key} not in {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn http11_is_accepted_and_datagrams_are_still_refused_with_file_key_reason() {
+        let text = std::fs::read_to_string(twin()).unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("aqmlab-testbed-refuse-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("twin_http11.toml");
+        let http11 = text.replacen(
+            "rate = 101.0\ndirection = \"reverse\"",
+            "rate = 101.0\nhttp = \"1.1\"\ndirection = \"reverse\"",
+            1,
+        );
+        assert_ne!(http11, text);
+        std::fs::write(&f, &http11).unwrap();
+        let p = prepare(&options(f.clone(), true)).unwrap();
+        assert!(matches!(
+            p[0].exp.workloads[1],
+            WorkloadConfig::PackMime {
+                http: HttpVersion::Http11,
+                ..
+            }
+        ));
+        // A third workload of datagrams: still refused, naming the file, the key and why.
+        let cbr = format!(
+            "{http11}\n[[workload]]\nkind = \"cbr\"\nrate = \"1Mbps\"\nclient = 0\nserver = 0\n"
+        );
+        std::fs::write(&f, cbr).unwrap();
+        let e = prepare(&options(f.clone(), true)).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "{}: workload[2].kind: datagram workloads (cbr, onoff) are not supported by the \
+                 testbed (TCP only)",
+                f.display()
+            )
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_seed_001_preset_is_accepted_with_closest_linux() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("scenarios/ns2-twin"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.push(root.join("scenarios/weigle2006/dumbbell.toml"));
+        for f in std::fs::read_dir(root.join("studies/weigle2006")).unwrap() {
+            files.push(f.unwrap().path());
+        }
+        // Study files with a [sweep] are expanded by `aqmlab study`, not by the testbed.
+        files.retain(|f| {
+            f.extension().is_some_and(|e| e == "toml")
+                && !std::fs::read_to_string(f).unwrap().contains("\n[sweep]")
+        });
+        files.sort();
+        assert!(files.len() >= 12, "{files:?}");
+        for f in files {
+            let p = prepare(&options(f.clone(), true))
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            for v in &p {
+                assert_eq!(v.router.workload_boxes.len(), v.exp.workloads.len());
+            }
+        }
     }
 }

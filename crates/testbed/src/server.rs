@@ -1,8 +1,9 @@
-//! The HTTP/1.0 server: one tokio runtime on a thread in the server namespace, listening on
-//! port 80 of every server host's address; each connection answered as its [`Ticket`](crate::http::Ticket) says
+//! The HTTP/1.0 server: one tokio runtime on a thread in a namespace (the server side's; also
+//! the client side's when a workload is `direction = "reverse"`), listening on its workloads'
+//! ports (80 + workload index, `router::ports`) of every host address there; each connection answered as its [`Ticket`](crate::http::Ticket) says
 //! (see `http.rs` for the exchange).
 
-use crate::http::{set_cork, tcp_info, Event, Tickets, CHUNK, SERVER_PORT, TCP_FIN_WAIT2, ZEROS};
+use crate::http::{set_cork, tcp_info, Event, Tickets, CHUNK, TCP_FIN_WAIT2, ZEROS};
 use crate::netns;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -14,10 +15,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::mpsc;
 
-/// Start the server thread in namespace `ns`; returns once it listens (or why it cannot).
-/// It stops accepting and drops every connection once `stop` is set.
+/// Start the server thread in namespace `ns`, listening on each of `ports`; returns once it
+/// listens (or why it cannot). It stops accepting and drops every connection once `stop` is
+/// set.
 pub fn spawn_server(
     ns: String,
+    ports: Vec<u16>,
     tickets: Tickets,
     events: mpsc::UnboundedSender<Event>,
     stop: Arc<AtomicBool>,
@@ -31,15 +34,21 @@ pub fn spawn_server(
                 let rt = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()?;
-                let listener = rt.block_on(async {
-                    let s = TcpSocket::new_v4()?;
-                    s.set_reuseaddr(true)?;
-                    s.bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, SERVER_PORT)))?;
-                    s.listen(65535)
+                let listeners = rt.block_on(async {
+                    ports
+                        .iter()
+                        .map(|&p| {
+                            let s = TcpSocket::new_v4()?;
+                            s.set_reuseaddr(true)?;
+                            s.bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, p)))
+                                .map_err(|e| io::Error::new(e.kind(), format!("port {p}: {e}")))?;
+                            s.listen(65535)
+                        })
+                        .collect::<io::Result<Vec<_>>>()
                 })?;
-                Ok::<_, io::Error>((rt, listener))
+                Ok::<_, io::Error>((rt, listeners))
             })();
-            let (rt, listener) = match setup {
+            let (rt, listeners) = match setup {
                 Ok(x) => {
                     let _ = ready_tx.send(Ok(()));
                     x
@@ -50,20 +59,31 @@ pub fn spawn_server(
                 }
             };
             rt.block_on(async move {
-                loop {
-                    tokio::select! {
-                        r = listener.accept() => {
-                            if let Ok((s, peer)) = r {
-                                tokio::spawn(serve_conn(
-                                    s, peer, tickets.clone(), events.clone(), stop.clone(),
-                                ));
+                let accepting: Vec<_> = listeners
+                    .into_iter()
+                    .map(|listener| {
+                        let (tickets, events, stop) = (tickets.clone(), events.clone(), stop.clone());
+                        tokio::spawn(async move {
+                            loop {
+                                tokio::select! {
+                                    r = listener.accept() => {
+                                        if let Ok((s, peer)) = r {
+                                            tokio::spawn(serve_conn(
+                                                s, peer, tickets.clone(), events.clone(), stop.clone(),
+                                            ));
+                                        }
+                                    }
+                                    _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+                                }
+                                if stop.load(Ordering::SeqCst) {
+                                    break;
+                                }
                             }
-                        }
-                        _ = tokio::time::sleep(Duration::from_millis(20)) => {}
-                    }
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
+                        })
+                    })
+                    .collect();
+                for a in accepting {
+                    let _ = a.await;
                 }
             });
         })?;
@@ -92,43 +112,62 @@ async fn serve_conn(
         return; // not a testbed connection
     };
     let mut buf = vec![0u8; 16 * 1024];
-    let mut left = t.request_bytes;
     let mut gave_up = false;
-    while left > 0 {
-        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        match s.read(&mut buf[..want]).await {
-            Ok(0) | Err(_) => {
-                gave_up = true;
-                break;
+    // One exchange for HTTP/1.0; on a persistent HTTP/1.1 connection those of `t.more` follow,
+    // each request recognised by its size (at least one byte), as the simulator's server.
+    let exchanges = 1 + t.more.len();
+    for k in 0..exchanges {
+        let (request, response, delay) = match k {
+            0 => (t.request_bytes, t.response_bytes, t.server_delay),
+            _ => {
+                let x = t.more[k - 1];
+                let d = Duration::from_nanos(x.server_delay.as_nanos());
+                (x.request_bytes.max(1), x.response_bytes, d)
             }
-            Ok(n) => left -= n as u64,
+        };
+        let last = k + 1 == exchanges;
+        let mut left = request;
+        while left > 0 {
+            let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            match s.read(&mut buf[..want]).await {
+                Ok(0) | Err(_) => {
+                    gave_up = true;
+                    break;
+                }
+                Ok(n) => left -= n as u64,
+            }
         }
-    }
-    if !gave_up {
-        if !t.server_delay.is_zero() {
-            tokio::time::sleep(t.server_delay).await;
+        if gave_up {
+            break;
+        }
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
         }
         // Corked while writing, as a web server sends a file (nginx `tcp_nopush`): full
         // segments leave at once, the last partial one waits for the FIN and carries it, as
         // the simulator's server does (otherwise TCP_NODELAY sends the tail at once and the
-        // FIN follows alone: one more small packet per response at the bottleneck).
+        // FIN follows alone: one more small packet per response at the bottleneck). A response
+        // before the last is pushed by uncorking after it.
         set_cork(fd, true);
-        let mut left = t.response_bytes;
+        let mut left = response;
         while left > 0 && !stop.load(Ordering::Relaxed) {
             let n = CHUNK.min(usize::try_from(left).unwrap_or(CHUNK));
             if s.write_all(&ZEROS[..n]).await.is_err() {
                 gave_up = true;
                 break;
             }
-            if t.response_bytes != u64::MAX {
+            if response != u64::MAX {
                 left -= n as u64;
             }
         }
-        if !gave_up && s.shutdown().await.is_err() {
+        if !gave_up && last && s.shutdown().await.is_err() {
             gave_up = true;
         }
         set_cork(fd, false);
-        if !gave_up {
+        if gave_up {
+            break;
+        }
+        if last {
             gave_up = !await_client_close(&mut s, fd, &mut buf).await;
         }
     }

@@ -123,6 +123,8 @@ fn run_client(
             grace: Duration::from_millis(200),
             at_end: None,
             server_override: Some(SocketAddrV4::new(*addr.ip(), addr.port())),
+            reverse: Vec::new(),
+            hop: None,
         };
         let stop = Arc::new(AtomicBool::new(false));
         client_main(plan, workloads, Instant::now(), tickets, tx, rx, stop).await

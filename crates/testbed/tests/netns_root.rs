@@ -2,6 +2,7 @@
 //! the host namespace changes (its sysctls read the same before and after). Skipped when not
 //! root, except under CI (CI set), where it must run.
 
+use testbed::hop::NetnsHop;
 use testbed::netns::{self, Namespaces, Side};
 use testbed::path;
 use testbed::tcp_settings::LinuxTcp;
@@ -135,4 +136,52 @@ fn stale_namespaces_of_dead_processes_are_removed_and_live_ones_kept() {
     );
     drop(live);
     drop(dead);
+}
+
+#[test]
+fn a_socket_made_through_the_hop_belongs_to_the_other_namespace() {
+    if !root_or_skip() {
+        return;
+    }
+    let id = netns::new_run_id();
+    let mut ns = Namespaces::create(&id).unwrap();
+    let tcp = LinuxTcp {
+        sysctls: vec![],
+        route_opts: vec![],
+        mtu: 1500,
+        notes: vec![],
+        substitutions: vec![],
+    };
+    path::create_veth(&ns.client, &ns.server).unwrap();
+    path::configure(&ns, 1, 1, &tcp).unwrap();
+    let (client_ns, server_ns) = (ns.client.clone(), ns.server.clone());
+    let r = std::thread::spawn(move || -> Result<(), String> {
+        netns::enter(&client_ns).map_err(|e| e.to_string())?;
+        let home = std::fs::metadata("/proc/thread-self/ns/net").unwrap();
+        let hop = NetnsHop::open(&client_ns, &server_ns).map_err(|e| e.to_string())?;
+        let server_addr = netns::host_addr(Side::Server, 0);
+        let client_addr = netns::host_addr(Side::Client, 0);
+        // Made through the hop: binds to the server side's address, not to the client's.
+        let s = hop.socket_v4().map_err(|e| e.to_string())?;
+        s.bind((server_addr, 0).into())
+            .map_err(|e| format!("bind {server_addr}: {e}"))?;
+        let s = hop.socket_v4().map_err(|e| e.to_string())?;
+        if s.bind((client_addr, 0).into()).is_ok() {
+            return Err(format!("{client_addr} bound in the server namespace"));
+        }
+        // The thread is home again: a plain socket is the client side's.
+        let now = std::fs::metadata("/proc/thread-self/ns/net").unwrap();
+        use std::os::unix::fs::MetadataExt;
+        if now.ino() != home.ino() {
+            return Err("the thread did not return to its namespace".into());
+        }
+        let s = tokio::net::TcpSocket::new_v4().unwrap();
+        s.bind((client_addr, 0).into())
+            .map_err(|e| format!("bind {client_addr} at home: {e}"))?;
+        Ok(())
+    })
+    .join()
+    .unwrap();
+    ns.teardown();
+    r.unwrap();
 }

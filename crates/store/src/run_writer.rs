@@ -1,79 +1,99 @@
 //! The observer that writes a run's tables to a directory as the run goes, and its summary at
-//! the end, holding memory bounded by the open connections rather than by the records:
-//! queue and link rows go straight to their Parquet files row group by row group; request
-//! records go to the id-ordered scratch file (`spool.rs`) and are written to
-//! `requests.parquet` in id order when the run ends; the summary's counts are running totals
-//! (`metrics::tally`) and its response-time quantiles exact order statistics of the response
-//! times spooled to a second scratch file (`select.rs`). The summary is the one
+//! the end, holding memory bounded by the open connections rather than by the records. The
+//! engine's thread only gathers records and rows into batches; a writer thread of its own
+//! (`sink.rs`) spools, totals and encodes them, so on a machine with a second core the
+//! writing overlaps the simulation (issue 14): the requests table's row groups are written
+//! as their ids become final, and what is left at `finish` is the last group, the queue and
+//! link tables' last groups and the response-time selection. The summary is the one
 //! `metrics::Summary::compute` gives for the same records (same values, bit for bit, while
 //! the summed response time stays below 2^53 ns: see `metrics::tally`).
 //!
+//! Determinism: the thread sees every table's records in the order the engine produced them,
+//! whatever the batching and the threads' timing, and what it writes depends only on that
+//! order (`sink.rs`): the same run gives the same bytes.
+//!
 //! Columns not measured: an engine that cannot measure some request columns (the testbed)
-//! declares them ([`RunWriter::declare_not_measured`]); they are written as nulls (`tables.rs`)
-//! and the summary keys that are their sums are named by
+//! declares them ([`RunWriter::declare_not_measured`], before its first request record); they
+//! are written as nulls (`tables.rs`) and the summary keys that are their sums are named by
 //! [`RunWriter::summary_keys_not_measured`], for the caller to write as null.
 //!
-//! Errors: the engine's observer interface cannot fail, so the first write error is kept,
-//! later records are ignored, and `finish` returns it.
+//! Errors: the engine's observer interface cannot fail, so the first error of the writer
+//! thread ends it, later records are dropped, and `finish` returns the error; a panic of the
+//! thread is returned by `finish` as an error naming it (the engine never blocks on a thread
+//! that is gone). Memory: at most `QUEUED + 2` batches of `BATCH` records in flight.
 
 use crate::error::StoreError;
-use crate::select::ValueSpool;
-use crate::spool::RequestSpool;
-use crate::table_file::TableFile;
+use crate::sink::{Batch, Sink};
 use crate::tables::check_not_measured;
-use metrics::{
-    nearest_rank, LinkRow, Observer, QueueRow, QueueTally, RequestRecord, RequestTally, Summary,
-    SummaryTotals, SUMMARY_QUANTILES,
-};
-use std::path::{Path, PathBuf};
-
-/// Scratch file names inside the run directory (deleted by `finish`).
-const REQUEST_SPOOL: &str = "requests.spool.part";
-const RT_SPOOL: &str = "response_times.spool.part";
+use metrics::{LinkRow, Observer, QueueRow, RequestRecord, Summary, SummaryTotals};
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::thread::JoinHandle;
 
 /// The summary keys that are sums of the request column of the same name over the measured
 /// requests (`metrics::tally::RequestTally`).
 pub const SUMMARY_SUMS: [&str; 4] = ["syn_retx", "fin_retx", "data_retx", "timeouts"];
 
+/// Records and rows per batch handed to the writer thread.
+const BATCH: usize = 1024;
+/// Batches waiting for the writer thread at most (the engine waits beyond): enough for the
+/// records a fast engine produces while the thread encodes a row group of requests.
+const QUEUED: usize = 32;
+
+/// What the engine's side sends the writer thread.
+enum Msg {
+    Batch(Batch),
+    NotMeasured(Vec<String>),
+    Finish(String, SummaryTotals),
+}
+
 /// Writes `requests.parquet`, `queue.parquet` and `links.parquet` into one directory.
 pub struct RunWriter {
-    dir: PathBuf,
-    requests: RequestSpool,
-    rts: ValueSpool,
-    tally: RequestTally,
-    /// Per monitored link (a handful): the running queue totals.
-    queue_tallies: Vec<(String, QueueTally)>,
-    queue: TableFile<QueueRow>,
-    links: TableFile<LinkRow>,
-    warmup_ns: u64,
+    /// `None` once the writer thread has ended (an error or a panic there).
+    tx: Option<SyncSender<Msg>>,
+    /// Emptied batches coming back from the thread, for reuse.
+    empties: Receiver<Batch>,
+    batch: Batch,
+    batch_len: usize,
+    thread: Option<JoinHandle<Result<Summary, StoreError>>>,
     /// Request columns written as nulls, in schema order.
     not_measured: Vec<String>,
-    error: Option<StoreError>,
 }
 
 impl RunWriter {
     /// Start writing into the existing directory `dir` for a run whose warm-up ends at
     /// `warmup_ns`.
     pub fn create(dir: &Path, warmup_ns: u64) -> Result<Self, StoreError> {
+        Self::with_batches(Sink::create(dir, warmup_ns)?, BATCH, QUEUED)
+    }
+
+    /// Hand `sink` to a writer thread fed batches of `batch_len` items, at most `queued`
+    /// waiting.
+    fn with_batches(sink: Sink, batch_len: usize, queued: usize) -> Result<Self, StoreError> {
+        let (tx, rx) = mpsc::sync_channel(queued);
+        let (back, empties) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("aqmlab-writer".into())
+            .spawn(move || serve(sink, rx, back))
+            .map_err(|e| StoreError(format!("cannot start the writer thread: {e}")))?;
         Ok(RunWriter {
-            dir: dir.to_path_buf(),
-            requests: RequestSpool::create(&dir.join(REQUEST_SPOOL))?,
-            rts: ValueSpool::create(&dir.join(RT_SPOOL))?,
-            tally: RequestTally::new(warmup_ns),
-            queue_tallies: Vec::new(),
-            queue: TableFile::create(dir)?,
-            links: TableFile::create(dir)?,
-            warmup_ns,
+            tx: Some(tx),
+            empties,
+            batch: Batch::default(),
+            batch_len,
+            thread: Some(thread),
             not_measured: Vec::new(),
-            error: None,
         })
     }
 
     /// Declare the request columns `columns` not measured: `requests.parquet` holds nulls in
     /// them (every row) instead of the records' values, and lists them in its footer. Replaces
-    /// an earlier declaration; a name that is not a requests column is an error naming it.
+    /// an earlier declaration; must come before the first request record (else `finish`
+    /// returns an error); a name that is not a requests column is an error naming it.
     pub fn declare_not_measured(&mut self, columns: &[&str]) -> Result<(), StoreError> {
         self.not_measured = check_not_measured::<RequestRecord>(columns)?;
+        self.send_batch();
+        self.send(Msg::NotMeasured(self.not_measured.clone()));
         Ok(())
     }
 
@@ -92,80 +112,98 @@ impl RunWriter {
             .collect()
     }
 
-    fn keep(&mut self, r: Result<(), StoreError>) {
-        if let Err(e) = r {
-            self.error.get_or_insert(e);
+    /// Send `m`; if the thread has ended, drop it (`finish` reports why).
+    fn send(&mut self, m: Msg) {
+        if let Some(tx) = &self.tx {
+            if tx.send(m).is_err() {
+                self.tx = None;
+            }
         }
     }
 
-    /// Write the requests table, close every file (renamed to its final name) and return the
-    /// run summary, for forward bottleneck `fwd_link` and the run-wide `totals`.
-    pub fn finish(self, fwd_link: &str, totals: &SummaryTotals) -> Result<Summary, StoreError> {
-        if let Some(e) = self.error {
-            return Err(e);
+    fn send_batch(&mut self) {
+        if self.batch.is_empty() {
+            return;
         }
-        // One table at a time, so their buffers are never held together.
-        self.queue.finish()?;
-        self.links.finish()?;
-        let not_measured: Vec<&str> = self.not_measured.iter().map(String::as_str).collect();
-        let mut requests =
-            TableFile::<RequestRecord>::create_not_measured(&self.dir, &not_measured)?;
-        self.requests.drain(|r| requests.push(r))?;
-        requests.finish()?;
-        let n = self.rts.len();
-        let ranks: Vec<u64> = SUMMARY_QUANTILES
-            .iter()
-            .filter_map(|&q| nearest_rank(n, q))
-            .collect();
-        let values = self.rts.select(&ranks)?;
-        let quantiles = if values.is_empty() {
-            [f64::NAN; 7]
-        } else {
-            std::array::from_fn(|i| values[i] as f64)
-        };
-        let queue = self
-            .queue_tallies
-            .iter()
-            .find(|(l, _)| l == fwd_link)
-            .map(|(_, t)| t.clone())
-            .unwrap_or_else(|| QueueTally::new(self.warmup_ns));
-        Ok(Summary::assemble(&self.tally, &queue, quantiles, totals))
+        let next = self.empties.try_recv().unwrap_or_default();
+        let full = std::mem::replace(&mut self.batch, next);
+        self.send(Msg::Batch(full));
+    }
+
+    /// After adding to the batch: send it if full.
+    fn added(&mut self) {
+        if self.batch.len() >= self.batch_len {
+            self.send_batch();
+        }
+    }
+
+    /// Write the rest of the tables, close every file (renamed to its final name) and return
+    /// the run summary, for forward bottleneck `fwd_link` and the run-wide `totals`.
+    pub fn finish(mut self, fwd_link: &str, totals: &SummaryTotals) -> Result<Summary, StoreError> {
+        self.send_batch();
+        self.send(Msg::Finish(fwd_link.to_string(), *totals));
+        self.tx = None;
+        let thread = self.thread.take().expect("joined only here and in drop");
+        match thread.join() {
+            Ok(r) => r,
+            Err(payload) => {
+                let why = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "no message".into());
+                Err(StoreError(format!("the writer thread panicked: {why}")))
+            }
+        }
+    }
+}
+
+/// The writer thread: take batches until `Finish` (the summary) or the first error; a run
+/// dropped unfinished (an aborted run) ends it without finishing the files.
+fn serve(mut sink: Sink, rx: Receiver<Msg>, back: Sender<Batch>) -> Result<Summary, StoreError> {
+    loop {
+        match rx.recv() {
+            Ok(Msg::Batch(mut b)) => {
+                sink.take(&mut b)?;
+                let _ = back.send(b);
+            }
+            Ok(Msg::NotMeasured(cols)) => sink.set_not_measured(cols)?,
+            Ok(Msg::Finish(fwd_link, totals)) => return sink.finish(&fwd_link, &totals),
+            Err(_) => return Err(StoreError("the run was dropped unfinished".into())),
+        }
+    }
+}
+
+impl Drop for RunWriter {
+    /// An unfinished run (an error or a panic in the engine): stop the thread and wait for
+    /// it, so nothing writes into the directory afterwards.
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
 impl Observer for RunWriter {
     fn on_request(&mut self, r: RequestRecord) {
-        if self.error.is_some() {
-            return;
+        if self.tx.is_some() {
+            self.batch.requests.push(r);
+            self.added();
         }
-        let mut res = self.requests.put(&r);
-        if let (Ok(()), Some(t)) = (&res, self.tally.add(&r)) {
-            res = self.rts.push(t);
-        }
-        self.keep(res);
     }
 
     fn on_queue_row(&mut self, r: QueueRow) {
-        if self.error.is_some() {
-            return;
+        if self.tx.is_some() {
+            self.batch.queue.push(r);
+            self.added();
         }
-        match self.queue_tallies.iter_mut().find(|(l, _)| *l == r.link) {
-            Some((_, t)) => t.add(&r),
-            None => {
-                let mut t = QueueTally::new(self.warmup_ns);
-                t.add(&r);
-                self.queue_tallies.push((r.link.clone(), t));
-            }
-        }
-        let res = self.queue.push(r);
-        self.keep(res);
     }
 
     fn on_link_row(&mut self, r: LinkRow) {
-        if self.error.is_some() {
-            return;
+        if self.tx.is_some() {
+            self.batch.links.push(r);
+            self.added();
         }
-        let res = self.links.push(r);
-        self.keep(res);
     }
 }

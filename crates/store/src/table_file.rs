@@ -1,6 +1,8 @@
-//! One Parquet table being written: rows are buffered and written as a row group every
-//! `TableRow::GROUP_ROWS` rows, into `<TABLE>.parquet.part`, which `finish` closes and renames
-//! to `<TABLE>.parquet` (a file under its final name is always complete). Compression zstd
+//! One Parquet table being written: rows are encoded into the row group being filled
+//! (`column_chunks.rs`) a chunk of [`CHUNK_ROWS`] at a time as they come, and the group is
+//! written every `TableRow::GROUP_ROWS` rows, into `<TABLE>.parquet.part`, which `finish`
+//! closes and renames to `<TABLE>.parquet` (a file under its final name is always complete).
+//! Memory: a chunk of rows, and the group's compressed pages and pages being filled. Compression zstd
 //! level 3 and min/max statistics per column chunk, without a page index (as the pyarrow writer
 //! used before). Dictionary encoding only for the string columns `kind` and `link` (a handful
 //! of values): the numeric columns (ids, times, sizes) are nearly all distinct, and a dictionary
@@ -11,6 +13,7 @@
 //! are written as nulls and listed in the footer's key-value metadata under
 //! [`NOT_MEASURED_KEY`] (a JSON list of names); a file without them has no such entry.
 
+use crate::column_chunks::GroupColumns;
 use crate::error::StoreError;
 use crate::tables::{check_not_measured, TableRow};
 use parquet::basic::{Compression, ZstdLevel};
@@ -26,12 +29,21 @@ use std::sync::Arc;
 /// The footer key-value metadata entry listing the columns not measured (JSON list).
 pub const NOT_MEASURED_KEY: &str = "aqmlab.not_measured";
 
+/// Rows encoded at once: the column writers' `write_batch_size` (parquet's default), so the
+/// pages and bytes are those of encoding each group whole (`column_chunks.rs`); every
+/// `TableRow::GROUP_ROWS` is a multiple of it.
+pub const CHUNK_ROWS: usize = 1024;
+
 /// A table file being written.
 pub struct TableFile<R: TableRow> {
     part: PathBuf,
     path: PathBuf,
     writer: SerializedFileWriter<BufWriter<File>>,
+    /// Rows not yet encoded (fewer than `CHUNK_ROWS`).
     rows: Vec<R>,
+    /// The row group being filled, and its rows encoded so far.
+    group: Option<GroupColumns>,
+    group_rows: usize,
     not_measured: Vec<String>,
 }
 
@@ -55,6 +67,7 @@ impl<R: TableRow> TableFile<R> {
             .set_compression(Compression::ZSTD(zstd))
             .set_statistics_enabled(EnabledStatistics::Chunk)
             .set_offset_index_disabled(true)
+            .set_write_batch_size(CHUNK_ROWS)
             .set_dictionary_enabled(false)
             .set_column_dictionary_enabled("kind".into(), true)
             .set_column_dictionary_enabled("link".into(), true)
@@ -74,7 +87,9 @@ impl<R: TableRow> TableFile<R> {
             part,
             path,
             writer,
-            rows: Vec::new(),
+            rows: Vec::with_capacity(CHUNK_ROWS),
+            group: None,
+            group_rows: 0,
             not_measured,
         })
     }
@@ -82,29 +97,44 @@ impl<R: TableRow> TableFile<R> {
     /// Append one row (written with the next full row group).
     pub fn push(&mut self, row: R) -> Result<(), StoreError> {
         self.rows.push(row);
-        if self.rows.len() >= R::GROUP_ROWS {
-            self.flush()?;
+        if self.rows.len() == CHUNK_ROWS {
+            self.encode()?;
         }
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), StoreError> {
-        if self.rows.is_empty() {
-            return Ok(());
+    /// Encode the rows held into the group, and write the group if full.
+    fn encode(&mut self) -> Result<(), StoreError> {
+        const { assert!(R::GROUP_ROWS.is_multiple_of(CHUNK_ROWS)) };
+        if !self.rows.is_empty() {
+            let w = &self.writer;
+            let cols = self
+                .group
+                .get_or_insert_with(|| GroupColumns::new(w.schema_descr(), w.properties()));
+            R::write_chunk(&self.rows, &self.not_measured, cols)?;
+            self.group_rows += self.rows.len();
+            self.rows.clear();
         }
-        let mut rg = self
-            .writer
-            .next_row_group()
-            .map_err(|e| StoreError::at(&self.part, e))?;
-        R::write_group(&self.rows, &self.not_measured, &mut rg)?;
-        rg.close().map_err(|e| StoreError::at(&self.part, e))?;
-        self.rows.clear();
+        if self.group_rows == R::GROUP_ROWS {
+            self.write_group()?;
+        }
+        Ok(())
+    }
+
+    /// Write the group being filled (if any) to the file.
+    fn write_group(&mut self) -> Result<(), StoreError> {
+        if let Some(cols) = self.group.take() {
+            cols.append_to(&mut self.writer)
+                .map_err(|e| StoreError::at(&self.part, e))?;
+        }
+        self.group_rows = 0;
         Ok(())
     }
 
     /// Write the last rows, close the file and give it its final name; returns that path.
     pub fn finish(mut self) -> Result<PathBuf, StoreError> {
-        self.flush()?;
+        self.encode()?;
+        self.write_group()?;
         let part = self.part.clone();
         self.writer.close().map_err(|e| StoreError::at(&part, e))?;
         std::fs::rename(&self.part, &self.path).map_err(|e| StoreError::at(&self.path, e))?;

@@ -1,0 +1,123 @@
+//! One row group's columns encoded into memory while the group fills: a column writer per
+//! column, each writing its compressed pages to a buffer of its own, fed a chunk of rows at a
+//! time; when the group is complete the encoded column chunks are copied into the file in
+//! schema order (`SerializedRowGroupWriter::append_column`, which moves their offsets). So a
+//! table's rows are encoded as they come (a group of requests spans most of a run) instead of
+//! all at once when the group is full, and a group in memory is its compressed pages plus each
+//! column's page being filled, not its rows.
+//!
+//! Same bytes as writing each column of the group whole (`next_column` and one `write_batch`
+//! of all its values): a column writer splits its input into mini-batches of the writer's
+//! `write_batch_size` values, counted from the start of each call, and decides where pages
+//! end only between mini-batches; fed chunks whose sizes are multiples of that (but a
+//! group's last), it sees the same mini-batches, so it ends the same pages with the same
+//! bytes and statistics. `table_file.rs` keeps to that; `tests/run_writer.rs` and
+//! `table_file.rs` check the bytes.
+
+use bytes::Bytes;
+use parquet::column::page::{CompressedPage, PageWriteSpec, PageWriter};
+use parquet::column::writer::{get_column_writer, get_typed_column_writer_mut, ColumnWriter};
+use parquet::data_type::DataType;
+use parquet::errors::{ParquetError, Result};
+use parquet::file::properties::WriterPropertiesPtr;
+use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
+use parquet::schema::types::SchemaDescriptor;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// A byte buffer shared between a column's page writer and the group that reads it back.
+#[derive(Clone, Default)]
+struct SharedBuf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedBuf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("not poisoned").extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Pages serialized (header and data) exactly as into a file, into memory.
+struct MemPages {
+    out: TrackedWrite<SharedBuf>,
+}
+
+impl PageWriter for MemPages {
+    fn write_page(&mut self, page: CompressedPage) -> Result<PageWriteSpec> {
+        SerializedPageWriter::new(&mut self.out).write_page(page)
+    }
+
+    fn close(&mut self) -> Result<()> {
+        SerializedPageWriter::new(&mut self.out).close()
+    }
+}
+
+/// The columns of the row group being filled.
+pub struct GroupColumns {
+    cols: Vec<(ColumnWriter<'static>, SharedBuf)>,
+    /// The columns' names, in schema order.
+    names: Vec<String>,
+    /// The column the next `write` goes to.
+    next: usize,
+}
+
+impl GroupColumns {
+    /// Empty columns of `schema`, written with `props`.
+    pub fn new(schema: &SchemaDescriptor, props: &WriterPropertiesPtr) -> Self {
+        let cols = schema
+            .columns()
+            .iter()
+            .map(|descr| {
+                let buf = SharedBuf::default();
+                let pages = MemPages {
+                    out: TrackedWrite::new(buf.clone()),
+                };
+                let w = get_column_writer(descr.clone(), props.clone(), Box::new(pages));
+                (w, buf)
+            })
+            .collect();
+        let names = schema
+            .columns()
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect();
+        GroupColumns {
+            cols,
+            names,
+            next: 0,
+        }
+    }
+
+    /// Append `values` (with definition levels `defs`) to column `name`, the next one in
+    /// schema order; after the last column the next chunk starts at the first.
+    pub fn write<T: DataType>(&mut self, name: &str, values: &[T::T], defs: &[i16]) -> Result<()> {
+        let (w, _) = self
+            .cols
+            .get_mut(self.next)
+            .ok_or_else(|| ParquetError::General("more columns than the schema".into()))?;
+        let at = &self.names[self.next];
+        if at != name {
+            return Err(ParquetError::General(format!(
+                "written as {name} but the schema's column here is {at}"
+            )));
+        }
+        get_typed_column_writer_mut::<T>(w).write_batch(values, Some(defs), None)?;
+        self.next = (self.next + 1) % self.cols.len();
+        Ok(())
+    }
+
+    /// Close every column and write them as the next row group of `file`.
+    pub fn append_to<W: Write + Send>(self, file: &mut SerializedFileWriter<W>) -> Result<()> {
+        let mut rg = file.next_row_group()?;
+        for (w, buf) in self.cols {
+            let close = w.close()?;
+            let bytes = std::mem::take(&mut *buf.0.lock().expect("not poisoned"));
+            rg.append_column(&Bytes::from(bytes), close)?;
+        }
+        rg.close()?;
+        Ok(())
+    }
+}

@@ -121,3 +121,108 @@ impl GroupColumns {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::data_type::Int64Type;
+    use parquet::file::properties::{EnabledStatistics, WriterProperties};
+    use parquet::schema::parser::parse_message_type;
+
+    const GROUP: usize = 8192;
+
+    fn parts() -> (Arc<parquet::schema::types::Type>, WriterPropertiesPtr) {
+        let schema = parse_message_type("message m { OPTIONAL INT64 v; OPTIONAL INT64 w; }");
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+            .set_statistics_enabled(EnabledStatistics::Chunk)
+            .set_offset_index_disabled(true)
+            .set_write_batch_size(1024)
+            .set_dictionary_enabled(false)
+            // Pages of 4 KiB: a dozen pages a column chunk, so where pages end matters.
+            .set_data_page_size_limit(4096)
+            .build();
+        (Arc::new(schema.unwrap()), Arc::new(props))
+    }
+
+    fn values() -> (Vec<i64>, Vec<i64>) {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let v: Vec<i64> = (0..2 * GROUP + 300)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 40) as i64
+            })
+            .collect();
+        let w = v
+            .iter()
+            .enumerate()
+            .map(|(i, a)| a / 3 + i as i64)
+            .collect();
+        (v, w)
+    }
+
+    /// Each group's columns written whole, straight into the file.
+    fn whole() -> Vec<u8> {
+        let (schema, props) = parts();
+        let (v, w) = values();
+        let mut f = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
+        for (gv, gw) in v.chunks(GROUP).zip(w.chunks(GROUP)) {
+            let defs = vec![1i16; gv.len()];
+            let mut rg = f.next_row_group().unwrap();
+            for col in [gv, gw] {
+                let mut c = rg.next_column().unwrap().unwrap();
+                c.typed::<Int64Type>()
+                    .write_batch(col, Some(&defs), None)
+                    .unwrap();
+                c.close().unwrap();
+            }
+            rg.close().unwrap();
+        }
+        f.into_inner().unwrap()
+    }
+
+    /// Each group encoded into memory `chunk` rows at a time, then spliced in.
+    fn chunked(chunk: usize) -> Vec<u8> {
+        let (schema, props) = parts();
+        let (v, w) = values();
+        let mut f = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
+        for (gv, gw) in v.chunks(GROUP).zip(w.chunks(GROUP)) {
+            let mut cols = GroupColumns::new(f.schema_descr(), f.properties());
+            for (cv, cw) in gv.chunks(chunk).zip(gw.chunks(chunk)) {
+                let defs = vec![1i16; cv.len()];
+                cols.write::<Int64Type>("v", cv, &defs).unwrap();
+                cols.write::<Int64Type>("w", cw, &defs).unwrap();
+            }
+            cols.append_to(&mut f).unwrap();
+        }
+        f.into_inner().unwrap()
+    }
+
+    #[test]
+    fn chunks_of_the_write_batch_size_give_the_bytes_of_whole_columns() {
+        let want = whole();
+        assert!(chunked(1024) == want, "chunks of 1024 rows");
+        assert!(chunked(4096) == want, "chunks of 4096 rows");
+        // Why the chunks must be multiples of it: other sizes end pages elsewhere.
+        assert!(
+            chunked(1000) != want,
+            "chunks of 1000 rows give other pages"
+        );
+    }
+
+    #[test]
+    fn a_column_written_out_of_schema_order_is_an_error_naming_both() {
+        let (schema, props) = parts();
+        let f = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
+        let mut cols = GroupColumns::new(f.schema_descr(), f.properties());
+        let e = cols.write::<Int64Type>("w", &[1], &[1]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("written as w but the schema's column here is v"),
+            "{e}"
+        );
+    }
+}

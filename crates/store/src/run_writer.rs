@@ -58,6 +58,8 @@ pub struct RunWriter {
     thread: Option<JoinHandle<Result<Summary, StoreError>>>,
     /// Request columns written as nulls, in schema order.
     not_measured: Vec<String>,
+    /// A request record was handed over.
+    any_request: bool,
 }
 
 impl RunWriter {
@@ -83,14 +85,20 @@ impl RunWriter {
             batch_len,
             thread: Some(thread),
             not_measured: Vec::new(),
+            any_request: false,
         })
     }
 
     /// Declare the request columns `columns` not measured: `requests.parquet` holds nulls in
     /// them (every row) instead of the records' values, and lists them in its footer. Replaces
-    /// an earlier declaration; must come before the first request record (else `finish`
-    /// returns an error); a name that is not a requests column is an error naming it.
+    /// an earlier declaration; after the first request record, or with a name that is not a
+    /// requests column (named in the message), it is an error and changes nothing.
     pub fn declare_not_measured(&mut self, columns: &[&str]) -> Result<(), StoreError> {
+        if self.any_request {
+            return Err(StoreError(
+                "requests: columns declared not measured after the first record".into(),
+            ));
+        }
         self.not_measured = check_not_measured::<RequestRecord>(columns)?;
         self.send_batch();
         self.send(Msg::NotMeasured(self.not_measured.clone()));
@@ -187,6 +195,7 @@ impl Drop for RunWriter {
 
 impl Observer for RunWriter {
     fn on_request(&mut self, r: RequestRecord) {
+        self.any_request = true;
         if self.tx.is_some() {
             self.batch.requests.push(r);
             self.added();
@@ -205,5 +214,233 @@ impl Observer for RunWriter {
             self.batch.links.push(r);
             self.added();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::TableRow;
+    use metrics::RequestKind;
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    fn rec(id: u64) -> RequestRecord {
+        RequestRecord {
+            id,
+            conn_id: id,
+            workload: (id % 3) as u32,
+            kind: RequestKind::Http,
+            page: id / 4,
+            client: (id % 7) as u32,
+            server: (id % 11) as u32,
+            start_ns: id * 1_000_000,
+            end_ns: id * 1_000_000 + 1 + (id * 7919) % 3_000_000_000,
+            request_bytes: 300,
+            response_bytes: 1000 + (id * 104_729) % 2_000_000,
+            base_rtt_ns: 20_000_000 + id % 150_000_000,
+            completed: !id.is_multiple_of(17),
+            data_retx: (id % 5) as u32,
+            ..Default::default()
+        }
+    }
+
+    /// Ids `0..n` in an order an engine could hand them over: runs of 500 reversed, every
+    /// 13th id ~3000 ids late.
+    fn arrivals(n: u64) -> Vec<u64> {
+        let mut order: Vec<u64> = (0..n).filter(|i| !i.is_multiple_of(13)).collect();
+        for c in order.chunks_mut(500) {
+            c.reverse();
+        }
+        let mut late: Vec<u64> = (0..n).filter(|i| i.is_multiple_of(13)).collect();
+        let mut out = Vec::new();
+        for id in order {
+            out.push(id);
+            while !late.is_empty() && late[0] + 3000 < id {
+                out.push(late.remove(0));
+            }
+        }
+        out.extend(late);
+        out
+    }
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("aqmlab-rw-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn totals() -> SummaryTotals {
+        SummaryTotals {
+            measured_ns: 1_000_000_000,
+            bottleneck_bps: 10_000_000,
+            ..Default::default()
+        }
+    }
+
+    /// Write `ids`' records (with a queue and a link row every 100 records) through a writer
+    /// thread fed batches of `batch`, `queued` waiting at most, its sink given `hook`.
+    fn write(
+        d: &Path,
+        ids: &[u64],
+        batch: usize,
+        queued: usize,
+        hook: Option<Box<dyn FnMut(&RequestRecord) + Send>>,
+    ) -> Result<Summary, StoreError> {
+        let mut sink = Sink::create(d, 0).unwrap();
+        sink.on_take = hook;
+        let mut w = RunWriter::with_batches(sink, batch, queued).unwrap();
+        for (k, &id) in ids.iter().enumerate() {
+            w.on_request(rec(id));
+            if k % 100 == 0 {
+                let t_ns = k as u64 * 1000;
+                w.on_queue_row(QueueRow {
+                    link: "bottleneck_fwd".into(),
+                    t_ns,
+                    forwarded: k as u64,
+                    early_drops: 0,
+                    forced_drops: k as u64 / 50,
+                    overflow_drops: 0,
+                    marks: 0,
+                    min_qlen: 0,
+                    max_qlen: (k % 120) as u32,
+                    mean_qlen: k as f64 / 7.0,
+                    var_qlen: 1.5,
+                });
+                w.on_link_row(LinkRow {
+                    link: "bottleneck_fwd".into(),
+                    t_ns,
+                    bytes: k as u64 * 3,
+                    packets: k as u64,
+                });
+            }
+        }
+        w.finish("bottleneck_fwd", &totals())
+    }
+
+    fn files(d: &Path) -> Vec<Vec<u8>> {
+        ["requests", "queue", "links"]
+            .iter()
+            .map(|t| std::fs::read(d.join(format!("{t}.parquet"))).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn same_bytes_and_summary_whatever_the_batching_and_the_threads_timing() {
+        // Two whole row groups of requests and part of a third, so groups are written while
+        // records still arrive.
+        let n = 2 * RequestRecord::GROUP_ROWS as u64 + 5000;
+        let ids = arrivals(n);
+        let last = *ids.last().unwrap();
+        let a = dir("det-a");
+        let sa = write(&a, &ids, BATCH, QUEUED, None).unwrap();
+        // One record a batch, one batch waiting, a thread that now and then stalls: and,
+        // when it takes the last record, two row groups are already in the file.
+        let b = dir("det-b");
+        let part = b.join("requests.parquet.part");
+        let size_at_last = Arc::new(AtomicU64::new(0));
+        let seen = size_at_last.clone();
+        let hook = move |r: &RequestRecord| {
+            if r.id % 20_011 == 0 {
+                std::thread::sleep(Duration::from_millis(3));
+            }
+            if r.id == last {
+                let len = std::fs::metadata(&part).map_or(0, |m| m.len());
+                seen.store(len, Ordering::SeqCst);
+            }
+        };
+        let sb = write(&b, &ids, 1, 1, Some(Box::new(hook))).unwrap();
+        let c = dir("det-c");
+        let sc = write(&c, &ids, 37, 3, None).unwrap();
+        let json = |s: &Summary| serde_json::to_string(s).unwrap();
+        assert_eq!(json(&sa), json(&sb));
+        assert_eq!(json(&sa), json(&sc));
+        assert!(files(&a) == files(&b), "bytes differ (batch 1)");
+        assert!(files(&a) == files(&c), "bytes differ (batch 37)");
+        let group_bytes = files(&a)[0].len() as u64 / 3;
+        assert!(
+            size_at_last.load(Ordering::SeqCst) > group_bytes,
+            "two row groups written during the run: {} bytes",
+            size_at_last.load(Ordering::SeqCst)
+        );
+        assert_eq!(sa.responses_started, n);
+        for d in [a, b, c] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    #[test]
+    fn an_error_in_the_writer_thread_is_returned_by_finish_and_the_run_goes_on() {
+        let d = dir("error");
+        let ids: Vec<u64> = (0..20_000).collect();
+        let sink = Sink::create(&d, 0).unwrap();
+        let mut w = RunWriter::with_batches(sink, 1, 1).unwrap();
+        for &id in &ids {
+            let mut r = rec(id);
+            if id == 1500 {
+                r.request_bytes = 1 << 63;
+            }
+            w.on_request(r);
+        }
+        assert!(
+            w.tx.is_none(),
+            "the thread ended at the error, the engine goes on"
+        );
+        let e = w.finish("bottleneck_fwd", &totals()).unwrap_err();
+        assert!(
+            e.0.starts_with("requests.request_bytes: the value 9223372036854775808 does not fit"),
+            "{e}"
+        );
+        assert!(!d.join("requests.parquet").exists());
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn a_panic_in_the_writer_thread_is_an_error_of_finish_not_a_hang() {
+        let d = dir("panic");
+        let ids: Vec<u64> = (0..10_000).collect();
+        let hook = |r: &RequestRecord| {
+            if r.id == 3000 {
+                panic!("injected at id 3000");
+            }
+        };
+        let e = write(&d, &ids, 1, 1, Some(Box::new(hook))).unwrap_err();
+        assert_eq!(e.0, "the writer thread panicked: injected at id 3000");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn a_run_dropped_unfinished_stops_the_thread_and_finishes_no_file() {
+        let d = dir("dropped");
+        let sink = Sink::create(&d, 0).unwrap();
+        let mut w = RunWriter::with_batches(sink, 10, 2).unwrap();
+        for id in 0..5000 {
+            w.on_request(rec(id));
+        }
+        drop(w); // joins the thread
+        for t in ["requests", "queue", "links"] {
+            assert!(!d.join(format!("{t}.parquet")).exists(), "{t}");
+        }
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn columns_are_declared_not_measured_before_the_first_record_only() {
+        let d = dir("declare");
+        let mut w = RunWriter::create(&d, 0).unwrap();
+        w.declare_not_measured(&["fast_retx"]).unwrap();
+        assert_eq!(w.not_measured(), ["fast_retx"]);
+        w.on_request(rec(0));
+        let e = w.declare_not_measured(&["timeouts"]).unwrap_err();
+        assert_eq!(
+            e.0,
+            "requests: columns declared not measured after the first record"
+        );
+        assert_eq!(w.summary_keys_not_measured(), Vec::<&str>::new());
+        w.finish("bottleneck_fwd", &totals()).unwrap();
+        std::fs::remove_dir_all(d).unwrap();
     }
 }

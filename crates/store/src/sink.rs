@@ -64,6 +64,9 @@ pub struct Sink {
     warmup_ns: u64,
     /// Request columns written as nulls, in schema order.
     not_measured: Vec<String>,
+    /// Tests only: called with each request record taken (to slow the thread or panic).
+    #[cfg(test)]
+    pub on_take: Option<Box<dyn FnMut(&RequestRecord) + Send>>,
 }
 
 impl Sink {
@@ -82,6 +85,8 @@ impl Sink {
             links: TableFile::create(dir)?,
             warmup_ns,
             not_measured: Vec::new(),
+            #[cfg(test)]
+            on_take: None,
         })
     }
 
@@ -101,6 +106,10 @@ impl Sink {
     /// became final.
     pub fn take(&mut self, b: &mut Batch) -> Result<(), StoreError> {
         for r in b.requests.drain(..) {
+            #[cfg(test)]
+            if let Some(f) = &mut self.on_take {
+                f(&r);
+            }
             self.spool.put(&r)?;
             self.ids.mark(r.id);
             if let Some(t) = self.tally.add(&r) {

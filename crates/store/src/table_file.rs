@@ -62,23 +62,7 @@ impl<R: TableRow> TableFile<R> {
         let part = dir.join(format!("{}.parquet.part", R::TABLE));
         let schema = parse_message_type(R::SCHEMA)
             .map_err(|e| StoreError(format!("{}: bad schema: {e}", R::TABLE)))?;
-        let zstd = ZstdLevel::try_new(3).map_err(|e| StoreError(e.to_string()))?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(zstd))
-            .set_statistics_enabled(EnabledStatistics::Chunk)
-            .set_offset_index_disabled(true)
-            .set_write_batch_size(CHUNK_ROWS)
-            .set_dictionary_enabled(false)
-            .set_column_dictionary_enabled("kind".into(), true)
-            .set_column_dictionary_enabled("link".into(), true)
-            .set_key_value_metadata((!not_measured.is_empty()).then(|| {
-                let names: Vec<String> = not_measured.iter().map(|c| format!("\"{c}\"")).collect();
-                vec![KeyValue::new(
-                    NOT_MEASURED_KEY.to_string(),
-                    format!("[{}]", names.join(", ")),
-                )]
-            }))
-            .build();
+        let props = properties(&not_measured)?;
         let file = File::create(&part).map_err(|e| StoreError::at(&part, e))?;
         let writer =
             SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(props))
@@ -142,12 +126,93 @@ impl<R: TableRow> TableFile<R> {
     }
 }
 
+/// The writer properties of every table, with the footer entry listing `not_measured`.
+fn properties(not_measured: &[String]) -> Result<WriterProperties, StoreError> {
+    let zstd = ZstdLevel::try_new(3).map_err(|e| StoreError(e.to_string()))?;
+    Ok(WriterProperties::builder()
+        .set_compression(Compression::ZSTD(zstd))
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_offset_index_disabled(true)
+        .set_write_batch_size(CHUNK_ROWS)
+        .set_dictionary_enabled(false)
+        .set_column_dictionary_enabled("kind".into(), true)
+        .set_column_dictionary_enabled("link".into(), true)
+        .set_key_value_metadata((!not_measured.is_empty()).then(|| {
+            let names: Vec<String> = not_measured.iter().map(|c| format!("\"{c}\"")).collect();
+            vec![KeyValue::new(
+                NOT_MEASURED_KEY.to_string(),
+                format!("[{}]", names.join(", ")),
+            )]
+        }))
+        .build())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use metrics::LinkRow;
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
+
+    fn link_row(i: u64) -> LinkRow {
+        let link = if i.is_multiple_of(3) {
+            "a"
+        } else {
+            "bottleneck_fwd"
+        };
+        LinkRow {
+            link: link.into(),
+            t_ns: i,
+            bytes: i * 7 + (i * 7919) % 1000,
+            packets: i % 11,
+        }
+    }
+
+    #[test]
+    fn rows_encoded_a_chunk_at_a_time_give_the_bytes_of_whole_columns_written_in_place() {
+        let dir = std::env::temp_dir().join(format!("aqmlab-chunks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rows: Vec<LinkRow> = (0..2 * LinkRow::GROUP_ROWS as u64 + 777)
+            .map(link_row)
+            .collect();
+        let mut f = TableFile::<LinkRow>::create(&dir).unwrap();
+        for r in &rows {
+            f.push(r.clone()).unwrap();
+        }
+        let chunked = std::fs::read(f.finish().unwrap()).unwrap();
+        // The reference: each group's columns written whole, straight into the file.
+        let schema = Arc::new(parse_message_type(LinkRow::SCHEMA).unwrap());
+        let props = Arc::new(properties(&[]).unwrap());
+        let mut w = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
+        for g in rows.chunks(LinkRow::GROUP_ROWS) {
+            let defs = vec![1i16; g.len()];
+            let mut rg = w.next_row_group().unwrap();
+            let links: Vec<ByteArray> =
+                g.iter().map(|r| ByteArray::from(r.link.as_str())).collect();
+            let mut c = rg.next_column().unwrap().unwrap();
+            c.typed::<ByteArrayType>()
+                .write_batch(&links, Some(&defs), None)
+                .unwrap();
+            c.close().unwrap();
+            for col in [
+                g.iter().map(|r| r.t_ns as i64).collect::<Vec<i64>>(),
+                g.iter().map(|r| r.bytes as i64).collect(),
+                g.iter().map(|r| r.packets as i64).collect(),
+            ] {
+                let mut c = rg.next_column().unwrap().unwrap();
+                c.typed::<Int64Type>()
+                    .write_batch(&col, Some(&defs), None)
+                    .unwrap();
+                c.close().unwrap();
+            }
+            rg.close().unwrap();
+        }
+        let whole = w.into_inner().unwrap();
+        assert_eq!(chunked.len(), whole.len());
+        assert!(chunked == whole, "the bytes differ");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn rows_across_several_row_groups_read_back_in_order() {

@@ -288,7 +288,7 @@ mod tests {
         ids: &[u64],
         batch: usize,
         queued: usize,
-        hook: Option<Box<dyn FnMut(&RequestRecord) + Send>>,
+        hook: Option<crate::sink::TakeHook>,
     ) -> Result<Summary, StoreError> {
         let mut sink = Sink::create(d, 0).unwrap();
         sink.on_take = hook;
@@ -344,7 +344,7 @@ mod tests {
         let size_at_last = Arc::new(AtomicU64::new(0));
         let seen = size_at_last.clone();
         let hook = move |r: &RequestRecord| {
-            if r.id % 20_011 == 0 {
+            if r.id.is_multiple_of(20_011) {
                 std::thread::sleep(Duration::from_millis(3));
             }
             if r.id == last {

@@ -47,6 +47,10 @@ impl Batch {
     }
 }
 
+/// Tests only: what the thread calls with each request record it takes.
+#[cfg(test)]
+pub type TakeHook = Box<dyn FnMut(&RequestRecord) + Send>;
+
 /// The writer thread's state: the run's open files and running totals.
 pub struct Sink {
     dir: PathBuf,
@@ -66,7 +70,7 @@ pub struct Sink {
     not_measured: Vec<String>,
     /// Tests only: called with each request record taken (to slow the thread or panic).
     #[cfg(test)]
-    pub on_take: Option<Box<dyn FnMut(&RequestRecord) + Send>>,
+    pub on_take: Option<TakeHook>,
 }
 
 impl Sink {

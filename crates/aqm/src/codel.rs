@@ -379,6 +379,9 @@ impl QueueDisc for Codel {
     fn dequeue_marked(&self) -> bool {
         self.last_marked
     }
+    fn marks_at_dequeue(&self) -> bool {
+        true
+    }
     fifo_accessors!(buf);
 }
 

@@ -373,6 +373,12 @@ impl QueueDisc for FqCodel {
     fn take_evicted(&mut self, out: &mut Vec<(PacketMeta, DropReason)>) {
         out.append(&mut self.evicted);
     }
+    fn marks_at_dequeue(&self) -> bool {
+        true
+    }
+    fn evicts(&self) -> bool {
+        true
+    }
     fn len_packets(&self) -> u32 {
         self.total_pkts as u32
     }

@@ -414,6 +414,9 @@ impl QueueDisc for Rem {
     fn dequeue_marked(&self) -> bool {
         self.last_marked
     }
+    fn marks_at_dequeue(&self) -> bool {
+        true
+    }
 
     fifo_accessors!(buf);
     fn next_deadline(&self) -> Option<SimTime> {

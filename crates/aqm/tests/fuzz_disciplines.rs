@@ -360,6 +360,7 @@ proptest! {
                         Verdict::Dropped(_) => {}
                     }
                     d.take_evicted(&mut evicted);
+                    prop_assert!(evicted.is_empty() || d.evicts(), "{} evicts but says it never does", params.name());
                     for (p, why) in evicted.drain(..) {
                         prop_assert_eq!(why, DropReason::Overflow);
                         m.remove(p.id, "eviction")?;
@@ -378,6 +379,7 @@ proptest! {
                         let stored = m.remove(p.id, "dequeue")?;
                         prop_assert_eq!(p.size_bytes, stored.size_bytes);
                         prop_assert!(!d.dequeue_marked() || p.ect, "CE on a non-ECT packet");
+                        prop_assert!(!d.dequeue_marked() || d.marks_at_dequeue(), "{} marks at dequeue but says it never does", params.name());
                         prop_assert!(p.enqueued_at <= now);
                     } else {
                         // Work-conserving: nothing comes out only when nothing is stored.

@@ -133,10 +133,6 @@ pub struct Conn {
     pub aborted: bool,
     pub client_node: u32,
     pub server_node: u32,
-    /// DelayBoxes of this connection: (node, one-way delay); a packet of the connection that
-    /// arrives at `node` is held the delay longer. Unused entries have node `u32::MAX` or a
-    /// zero delay. Order: topology box, client box, server box.
-    pub boxes: [(u32, SimDuration); 3],
     pub workload: u32,
     pub user: u32,
     pub kind: FlowKind,
@@ -347,4 +343,10 @@ impl Conn {
 pub struct Slot {
     pub gen: u32,
     pub conn: Option<Box<Conn>>,
+    /// DelayBoxes of the slot's connection: (node, one-way delay); a packet of the connection
+    /// that arrives at `node` is held the delay longer. Unused entries have node `u32::MAX` or a
+    /// zero delay. Order: topology box, client box, server box. Kept here, not in the boxed
+    /// `Conn`, so the check on every packet reaching a box node reads the contiguous slot
+    /// table instead of a connection's cache lines.
+    pub boxes: [(u32, SimDuration); 3],
 }

@@ -3,10 +3,9 @@
 //! re-armed in place in a [`TimerHeap`]. Cancellation of one-shot events is lazy: handlers
 //! check generation numbers or deadlines and ignore stale events.
 
-use dary_heap::QuaternaryHeap;
-use std::cmp::Ordering;
 use units::SimTime;
 
+use crate::quad_heap::QuadHeap;
 use crate::timers::TimerHeap;
 
 /// What happens at an instant.
@@ -35,56 +34,25 @@ pub enum Event {
     WarmupEnd,
 }
 
-/// A scheduled event; `key` packs (time in ns, sequence) into one integer so the heap's
-/// comparisons are a single branch-free 128-bit compare.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u128,
-    ev: Event,
+/// (time in ns, sequence) packed into one key, so the heap's comparisons are one 128-bit
+/// compare.
+#[inline]
+fn key(time: SimTime, seq: u64) -> u128 {
+    ((time.as_nanos() as u128) << 64) | seq as u128
 }
 
-impl Entry {
-    #[inline]
-    fn new(time: SimTime, seq: u64, ev: Event) -> Entry {
-        Entry {
-            key: ((time.as_nanos() as u128) << 64) | seq as u128,
-            ev,
-        }
-    }
-    #[inline]
-    fn time(&self) -> SimTime {
-        SimTime::from_nanos((self.key >> 64) as u64)
-    }
-    #[inline]
-    fn seq(&self) -> u64 {
-        self.key as u64
-    }
+/// (time, sequence) of a key.
+#[inline]
+fn unkey(key: u128) -> (SimTime, u64) {
+    (SimTime::from_nanos((key >> 64) as u64), key as u64)
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    /// Reversed so that the heap (a max-heap) pops the earliest (time, seq).
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
-    }
-}
-
-/// Deterministic future-event list: one-shot events in a binary heap, re-armable wake-ups
+/// Deterministic future-event list: one-shot events in a 4-ary heap, re-armable wake-ups
 /// (one per key) in a [`TimerHeap`]; both share one sequence counter, so the merged order is
 /// (time, sequence) over all events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: QuaternaryHeap<Entry>,
+    heap: QuadHeap<Event>,
     timers: TimerHeap,
     seq: u64,
     now: SimTime,
@@ -96,7 +64,7 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            heap: QuaternaryHeap::with_capacity(1 << 12),
+            heap: QuadHeap::with_capacity(1 << 12),
             timers: TimerHeap::default(),
             seq: 0,
             now: SimTime::ZERO,
@@ -112,7 +80,7 @@ impl EventQueue {
             "event scheduled in the past: {time} < {}",
             self.now
         );
-        self.heap.push(Entry::new(time, self.seq, ev));
+        self.heap.push(key(time, self.seq), ev);
         self.seq += 1;
     }
     /// Take the next sequence number for an event that may never be scheduled (a link's end
@@ -128,7 +96,7 @@ impl EventQueue {
     #[inline]
     pub fn schedule_at_seq(&mut self, time: SimTime, seq: u64, ev: Event) {
         debug_assert!(time >= self.now && seq < self.seq);
-        self.heap.push(Entry::new(time, seq, ev));
+        self.heap.push(key(time, seq), ev);
     }
     /// True if an event at (`time`, `seq`) comes before the one being handled, i.e. would
     /// already have run had it been scheduled.
@@ -164,7 +132,7 @@ impl EventQueue {
         let timer_first = match (self.heap.peek(), self.timers.peek()) {
             (_, None) => false,
             (None, Some(_)) => true,
-            (Some(e), Some(t)) => t < (e.time(), e.seq()),
+            (Some(k), Some(t)) => t < unkey(k),
         };
         let (time, seq, ev) = if timer_first {
             if self.timers.peek()?.0 > end {
@@ -172,11 +140,12 @@ impl EventQueue {
             }
             self.timers.pop()?
         } else {
-            if self.heap.peek()?.time() > end {
+            if unkey(self.heap.peek()?).0 > end {
                 return None;
             }
-            let e = self.heap.pop()?;
-            (e.time(), e.seq(), e.ev)
+            let (k, ev) = self.heap.pop()?;
+            let (time, seq) = unkey(k);
+            (time, seq, ev)
         };
         assert!(time >= self.now, "time went backwards");
         self.now = time;
@@ -186,7 +155,7 @@ impl EventQueue {
     }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        let h = self.heap.peek().map(|e| e.time());
+        let h = self.heap.peek().map(|k| unkey(k).0);
         let t = self.timers.peek().map(|t| t.0);
         match (h, t) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -209,7 +178,7 @@ impl EventQueue {
     }
     /// Pending events, for end-of-run accounting.
     pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
-        self.heap.drain().map(|e| e.ev).chain(self.timers.drain())
+        self.heap.drain().map(|e| e.1).chain(self.timers.drain())
     }
 }
 

@@ -12,6 +12,8 @@ pub mod network;
 pub mod output;
 mod packet;
 pub mod pcap;
+mod prefetch;
+mod quad_heap;
 mod run;
 mod timers;
 pub mod topology;

@@ -4,7 +4,7 @@
 //! and delivers it after its propagation delay; its queue discipline sits at the sending end.
 //! Routes are static shortest-hop next-link tables computed once by breadth-first search.
 
-use aqm::{Discipline, DisciplineParams, LinkInfo};
+use aqm::{Discipline, DisciplineParams, LinkInfo, QueueDisc};
 use units::{Rate, Rng, SimDuration};
 
 /// A unidirectional link.
@@ -29,6 +29,10 @@ pub struct Link {
     pub tx_packets: u64,
     /// Index into the engine's monitors, if this link is monitored.
     pub monitor: Option<usize>,
+    /// The discipline's `marks_at_dequeue` and `evicts`, read once (the engine skips asking
+    /// for dequeue-time marks and evictions on every packet of the disciplines without them).
+    pub marks_at_dequeue: bool,
+    pub evicts: bool,
 }
 
 /// A network: nodes are indices `0..nodes`; `route[node * nodes + dst]` is the link to take.
@@ -77,6 +81,7 @@ impl Network {
             queue,
         } = spec;
         let disc = queue.build(LinkInfo { rate, delay })?;
+        let (marks_at_dequeue, evicts) = (disc.marks_at_dequeue(), disc.evicts());
         self.links.push(Link {
             name: name.to_string(),
             from,
@@ -90,6 +95,8 @@ impl Network {
             tx_bytes: 0,
             tx_packets: 0,
             monitor: None,
+            marks_at_dequeue,
+            evicts,
         });
         Ok((self.links.len() - 1) as u32)
     }

@@ -19,11 +19,12 @@ use crate::event::{Event, EventQueue};
 use crate::network::{Network, NO_ROUTE};
 use crate::output::DatagramStats;
 use crate::packet::{Class, Packet, PacketArena, DATAGRAM};
+use crate::prefetch::Prefetch;
 use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
 use tcp::{Endpoint, Segment, TcpConfig};
-use traffic::{FlowKind, Request, Workload};
+use traffic::{FlowKind, Request, Workload, WorkloadConfig};
 use units::{Rng, SimDuration, SimTime};
 
 /// Monitors attached to one link.
@@ -43,6 +44,9 @@ pub struct World<O: Observer> {
     pub workloads: Vec<Workload>,
     wl_rngs: Vec<Rng>,
     wl_timer_at: Vec<Option<SimTime>>,
+    /// Per workload: drawn ahead on a second thread (PackMime, `prefetch.rs`), with the
+    /// deadline its last call left; `None`: the workload runs inline.
+    wl_prefetch: Vec<Option<(Prefetch, Option<SimTime>)>>,
     /// Per workload: node of each of its client hosts, node of each of its server hosts.
     wl_hosts: Vec<(Vec<u32>, Vec<u32>)>,
     /// Per workload: datagram counters (CBR, ON/OFF).
@@ -108,6 +112,7 @@ impl<O: Observer> World<O> {
                 .map(|i| units::stream(p.seed, &format!("workload:{i}")))
                 .collect(),
             wl_timer_at: vec![None; n],
+            wl_prefetch: (0..n).map(|_| None).collect(),
             workloads: p.workloads,
             wl_hosts: (0..n)
                 .map(|i| {
@@ -231,11 +236,11 @@ impl<O: Observer> World<O> {
         };
         let link = &mut self.net.links[l as usize];
         let verdict = link.disc.enqueue(now, meta, &mut link.rng);
-        let qlen = link.disc.len_packets();
         let mon = link.monitor;
         match verdict {
             Verdict::Enqueued => {
                 if let Some(m) = mon {
+                    let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_enqueue(qlen, false);
                 }
             }
@@ -243,11 +248,13 @@ impl<O: Observer> World<O> {
                 debug_assert!(self.pkts.get(pkt).seg.ect, "CE mark on a non-ECT packet");
                 self.pkts.get_mut(pkt).seg.ce = true;
                 if let Some(m) = mon {
+                    let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_enqueue(qlen, true);
                 }
             }
             Verdict::Dropped(r) => {
                 if let Some(m) = mon {
+                    let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_drop(r as u8, qlen);
                 }
                 self.pkts.free(pkt);
@@ -257,7 +264,9 @@ impl<O: Observer> World<O> {
         // Stored packets pushed out by this arrival (FQ-CoDel's fattest-flow drop).
         let link = &mut self.net.links[l as usize];
         self.scratch_drops.clear();
-        link.disc.take_evicted(&mut self.scratch_drops);
+        if link.evicts {
+            link.disc.take_evicted(&mut self.scratch_drops);
+        }
         if !self.scratch_drops.is_empty() {
             let qlen = link.disc.len_packets();
             for (m, r) in self.scratch_drops.drain(..) {
@@ -286,14 +295,17 @@ impl<O: Observer> World<O> {
         let link = &mut self.net.links[l as usize];
         self.scratch_drops.clear();
         let next = link.disc.dequeue(now, &mut self.scratch_drops);
-        let marked = next.is_some() && link.disc.dequeue_marked();
+        let marked = link.marks_at_dequeue && next.is_some() && link.disc.dequeue_marked();
         let qlen = link.disc.len_packets();
-        for (m, r) in self.scratch_drops.drain(..) {
-            if let Some(mi) = link.monitor {
-                self.monitors[mi].queue.on_drop(r as u8, qlen);
+        // Dequeue-time drops (CoDel, PIE, …); most dequeues have none.
+        if !self.scratch_drops.is_empty() {
+            for (m, r) in self.scratch_drops.drain(..) {
+                if let Some(mi) = link.monitor {
+                    self.monitors[mi].queue.on_drop(r as u8, qlen);
+                }
+                self.pkts.free(m.id);
+                self.dropped += 1;
             }
-            self.pkts.free(m.id);
-            self.dropped += 1;
         }
         let Some(m) = next else { return };
         if marked {
@@ -314,7 +326,8 @@ impl<O: Observer> World<O> {
         let to = link.to;
         let arrival = now + ser + link.delay;
         let seq = self.q.reserve_seq();
-        if link.disc.len_packets() == 0 {
+        // `qlen` is still the backlog: nothing was stored or taken since the dequeue.
+        if qlen == 0 {
             link.idle_at = Some((now + ser, seq));
         } else {
             self.q
@@ -339,8 +352,9 @@ impl<O: Observer> World<O> {
     fn held_in_box(&self, pkt: u32, to: u32, mut at: SimTime) -> SimTime {
         if self.box_nodes[to as usize] && self.pkts.get(pkt).conn != DATAGRAM {
             let p = self.pkts.get(pkt);
-            if let Some(c) = self.conn(p.conn, p.gen) {
-                for &(node, d) in &c.boxes {
+            let s = &self.slots[p.conn as usize];
+            if s.gen == p.gen && s.conn.is_some() {
+                for &(node, d) in &s.boxes {
                     if node == to {
                         at += d;
                     }
@@ -371,16 +385,6 @@ impl<O: Observer> World<O> {
             at = l.to;
         }
         sum
-    }
-
-    #[inline]
-    fn conn(&self, ci: u32, gen: u32) -> Option<&Conn> {
-        let s = &self.slots[ci as usize];
-        if s.gen == gen {
-            s.conn.as_deref()
-        } else {
-            None
-        }
     }
 
     // ----- endpoints -----------------------------------------------------------------------
@@ -598,11 +602,19 @@ impl<O: Observer> World<O> {
 
     // ----- workloads -----------------------------------------------------------------------
 
-    /// Start every workload at time zero.
+    /// Start every workload at time zero. PackMime workloads (open loop, costly draws) start
+    /// on a thread of their own that draws ahead (`prefetch.rs`); the others run inline.
     pub fn start_workloads(&mut self, now: SimTime) {
         for w in 0..self.workloads.len() {
             let mut reqs = std::mem::take(&mut self.scratch_reqs);
-            self.workloads[w].start(now, &mut self.wl_rngs[w], &mut reqs);
+            if matches!(self.workloads[w].config(), WorkloadConfig::PackMime { .. }) {
+                let rng = std::mem::replace(&mut self.wl_rngs[w], units::stream(0, "unused"));
+                let mut p = Prefetch::spawn(self.workloads[w].clone(), rng, now);
+                let next = p.next_call(&mut reqs);
+                self.wl_prefetch[w] = Some((p, next));
+            } else {
+                self.workloads[w].start(now, &mut self.wl_rngs[w], &mut reqs);
+            }
             self.open_requests(now, w, &mut reqs);
             self.scratch_reqs = reqs;
             self.arm_workload(now, w);
@@ -615,14 +627,22 @@ impl<O: Observer> World<O> {
         }
         self.wl_timer_at[w] = None;
         let mut reqs = std::mem::take(&mut self.scratch_reqs);
-        self.workloads[w].on_timeout(now, &mut self.wl_rngs[w], &mut reqs);
+        match &mut self.wl_prefetch[w] {
+            // The deadline just reached is the one the last call left (never in the past).
+            Some((p, next)) => *next = p.next_call(&mut reqs),
+            None => self.workloads[w].on_timeout(now, &mut self.wl_rngs[w], &mut reqs),
+        }
         self.open_requests(now, w, &mut reqs);
         self.scratch_reqs = reqs;
         self.arm_workload(now, w);
     }
 
     fn arm_workload(&mut self, now: SimTime, w: usize) {
-        if let Some(d) = self.workloads[w].next_deadline() {
+        let deadline = match &self.wl_prefetch[w] {
+            Some((_, next)) => *next,
+            None => self.workloads[w].next_deadline(),
+        };
+        if let Some(d) = deadline {
             let d = d.max(now);
             if self.wl_timer_at[w].is_none_or(|t| d < t) {
                 self.wl_timer_at[w] = Some(d);
@@ -719,7 +739,6 @@ impl<O: Observer> World<O> {
             aborted: false,
             client_node,
             server_node,
-            boxes,
             workload: w as u32,
             user: r.user,
             kind: r.kind,
@@ -758,6 +777,7 @@ impl<O: Observer> World<O> {
             }
         };
         self.slots[ci as usize].conn = Some(Box::new(conn));
+        self.slots[ci as usize].boxes = boxes;
         self.next_request_id += 1;
         self.open_conns += 1;
         self.peak_open = self.peak_open.max(self.open_conns);

@@ -16,7 +16,9 @@
 
 use bytes::Bytes;
 use parquet::column::page::{CompressedPage, PageWriteSpec, PageWriter};
-use parquet::column::writer::{get_column_writer, get_typed_column_writer_mut, ColumnWriter};
+use parquet::column::writer::{
+    get_column_writer, get_typed_column_writer_mut, ColumnCloseResult, ColumnWriter,
+};
 use parquet::data_type::DataType;
 use parquet::errors::{ParquetError, Result};
 use parquet::file::properties::WriterPropertiesPtr;
@@ -55,13 +57,23 @@ impl PageWriter for MemPages {
     }
 }
 
+/// One column of the group: its writer until closed, then what closing it gave.
+enum Column {
+    Open(Box<ColumnWriter<'static>>),
+    Closed(Box<ColumnCloseResult>),
+    /// Only while closing.
+    Closing,
+}
+
 /// The columns of the row group being filled.
 pub struct GroupColumns {
-    cols: Vec<(ColumnWriter<'static>, SharedBuf)>,
+    cols: Vec<(Column, SharedBuf)>,
     /// The columns' names, in schema order.
     names: Vec<String>,
     /// The column the next `write` goes to.
     next: usize,
+    /// The chunk being written is the group's last (`last_chunk`).
+    last: bool,
 }
 
 impl GroupColumns {
@@ -76,7 +88,7 @@ impl GroupColumns {
                     out: TrackedWrite::new(buf.clone()),
                 };
                 let w = get_column_writer(descr.clone(), props.clone(), Box::new(pages));
-                (w, buf)
+                (Column::Open(Box::new(w)), buf)
             })
             .collect();
         let names = schema
@@ -88,13 +100,21 @@ impl GroupColumns {
             cols,
             names,
             next: 0,
+            last: false,
         }
+    }
+
+    /// The chunk being written is the group's last: each column is closed as soon as it is
+    /// written (its last page compressed), so one compressor's tables at a time are live and
+    /// reused by the next column, not one per column of the table at once.
+    pub fn last_chunk(&mut self) {
+        self.last = true;
     }
 
     /// Append `values` (with definition levels `defs`) to column `name`, the next one in
     /// schema order; after the last column the next chunk starts at the first.
     pub fn write<T: DataType>(&mut self, name: &str, values: &[T::T], defs: &[i16]) -> Result<()> {
-        let (w, _) = self
+        let (col, _) = self
             .cols
             .get_mut(self.next)
             .ok_or_else(|| ParquetError::General("more columns than the schema".into()))?;
@@ -104,7 +124,17 @@ impl GroupColumns {
                 "written as {name} but the schema's column here is {at}"
             )));
         }
-        get_typed_column_writer_mut::<T>(w).write_batch(values, Some(defs), None)?;
+        let Column::Open(w) = col else {
+            return Err(ParquetError::General(format!(
+                "{name}: written after the last chunk"
+            )));
+        };
+        get_typed_column_writer_mut::<T>(w.as_mut()).write_batch(values, Some(defs), None)?;
+        if self.last {
+            if let Column::Open(w) = std::mem::replace(col, Column::Closing) {
+                *col = Column::Closed(Box::new(w.close()?));
+            }
+        }
         self.next = (self.next + 1) % self.cols.len();
         Ok(())
     }
@@ -112,8 +142,14 @@ impl GroupColumns {
     /// Close every column and write them as the next row group of `file`.
     pub fn append_to<W: Write + Send>(self, file: &mut SerializedFileWriter<W>) -> Result<()> {
         let mut rg = file.next_row_group()?;
-        for (w, buf) in self.cols {
-            let close = w.close()?;
+        for (col, buf) in self.cols {
+            let close = match col {
+                Column::Open(w) => w.close()?,
+                Column::Closed(c) => *c,
+                Column::Closing => {
+                    return Err(ParquetError::General("a column failed to close".into()))
+                }
+            };
             let bytes = std::mem::take(&mut *buf.0.lock().expect("not poisoned"));
             rg.append_column(&Bytes::from(bytes), close)?;
         }
@@ -184,14 +220,19 @@ mod tests {
         f.into_inner().unwrap()
     }
 
-    /// Each group encoded into memory `chunk` rows at a time, then spliced in.
-    fn chunked(chunk: usize) -> Vec<u8> {
+    /// Each group encoded into memory `chunk` rows at a time, then spliced in; with
+    /// `close_early`, each column closed as soon as its last chunk is written.
+    fn chunked(chunk: usize, close_early: bool) -> Vec<u8> {
         let (schema, props) = parts();
         let (v, w) = values();
         let mut f = SerializedFileWriter::new(Vec::new(), schema, props).unwrap();
         for (gv, gw) in v.chunks(GROUP).zip(w.chunks(GROUP)) {
             let mut cols = GroupColumns::new(f.schema_descr(), f.properties());
-            for (cv, cw) in gv.chunks(chunk).zip(gw.chunks(chunk)) {
+            let n = gv.len().div_ceil(chunk);
+            for (k, (cv, cw)) in gv.chunks(chunk).zip(gw.chunks(chunk)).enumerate() {
+                if close_early && k + 1 == n {
+                    cols.last_chunk();
+                }
                 let defs = vec![1i16; cv.len()];
                 cols.write::<Int64Type>("v", cv, &defs).unwrap();
                 cols.write::<Int64Type>("w", cw, &defs).unwrap();
@@ -204,11 +245,15 @@ mod tests {
     #[test]
     fn chunks_of_the_write_batch_size_give_the_bytes_of_whole_columns() {
         let want = whole();
-        assert!(chunked(1024) == want, "chunks of 1024 rows");
-        assert!(chunked(4096) == want, "chunks of 4096 rows");
+        assert!(chunked(1024, false) == want, "chunks of 1024 rows");
+        assert!(
+            chunked(1024, true) == want,
+            "chunks of 1024 rows, closed early"
+        );
+        assert!(chunked(4096, true) == want, "chunks of 4096 rows");
         // Why the chunks must be multiples of it: other sizes end pages elsewhere.
         assert!(
-            chunked(1000) != want,
+            chunked(1000, false) != want,
             "chunks of 1000 rows give other pages"
         );
     }
@@ -222,6 +267,15 @@ mod tests {
         assert!(
             e.to_string()
                 .contains("written as w but the schema's column here is v"),
+            "{e}"
+        );
+        // After the last chunk a column takes no more rows.
+        cols.last_chunk();
+        cols.write::<Int64Type>("v", &[1], &[1]).unwrap();
+        cols.write::<Int64Type>("w", &[1], &[1]).unwrap();
+        let e = cols.write::<Int64Type>("v", &[2], &[1]).unwrap_err();
+        assert!(
+            e.to_string().contains("v: written after the last chunk"),
             "{e}"
         );
     }

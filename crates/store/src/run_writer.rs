@@ -60,6 +60,8 @@ pub struct RunWriter {
     not_measured: Vec<String>,
     /// A request record was handed over.
     any_request: bool,
+    /// Link names sent to the thread, by index (`sink::Batch`).
+    link_names: Vec<String>,
 }
 
 impl RunWriter {
@@ -86,6 +88,7 @@ impl RunWriter {
             thread: Some(thread),
             not_measured: Vec::new(),
             any_request: false,
+            link_names: Vec::new(),
         })
     }
 
@@ -136,6 +139,19 @@ impl RunWriter {
         let next = self.empties.try_recv().unwrap_or_default();
         let full = std::mem::replace(&mut self.batch, next);
         self.send(Msg::Batch(full));
+    }
+
+    /// The index of `link` (dropped here, on the engine's thread), named to the thread in
+    /// the batch if new.
+    fn link_index(&mut self, link: String) -> u32 {
+        match self.link_names.iter().position(|l| *l == link) {
+            Some(i) => i as u32,
+            None => {
+                self.batch.new_links.push(link.clone());
+                self.link_names.push(link);
+                (self.link_names.len() - 1) as u32
+            }
+        }
     }
 
     /// After adding to the batch: send it if full.
@@ -202,16 +218,18 @@ impl Observer for RunWriter {
         }
     }
 
-    fn on_queue_row(&mut self, r: QueueRow) {
+    fn on_queue_row(&mut self, mut r: QueueRow) {
         if self.tx.is_some() {
-            self.batch.queue.push(r);
+            let i = self.link_index(std::mem::take(&mut r.link));
+            self.batch.queue.push((i, r));
             self.added();
         }
     }
 
-    fn on_link_row(&mut self, r: LinkRow) {
+    fn on_link_row(&mut self, mut r: LinkRow) {
         if self.tx.is_some() {
-            self.batch.links.push(r);
+            let i = self.link_index(std::mem::take(&mut r.link));
+            self.batch.links.push((i, r));
             self.added();
         }
     }

@@ -25,14 +25,19 @@ const REQUEST_SPOOL: &str = "requests.spool.part";
 const RT_SPOOL: &str = "response_times.spool.part";
 
 /// Records and rows handed to the writer thread at once, each table's in the order produced.
+/// A row's link name crosses as an index into the names sent so far, its `link` left empty:
+/// a string made by the engine's thread and freed by the writer's takes the engine
+/// allocator's lock from the other core (glibc's arenas), hundreds of lock waits a run.
 #[derive(Debug, Default)]
 pub struct Batch {
     /// Request records, in the order the engine handed them over.
     pub requests: Vec<RequestRecord>,
-    /// Queue-monitor rows.
-    pub queue: Vec<QueueRow>,
-    /// Link-monitor rows.
-    pub links: Vec<LinkRow>,
+    /// Queue-monitor rows, with their link's index.
+    pub queue: Vec<(u32, QueueRow)>,
+    /// Link-monitor rows, with their link's index.
+    pub links: Vec<(u32, LinkRow)>,
+    /// Link names first used in this batch, in index order after those of earlier batches.
+    pub new_links: Vec<String>,
 }
 
 impl Batch {
@@ -61,6 +66,8 @@ pub struct Sink {
     requests: Option<TableFile<RequestRecord>>,
     rts: ValueSpool,
     tally: RequestTally,
+    /// Link names by index (`Batch`).
+    link_names: Vec<String>,
     /// Per monitored link (a handful): the running queue totals.
     queue_tallies: Vec<(String, QueueTally)>,
     queue: TableFile<QueueRow>,
@@ -84,6 +91,7 @@ impl Sink {
             requests: None,
             rts: ValueSpool::create(&dir.join(RT_SPOOL))?,
             tally: RequestTally::new(warmup_ns),
+            link_names: Vec::new(),
             queue_tallies: Vec::new(),
             queue: TableFile::create(dir)?,
             links: TableFile::create(dir)?,
@@ -120,7 +128,9 @@ impl Sink {
                 self.rts.push(t)?;
             }
         }
-        for r in b.queue.drain(..) {
+        self.link_names.append(&mut b.new_links);
+        for (i, mut r) in b.queue.drain(..) {
+            r.link = self.link_name(i)?;
             match self.queue_tallies.iter_mut().find(|(l, _)| *l == r.link) {
                 Some((_, t)) => t.add(&r),
                 None => {
@@ -131,10 +141,18 @@ impl Sink {
             }
             self.queue.push(r)?;
         }
-        for r in b.links.drain(..) {
+        for (i, mut r) in b.links.drain(..) {
+            r.link = self.link_name(i)?;
             self.links.push(r)?;
         }
         self.write_final_rows()
+    }
+
+    fn link_name(&self, i: u32) -> Result<String, StoreError> {
+        self.link_names
+            .get(i as usize)
+            .cloned()
+            .ok_or_else(|| StoreError(format!("link index {i} never named")))
     }
 
     /// Write the request rows below the completed prefix of ids, in id order.

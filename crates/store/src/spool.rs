@@ -40,6 +40,8 @@ pub struct RequestSpool {
     taken: u64,
     /// Records handed back.
     handed: u64,
+    /// The read buffer (`READ_SLOTS` slots).
+    buf: Vec<u8>,
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
@@ -65,6 +67,7 @@ impl RequestSpool {
             stored: 0,
             taken: 0,
             handed: 0,
+            buf: vec![0; READ_SLOTS * REC],
         })
     }
 
@@ -138,11 +141,10 @@ impl RequestSpool {
     ) -> Result<(), StoreError> {
         let from = self.taken;
         let in_file = to.min(self.base);
-        let mut buf = vec![0u8; READ_SLOTS * REC];
         let mut id = from;
         while id < in_file {
             let n = (in_file - id).min(READ_SLOTS as u64) as usize;
-            let bytes = &mut buf[..n * REC];
+            let bytes = &mut self.buf[..n * REC];
             read_at(&self.file, bytes, id * REC as u64).map_err(io_err(&self.path))?;
             for slot in bytes.chunks_exact(REC) {
                 if let Some(r) = decode(id, slot.try_into().expect("REC bytes")) {

@@ -82,19 +82,23 @@ impl<R: TableRow> TableFile<R> {
     pub fn push(&mut self, row: R) -> Result<(), StoreError> {
         self.rows.push(row);
         if self.rows.len() == CHUNK_ROWS {
-            self.encode()?;
+            self.encode(false)?;
         }
         Ok(())
     }
 
-    /// Encode the rows held into the group, and write the group if full.
-    fn encode(&mut self) -> Result<(), StoreError> {
+    /// Encode the rows held into the group, and write the group if full; `end`: no row
+    /// follows (the file ends).
+    fn encode(&mut self, end: bool) -> Result<(), StoreError> {
         const { assert!(R::GROUP_ROWS.is_multiple_of(CHUNK_ROWS)) };
         if !self.rows.is_empty() {
             let w = &self.writer;
             let cols = self
                 .group
                 .get_or_insert_with(|| GroupColumns::new(w.schema_descr(), w.properties()));
+            if end || self.group_rows + self.rows.len() == R::GROUP_ROWS {
+                cols.last_chunk();
+            }
             R::write_chunk(&self.rows, &self.not_measured, cols)?;
             self.group_rows += self.rows.len();
             self.rows.clear();
@@ -117,7 +121,7 @@ impl<R: TableRow> TableFile<R> {
 
     /// Write the last rows, close the file and give it its final name; returns that path.
     pub fn finish(mut self) -> Result<PathBuf, StoreError> {
-        self.encode()?;
+        self.encode(true)?;
         self.write_group()?;
         let part = self.part.clone();
         self.writer.close().map_err(|e| StoreError::at(&part, e))?;

@@ -23,8 +23,12 @@ pub trait TableRow: Sized {
     const TABLE: &'static str;
     /// The Parquet message type of the table.
     const SCHEMA: &'static str;
-    /// Rows per row group (a multiple of `table_file::CHUNK_ROWS`).
+    /// Rows per row group (a multiple of `CHUNK_ROWS`).
     const GROUP_ROWS: usize;
+    /// Rows encoded at once (a multiple of `table_file::WRITE_BATCH`): a chunk's rows are held
+    /// until then, every column's page being filled from the group's first chunk to its last
+    /// (with a compressor and a decompressor context each, ≈ 0.2 MiB).
+    const CHUNK_ROWS: usize;
     /// Append `rows` to the columns `cols` of the row group being filled, in schema order;
     /// the columns named in `not_measured` (checked by [`check_not_measured`]) as nulls.
     fn write_chunk(
@@ -159,6 +163,8 @@ impl TableRow for RequestRecord {
     // 0.15 B per request) small; a group in memory is its compressed pages and one page being
     // filled per column (≈ 1 MiB each), whatever its rows.
     const GROUP_ROWS: usize = 1 << 17;
+    // Encoded as the rows come: a group spans most of a run and is ≈ 23 MiB of records.
+    const CHUNK_ROWS: usize = 1024;
     const SCHEMA: &'static str = "message schema {
         OPTIONAL INT64 id; OPTIONAL INT64 conn_id; OPTIONAL INT64 exchange;
         OPTIONAL INT64 workload; OPTIONAL BYTE_ARRAY kind (STRING); OPTIONAL INT64 page;
@@ -226,8 +232,10 @@ impl TableRow for RequestRecord {
 
 impl TableRow for QueueRow {
     const TABLE: &'static str = "queue";
-    // Written as the run goes: 10 rows per simulated second per monitored link.
+    // Written as the run goes: 10 rows per simulated second per monitored link; a group (≈ 0.8
+    // MiB of rows) encoded whole, one column at a time.
     const GROUP_ROWS: usize = 1 << 13;
+    const CHUNK_ROWS: usize = 1 << 13;
     const SCHEMA: &'static str = "message schema {
         OPTIONAL BYTE_ARRAY link (STRING); OPTIONAL INT64 t_ns; OPTIONAL INT64 forwarded;
         OPTIONAL INT64 early_drops; OPTIONAL INT64 forced_drops; OPTIONAL INT64 overflow_drops;
@@ -260,6 +268,7 @@ impl TableRow for QueueRow {
 impl TableRow for LinkRow {
     const TABLE: &'static str = "links";
     const GROUP_ROWS: usize = 1 << 13;
+    const CHUNK_ROWS: usize = 1 << 13;
     const SCHEMA: &'static str = "message schema {
         OPTIONAL BYTE_ARRAY link (STRING); OPTIONAL INT64 t_ns; OPTIONAL INT64 bytes;
         OPTIONAL INT64 packets;

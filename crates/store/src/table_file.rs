@@ -134,10 +134,9 @@ impl<R: TableRow> TableFile<R> {
     }
 }
 
-/// Give the pages the group's buffers held back to the system. A requests group is encoded
-/// on the writer thread, ≈ 26 MiB of page buffers filling at once; glibc keeps what a thread's
-/// arena freed for reuse, and between the engine's and the writer's arenas the process's peak
-/// grew with run length (quickstart × 12: 29.5 → 48 MiB; trimmed, 34 → 38 MiB).
+/// Return the memory freed with a row group's buffers to the system (glibc's `malloc_trim`;
+/// elsewhere nothing is done): what the writer thread's arena keeps free between groups
+/// otherwise adds to the process's peak as a long run goes on (`run_writer.rs`).
 fn release_freed_memory() {
     #[cfg(target_env = "gnu")]
     // SAFETY: malloc_trim only returns free memory to the system; it may be called at any time.

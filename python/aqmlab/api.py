@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -146,6 +145,8 @@ def _run_into(
 ) -> RunResult:
     """Run `core` into `out_dir` (atomically) or a temporary directory (see `run_one`)."""
     if out_dir is None:
+        import tempfile
+
         with tempfile.TemporaryDirectory(prefix="aqmlab-run-") as td:
             d = _core_run(core, variant, Path(td), progress)
             files = {t: (Path(td) / parquet_name(t)).read_bytes() for t in TABLES}

@@ -80,6 +80,7 @@ from pathlib import Path
 import tomli_w
 
 from aqmlab import _core
+from aqmlab.python_keys import PYTHON_TABLES, uses_python_keys
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
@@ -797,17 +798,9 @@ def has_load(scenario: str | os.PathLike) -> bool:
     return isinstance(wls, list) and any(isinstance(w, dict) and "load" in w for w in wls)
 
 
-#: Tables of a scenario file that Python reads and the core does not (`aqmlab run` drops them).
-PYTHON_TABLES = ("calibration", "tune")
-
-
 def _python_keys(scenario: str | os.PathLike) -> bool:
     """Whether the file uses a key only Python knows (`load`, `[calibration]`, `[tune]`)."""
-    try:
-        doc = tomllib.loads(Path(scenario).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return any(k in doc for k in PYTHON_TABLES) or has_load(scenario)
+    return uses_python_keys(scenario)
 
 
 def _resolve_x(sc: Scenario, c: Calibration, capacity_bps: float, key: str) -> float:

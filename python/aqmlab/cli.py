@@ -29,7 +29,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from aqmlab import _core, calibrate
+from aqmlab import _core
 from aqmlab.io import OutDirError, check_out_dir, os_reason
 from aqmlab.summary_table import summary_table
 
@@ -69,6 +69,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     if want("run"):
         _add_run(sub)
     if want("calibrate"):
+        from aqmlab import calibrate
+
         calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
     if heavy("reproduce"):
         from aqmlab import reproduce
@@ -158,11 +160,21 @@ def _add_report(sub) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    # calibrate.run is api.run with a workload's `load = …` resolved first (says the value used).
-    results = calibrate.run(
-        args.scenario, variant=args.variant, out=args.out, progress=not args.quiet,
-        log=lambda m: print(m, file=sys.stderr),
-    )  # fmt: skip
+    from aqmlab.python_keys import uses_python_keys
+
+    if uses_python_keys(args.scenario):
+        # calibrate.run is api.run with a workload's `load = …` resolved first (says the value
+        # used); aqmlab.calibrate is imported only then (TOML, hashing: start-up time).
+        from aqmlab import calibrate
+
+        results = calibrate.run(
+            args.scenario, variant=args.variant, out=args.out, progress=not args.quiet,
+            log=lambda m: print(m, file=sys.stderr),
+        )  # fmt: skip
+    else:
+        from aqmlab.api import run
+
+        results = run(args.scenario, variant=args.variant, out=args.out, progress=not args.quiet)
     print(summary_table([(name, r.summary) for name, r in results.items()]))
     for name, r in results.items():
         print(f"{name}: {Path(args.out) / name}  ({r.wall_s:.1f} s wall)", file=sys.stderr)
@@ -252,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser(only).parse_args(argv)
     try:
         if args.command == "calibrate":
+            from aqmlab import calibrate
+
             return calibrate.cmd_calibrate(args)
         if args.command == "run":
             return cmd_run(args)

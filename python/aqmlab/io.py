@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,14 +64,27 @@ def check_out_dir(dir: str | os.PathLike) -> Path:
     if not base.is_dir():
         raise OutDirError(f"{p}: cannot create the directory: {base} is a file, not a directory")
     try:
-        fd, probe = tempfile.mkstemp(prefix=".aqmlab-probe-", dir=base)
-        os.close(fd)
-        os.unlink(probe)
+        _probe(base)
     except OSError as e:
         what = "cannot write in the directory" if base == p else "cannot create the directory"
         where = "" if base == p else f" (in {base})"
         raise OutDirError(f"{p}: {what}: {os_reason(e)}{where}") from None
     return p
+
+
+def _probe(base: Path) -> None:
+    """Create and remove a file in the directory `base` (an OSError if it cannot be written),
+    as `tempfile.mkstemp` would, without importing tempfile (start-up time)."""
+    for n in range(100):
+        probe = base / f".aqmlab-probe-{os.getpid()}-{n}"
+        try:
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        os.unlink(probe)
+        return
+    raise FileExistsError(f"{base}: no free probe file name")
 
 
 def parquet_name(table: str) -> str:

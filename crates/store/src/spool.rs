@@ -4,14 +4,17 @@
 //! place in a scratch file, slot `id` (`REC` bytes, the id itself implied by the slot), through
 //! a window of `WINDOW` slots kept in memory: a record inside the window is copied there, one
 //! beyond it writes the window out and moves it, one before it (a late record) is written in
-//! place. `drain` then reads the slots in order and hands back the records, skipping empty
-//! slots (an id never used). Memory: the window (`WINDOW × REC` ≈ 0.5 MiB) and a read buffer,
-//! whatever the number of records; disk: `REC` bytes per record until `drain` deletes the file.
+//! place. The records come back in id order, skipping empty slots (an id never used): during
+//! the run those of a prefix of ids known final (`take_prefix`, see `frontier.rs`), at the end
+//! the rest (`drain`, which deletes the file). Memory: the window (`WINDOW × REC` ≈ 0.5 MiB)
+//! and a read buffer, whatever the number of records; disk: `REC` bytes per record until
+//! `drain` deletes the file.
 
 use crate::error::StoreError;
 use metrics::{RequestKind, RequestRecord};
 use std::fs::{File, OpenOptions};
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Bytes of one slot: 9 u64 fields, 14 u32 fields, one flag byte (0 = empty slot, else
@@ -19,6 +22,8 @@ use std::path::{Path, PathBuf};
 pub const REC: usize = 9 * 8 + 14 * 4 + 1;
 /// Slots kept in memory.
 pub const WINDOW: u64 = 4096;
+/// Slots read from the file at once.
+const READ_SLOTS: usize = 512;
 
 /// The scratch file of request records by id.
 pub struct RequestSpool {
@@ -31,6 +36,12 @@ pub struct RequestSpool {
     slots: u64,
     /// Records stored.
     stored: u64,
+    /// Slots below this one were handed back (`take_prefix`).
+    taken: u64,
+    /// Records handed back.
+    handed: u64,
+    /// The read buffer (`READ_SLOTS` slots).
+    buf: Vec<u8>,
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
@@ -54,12 +65,20 @@ impl RequestSpool {
             base: 0,
             slots: 0,
             stored: 0,
+            taken: 0,
+            handed: 0,
+            buf: vec![0; READ_SLOTS * REC],
         })
     }
 
     /// Records stored so far.
     pub fn stored(&self) -> u64 {
         self.stored
+    }
+
+    /// Slots below this one were handed back by `take_prefix`.
+    pub fn taken(&self) -> u64 {
+        self.taken
     }
 
     /// Store `r` in slot `r.id`.
@@ -102,36 +121,86 @@ impl RequestSpool {
         Ok(())
     }
 
-    /// Hand every stored record to `each` in id order, then delete the scratch file. An error
-    /// of `each` stops the reading and is returned.
+    /// Hand the records of slots `taken() .. to` to `each` in id order, and no more later: the
+    /// caller knows no record below `to` can still arrive. An error of `each` stops the
+    /// reading and is returned.
+    pub fn take_prefix(
+        &mut self,
+        to: u64,
+        mut each: impl FnMut(RequestRecord) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.read(to.min(self.slots), &mut each)
+    }
+
+    /// Slots `taken .. to` (`to` ≤ `slots`, so ≤ `base + WINDOW`): those below the window from
+    /// the file, the others from the window.
+    fn read(
+        &mut self,
+        to: u64,
+        each: &mut impl FnMut(RequestRecord) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let from = self.taken;
+        let in_file = to.min(self.base);
+        let mut id = from;
+        while id < in_file {
+            let n = (in_file - id).min(READ_SLOTS as u64) as usize;
+            let bytes = &mut self.buf[..n * REC];
+            read_at(&self.file, bytes, id * REC as u64).map_err(io_err(&self.path))?;
+            for slot in bytes.chunks_exact(REC) {
+                if let Some(r) = decode(id, slot.try_into().expect("REC bytes")) {
+                    self.handed += 1;
+                    each(r)?;
+                }
+                id += 1;
+            }
+        }
+        for id in from.max(self.base)..to {
+            let at = (id - self.base) as usize * REC;
+            let slot = self.window[at..at + REC].try_into().expect("REC bytes");
+            if let Some(r) = decode(id, slot) {
+                self.handed += 1;
+                each(r)?;
+            }
+        }
+        self.taken = self.taken.max(to);
+        Ok(())
+    }
+
+    /// Hand every stored record not yet handed back to `each` in id order, then delete the
+    /// scratch file. An error of `each` stops the reading and is returned.
     pub fn drain(
         mut self,
         mut each: impl FnMut(RequestRecord) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.flush_window()?;
-        let e = io_err(&self.path);
-        self.file.seek(SeekFrom::Start(0)).map_err(&e)?;
-        let mut rd = BufReader::with_capacity(1 << 16, &self.file);
-        let mut slot = [0u8; REC];
-        let mut seen = 0u64;
-        for id in 0..self.slots {
-            rd.read_exact(&mut slot).map_err(&e)?;
-            if let Some(r) = decode(id, &slot) {
-                seen += 1;
-                each(r)?;
-            }
-        }
-        drop(rd);
-        std::fs::remove_file(&self.path).map_err(&e)?;
-        if seen != self.stored {
+        self.read(self.slots, &mut each)?;
+        std::fs::remove_file(&self.path).map_err(io_err(&self.path))?;
+        if self.handed != self.stored {
             // Two records with one id would share a slot: the engine never does this.
             return Err(StoreError(format!(
-                "requests: {} records but {seen} distinct ids",
-                self.stored
+                "requests: {} records but {} distinct ids",
+                self.stored, self.handed
             )));
         }
         Ok(())
     }
+}
+
+/// Fill `buf` from `file` at `offset`; bytes beyond the end of the file (slots never written)
+/// read as zeros (empty slots).
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => {
+                buf[done..].fill(0);
+                return Ok(());
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 fn encode(r: &RequestRecord, out: &mut [u8; REC]) {
@@ -300,6 +369,64 @@ mod tests {
         let want: Vec<RequestRecord> = (0..n).filter(|&i| i != 12_345).map(rec).collect();
         assert!(got == want, "records differ from id order");
         assert!(!path("order").exists());
+    }
+
+    #[test]
+    fn prefixes_taken_during_the_run_and_the_drain_give_every_record_once_in_id_order() {
+        // Ids arrive in scrambled runs of 300 with every 7th one late by ~1.5 windows; the
+        // prefix is taken whenever it grows (from the file, the window, or both), and once
+        // beyond the records stored.
+        let n = 4 * WINDOW + 33;
+        let mut arrivals: Vec<u64> = (0..n).filter(|i| !i.is_multiple_of(7)).collect();
+        for chunk in arrivals.chunks_mut(300) {
+            chunk.reverse();
+        }
+        let mut late: Vec<u64> = (0..n).filter(|i| i.is_multiple_of(7)).collect();
+        let mut order = Vec::new();
+        for id in arrivals {
+            order.push(id);
+            while !late.is_empty() && late[0] + 6000 < id {
+                order.push(late.remove(0));
+            }
+        }
+        order.extend(late);
+        let mut s = RequestSpool::create(&path("prefix")).unwrap();
+        let mut seen = vec![false; n as usize];
+        let mut prefix = 0u64;
+        let mut got = Vec::new();
+        let mut takes = 0;
+        for (k, &id) in order.iter().enumerate() {
+            s.put(&rec(id)).unwrap();
+            seen[id as usize] = true;
+            while prefix < n && seen[prefix as usize] {
+                prefix += 1;
+            }
+            if k % 500 == 0 && prefix > s.taken() {
+                s.take_prefix(prefix, |r| {
+                    got.push(r);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(s.taken(), prefix);
+                takes += 1;
+            }
+        }
+        assert!(
+            takes > 5 && got.len() > WINDOW as usize,
+            "prefixes were taken"
+        );
+        s.take_prefix(n + 100, |r| {
+            got.push(r);
+            Ok(())
+        })
+        .unwrap();
+        s.drain(|r| {
+            got.push(r);
+            Ok(())
+        })
+        .unwrap();
+        let want: Vec<RequestRecord> = (0..n).map(rec).collect();
+        assert!(got == want, "records differ from id order");
     }
 
     #[test]

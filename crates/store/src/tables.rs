@@ -11,12 +11,11 @@
 //! sees missing values, never a count of 0. Which ones is the writer's choice
 //! ([`check_not_measured`]); with none, every value is written as before (same bytes).
 
+use crate::column_chunks::GroupColumns;
 use crate::error::StoreError;
 use metrics::{LinkRow, QueueRow, RequestRecord};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int64Type};
-use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::parser::parse_message_type;
-use std::io::Write;
 
 /// A row type that is written as one Parquet table.
 pub trait TableRow: Sized {
@@ -24,14 +23,18 @@ pub trait TableRow: Sized {
     const TABLE: &'static str;
     /// The Parquet message type of the table.
     const SCHEMA: &'static str;
-    /// Rows per row group (the rows a `TableFile` holds in memory at most).
+    /// Rows per row group (a multiple of `CHUNK_ROWS`).
     const GROUP_ROWS: usize;
-    /// Write `rows` as the columns of row group `rg`, in schema order; the columns named in
-    /// `not_measured` (checked by [`check_not_measured`]) as nulls.
-    fn write_group<W: Write + Send>(
+    /// Rows encoded at once (a multiple of `table_file::WRITE_BATCH`): a chunk's rows are held
+    /// until then, every column's page being filled from the group's first chunk to its last
+    /// (with a compressor and a decompressor context each, ≈ 0.2 MiB).
+    const CHUNK_ROWS: usize;
+    /// Append `rows` to the columns `cols` of the row group being filled, in schema order;
+    /// the columns named in `not_measured` (checked by [`check_not_measured`]) as nulls.
+    fn write_chunk(
         rows: &[Self],
         not_measured: &[String],
-        rg: &mut SerializedRowGroupWriter<'_, W>,
+        cols: &mut GroupColumns,
     ) -> Result<(), StoreError>;
 }
 
@@ -63,25 +66,25 @@ pub fn check_not_measured<R: TableRow>(names: &[&str]) -> Result<Vec<String>, St
         .collect())
 }
 
-/// Writes the next column of a row group: every value present (definition level 1), or, for a
-/// column not measured, every value null (definition level 0, no values).
-struct Group<'g, 'a, W: Write + Send> {
-    rg: &'g mut SerializedRowGroupWriter<'a, W>,
+/// Writes the next column of a chunk of rows: every value present (definition level 1), or,
+/// for a column not measured, every value null (definition level 0, no values).
+struct Group<'g> {
+    cols: &'g mut GroupColumns,
     table: &'static str,
     defs: Vec<i16>,
     nulls: Vec<i16>,
     not_measured: &'g [String],
 }
 
-impl<'g, 'a, W: Write + Send> Group<'g, 'a, W> {
+impl<'g> Group<'g> {
     fn new(
-        rg: &'g mut SerializedRowGroupWriter<'a, W>,
+        cols: &'g mut GroupColumns,
         table: &'static str,
         n: usize,
         not_measured: &'g [String],
     ) -> Self {
         Group {
-            rg,
+            cols,
             table,
             defs: vec![1; n],
             nulls: if not_measured.is_empty() {
@@ -105,13 +108,7 @@ impl<'g, 'a, W: Write + Send> Group<'g, 'a, W> {
                 self.table
             ))
         };
-        let mut c = self.rg.next_column().map_err(err)?.ok_or_else(|| {
-            StoreError(format!("{}.{name}: not in the table's schema", self.table))
-        })?;
-        c.typed::<T>()
-            .write_batch(values, Some(defs), None)
-            .map_err(err)?;
-        c.close().map_err(err)
+        self.cols.write::<T>(name, values, defs).map_err(err)
     }
 
     fn measured(&self, name: &str) -> bool {
@@ -129,10 +126,11 @@ impl<'g, 'a, W: Write + Send> Group<'g, 'a, W> {
         self.col::<Int64Type>(name, &v)
     }
 
-    fn text(&mut self, name: &str, values: impl Iterator<Item = &'g str>) -> Result<(), StoreError>
-    where
-        'a: 'g,
-    {
+    fn text<'s>(
+        &mut self,
+        name: &str,
+        values: impl Iterator<Item = &'s str>,
+    ) -> Result<(), StoreError> {
         // Few distinct strings (kinds, link names): each is allocated once and shared.
         let mut seen: Vec<(&str, ByteArray)> = Vec::new();
         let v: Vec<ByteArray> = values
@@ -161,10 +159,12 @@ fn misfit(table: &str, name: &str, x: u64) -> StoreError {
 
 impl TableRow for RequestRecord {
     const TABLE: &'static str = "requests";
-    // Written at the end of the run from the spool: ≈ 23 MiB of records per group, a fixed
-    // cost; fewer groups keep the footer metadata held until the file closes (≈ 19 KB per
-    // group, 0.15 B per request) small.
+    // Large groups keep the footer metadata held until the file closes (≈ 19 KB per group,
+    // 0.15 B per request) small; a group in memory is its compressed pages and one page being
+    // filled per column (≈ 1 MiB each), whatever its rows.
     const GROUP_ROWS: usize = 1 << 17;
+    // Encoded as the rows come: a group spans most of a run and is ≈ 23 MiB of records.
+    const CHUNK_ROWS: usize = 1024;
     const SCHEMA: &'static str = "message schema {
         OPTIONAL INT64 id; OPTIONAL INT64 conn_id; OPTIONAL INT64 exchange;
         OPTIONAL INT64 workload; OPTIONAL BYTE_ARRAY kind (STRING); OPTIONAL INT64 page;
@@ -178,12 +178,12 @@ impl TableRow for RequestRecord {
         OPTIONAL INT64 server_data_retx;
     }";
 
-    fn write_group<W: Write + Send>(
+    fn write_chunk(
         rs: &[Self],
         not_measured: &[String],
-        rg: &mut SerializedRowGroupWriter<'_, W>,
+        cols: &mut GroupColumns,
     ) -> Result<(), StoreError> {
-        let mut g = Group::new(rg, Self::TABLE, rs.len(), not_measured);
+        let mut g = Group::new(cols, Self::TABLE, rs.len(), not_measured);
         g.int("id", rs.iter().map(|r| r.id))?;
         g.int("conn_id", rs.iter().map(|r| r.conn_id))?;
         g.int("exchange", rs.iter().map(|r| r.exchange as u64))?;
@@ -232,8 +232,10 @@ impl TableRow for RequestRecord {
 
 impl TableRow for QueueRow {
     const TABLE: &'static str = "queue";
-    // Written as the run goes: 10 rows per simulated second per monitored link.
+    // Written as the run goes: 10 rows per simulated second per monitored link; a group (≈ 0.8
+    // MiB of rows) encoded whole, one column at a time.
     const GROUP_ROWS: usize = 1 << 13;
+    const CHUNK_ROWS: usize = 1 << 13;
     const SCHEMA: &'static str = "message schema {
         OPTIONAL BYTE_ARRAY link (STRING); OPTIONAL INT64 t_ns; OPTIONAL INT64 forwarded;
         OPTIONAL INT64 early_drops; OPTIONAL INT64 forced_drops; OPTIONAL INT64 overflow_drops;
@@ -241,12 +243,12 @@ impl TableRow for QueueRow {
         OPTIONAL DOUBLE mean_qlen; OPTIONAL DOUBLE var_qlen;
     }";
 
-    fn write_group<W: Write + Send>(
+    fn write_chunk(
         rs: &[Self],
         not_measured: &[String],
-        rg: &mut SerializedRowGroupWriter<'_, W>,
+        cols: &mut GroupColumns,
     ) -> Result<(), StoreError> {
-        let mut g = Group::new(rg, Self::TABLE, rs.len(), not_measured);
+        let mut g = Group::new(cols, Self::TABLE, rs.len(), not_measured);
         g.text("link", rs.iter().map(|r| r.link.as_str()))?;
         g.int("t_ns", rs.iter().map(|r| r.t_ns))?;
         g.int("forwarded", rs.iter().map(|r| r.forwarded))?;
@@ -266,17 +268,18 @@ impl TableRow for QueueRow {
 impl TableRow for LinkRow {
     const TABLE: &'static str = "links";
     const GROUP_ROWS: usize = 1 << 13;
+    const CHUNK_ROWS: usize = 1 << 13;
     const SCHEMA: &'static str = "message schema {
         OPTIONAL BYTE_ARRAY link (STRING); OPTIONAL INT64 t_ns; OPTIONAL INT64 bytes;
         OPTIONAL INT64 packets;
     }";
 
-    fn write_group<W: Write + Send>(
+    fn write_chunk(
         rs: &[Self],
         not_measured: &[String],
-        rg: &mut SerializedRowGroupWriter<'_, W>,
+        cols: &mut GroupColumns,
     ) -> Result<(), StoreError> {
-        let mut g = Group::new(rg, Self::TABLE, rs.len(), not_measured);
+        let mut g = Group::new(cols, Self::TABLE, rs.len(), not_measured);
         g.text("link", rs.iter().map(|r| r.link.as_str()))?;
         g.int("t_ns", rs.iter().map(|r| r.t_ns))?;
         g.int("bytes", rs.iter().map(|r| r.bytes))?;

@@ -433,18 +433,7 @@ mod tests {
         assert!(DelayBox::new(Some(&cfg), &[], 1, &clients[..1], &servers).is_err());
     }
     fn packmime_boxes(rate: f64) -> WorkloadDelayBox {
-        use sim::BoxRtt;
-        use traffic::packmime::RttSide;
-        WorkloadDelayBox {
-            client: Some(BoxRtt::PackMime {
-                side: RttSide::Client,
-                rate,
-            }),
-            server: Some(BoxRtt::PackMime {
-                side: RttSide::Server,
-                rate,
-            }),
-        }
+        WorkloadDelayBox::packmime(rate)
     }
 
     #[test]

@@ -155,6 +155,25 @@ pub struct WorkloadDelayBox {
     pub server: Option<BoxRtt>,
 }
 
+impl WorkloadDelayBox {
+    /// PackMime's client-side and server-side RTT distributions (reference/packmime/MODEL.md
+    /// §3.8) at `rate` connections per second, as `delaybox = { client = "packmime", server =
+    /// "packmime" }` gives.
+    pub fn packmime(rate: f64) -> WorkloadDelayBox {
+        use traffic::packmime::RttSide;
+        WorkloadDelayBox {
+            client: Some(BoxRtt::PackMime {
+                side: RttSide::Client,
+                rate,
+            }),
+            server: Some(BoxRtt::PackMime {
+                side: RttSide::Server,
+                rate,
+            }),
+        }
+    }
+}
+
 /// What to monitor and how often (seed 000 §4.1.3).
 #[derive(Clone, Debug)]
 pub struct MonitorConfig {

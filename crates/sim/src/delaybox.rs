@@ -96,19 +96,9 @@ impl DelayBoxes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use traffic::packmime::RttSide;
 
     fn packmime_both(rate: f64) -> WorkloadDelayBox {
-        WorkloadDelayBox {
-            client: Some(BoxRtt::PackMime {
-                side: RttSide::Client,
-                rate,
-            }),
-            server: Some(BoxRtt::PackMime {
-                side: RttSide::Server,
-                rate,
-            }),
-        }
+        WorkloadDelayBox::packmime(rate)
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! Open-loop workloads drawn ahead on a second thread.
 //!
-//! A PackMime workload's arrivals and sizes are a function of its configuration and its own
-//! random stream alone, never of the network (`traffic::workload::packmime`'s module doc): the
-//! engine only ever calls `start` at time zero and then `on_timeout` at each deadline the
-//! workload itself announced (a pending deadline is never in the past, so the engine's
-//! `max(deadline, now)` is the deadline). Those draws — FARIMA sums over 1,000–5,000 lags,
-//! Weibull and table inversions, 15–19 % of the seed-001 twin's engine time on one core — are
-//! made here by a thread that replays exactly that call sequence on its own copy of the
-//! workload and stream, and hands the engine each call's requests and the next deadline, in
-//! order, in batches. The engine consumes them at the same events, so the run is the same, byte
+//! The arrivals and sizes of a PackMime or Poisson-arrival workload are a function of its
+//! configuration and its own random stream alone, never of the network
+//! (`traffic::WorkloadConfig::draws_open_loop`): the engine only ever calls `start` at time zero
+//! and then `on_timeout` at each deadline the workload itself announced (a pending deadline is
+//! never in the past, so the engine's `max(deadline, now)` is the deadline). Those draws —
+//! PackMime's FARIMA sums over 1,000–5,000 lags, Weibull and table inversions (15–19 % of the
+//! seed-001 twin's engine time on one core); Poisson gaps and bounded-Pareto sizes (`powf`,
+//! about 3 % of the quickstart's) — are made here by a thread that replays exactly that call
+//! sequence on its own copy of the workload and stream, and hands the engine each call's
+//! requests and the next deadline, in order, in batches. The engine consumes them at the same events, so the run is the same, byte
 //! for byte, whatever the threads' timing (test: `prefetched_workload_is_the_inline_one`).
 //!
 //! Memory: at most [`BATCHES_AHEAD`] batches of [`STEPS`] calls wait in the channel. When the
@@ -121,7 +122,7 @@ impl Drop for Prefetch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use traffic::{HttpVersion, WorkloadConfig};
+    use traffic::{Arrival, HttpVersion, SizeDist, WorkloadConfig};
 
     fn packmime(http: HttpVersion) -> Workload {
         Workload::new(WorkloadConfig::PackMime {
@@ -133,17 +134,34 @@ mod tests {
         .unwrap()
     }
 
+    fn poisson() -> Workload {
+        Workload::new(WorkloadConfig::Http10 {
+            arrival: Arrival::Poisson { rate: 225.0 },
+            request_bytes: SizeDist::Constant { value: 300.0 },
+            response_bytes: SizeDist::BoundedPareto {
+                shape: 1.2,
+                min: 1000.0,
+                max: 2e6,
+            },
+            clients: 20,
+            servers: 20,
+        })
+        .unwrap()
+    }
+
     /// The calls handed out equal the workload's own, call by call, over many batches.
     #[test]
     fn prefetched_workload_is_the_inline_one() {
-        for http in [HttpVersion::Http10, HttpVersion::Http11] {
-            let mut inline = packmime(http);
+        let make: [fn() -> Workload; 3] = [
+            || packmime(HttpVersion::Http10),
+            || packmime(HttpVersion::Http11),
+            poisson,
+        ];
+        for make in make {
+            assert!(make().config().draws_open_loop());
+            let mut inline = make();
             let mut rng = units::stream(7, "workload:0");
-            let mut p = Prefetch::spawn(
-                packmime(http),
-                units::stream(7, "workload:0"),
-                SimTime::ZERO,
-            );
+            let mut p = Prefetch::spawn(make(), units::stream(7, "workload:0"), SimTime::ZERO);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             inline.start(SimTime::ZERO, &mut rng, &mut a);
             let mut next_b = p.next_call(&mut b);

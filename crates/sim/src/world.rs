@@ -24,7 +24,7 @@ use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
 use tcp::{Endpoint, Segment, TcpConfig};
-use traffic::{FlowKind, Request, Workload, WorkloadConfig};
+use traffic::{FlowKind, Request, Workload};
 use units::{Rng, SimDuration, SimTime};
 
 /// Monitors attached to one link.
@@ -602,12 +602,13 @@ impl<O: Observer> World<O> {
 
     // ----- workloads -----------------------------------------------------------------------
 
-    /// Start every workload at time zero. PackMime workloads (open loop, costly draws) start
-    /// on a thread of their own that draws ahead (`prefetch.rs`); the others run inline.
+    /// Start every workload at time zero. Open-loop workloads that draw (PackMime, Poisson
+    /// arrivals: `WorkloadConfig::draws_open_loop`) start on a thread of their own that draws
+    /// ahead (`prefetch.rs`); the others run inline.
     pub fn start_workloads(&mut self, now: SimTime) {
         for w in 0..self.workloads.len() {
             let mut reqs = std::mem::take(&mut self.scratch_reqs);
-            if matches!(self.workloads[w].config(), WorkloadConfig::PackMime { .. }) {
+            if self.workloads[w].config().draws_open_loop() {
                 let rng = std::mem::replace(&mut self.wl_rngs[w], units::stream(0, "unused"));
                 let mut p = Prefetch::spawn(self.workloads[w].clone(), rng, now);
                 let next = p.next_call(&mut reqs);

@@ -379,6 +379,21 @@ impl WorkloadConfig {
         Ok(())
     }
 
+    /// True if the workload's requests (times and sizes) are a function of its configuration
+    /// and its own random stream alone, never of the network: Poisson arrivals and PackMime
+    /// (the module table's "open" models that draw sizes). The engine may then draw them ahead
+    /// on another thread (`sim::prefetch`). CBR, ON/OFF and replay are open loop too but draw
+    /// almost nothing, so they are not listed.
+    pub fn draws_open_loop(&self) -> bool {
+        matches!(
+            self,
+            WorkloadConfig::Http10 {
+                arrival: Arrival::Poisson { .. },
+                ..
+            } | WorkloadConfig::PackMime { .. }
+        )
+    }
+
     /// Offered load of an open-loop (`Http10` + `Poisson`) workload in bit/s:
     /// rate × 8 × (E\[response\] + E\[request\]), from the distributions' analytic means before
     /// rounding to whole bytes. Payload only: TCP/IP headers, handshakes, ACKs and

@@ -11,8 +11,10 @@ use crate::timers::TimerHeap;
 /// What happens at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// Packet `pkt` reaches node `node` (end of a link's propagation).
-    Arrive { pkt: u32, node: u32 },
+    /// Packet `pkt` reaches node `node` (end of a link's propagation). `to_ep`: if `node` is
+    /// the packet's destination host, the endpoint it is delivered to (connection slot × 2 +
+    /// side, 0 client / 1 server), else [`NOT_DELIVERED`]; a hint for cache prefetching only.
+    Arrive { pkt: u32, node: u32, to_ep: u32 },
     /// Link `link` finished serializing its current packet.
     TxDone { link: u32 },
     /// Endpoint deadline of connection slot `conn` (generation `gen`), side 0 client / 1 server.
@@ -33,6 +35,9 @@ pub enum Event {
     /// End of the warm-up: snapshot counters.
     WarmupEnd,
 }
+
+/// `Event::Arrive::to_ep` of an arrival at a router, or of a datagram.
+pub const NOT_DELIVERED: u32 = u32::MAX;
 
 /// (time in ns, sequence) packed into one key, so the heap's comparisons are one 128-bit
 /// compare.
@@ -152,6 +157,17 @@ impl EventQueue {
         self.now_seq = seq;
         self.popped += 1;
         Some((time, ev))
+    }
+    /// The earliest one-shot event (not a wake-up), without taking it: what the engine will
+    /// most likely handle next, for prefetching its memory.
+    #[inline]
+    pub fn peek_event(&self) -> Option<&Event> {
+        self.heap.peek_value()
+    }
+    /// The one-shot event after [`EventQueue::peek_event`]'s, as things stand.
+    #[inline]
+    pub fn peek_second_event(&self) -> Option<&Event> {
+        self.heap.peek_second_value()
     }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {

@@ -4,6 +4,7 @@
 //! wires `tcp`, `aqm` and `traffic` together and reports through `metrics`.
 
 pub mod budget;
+mod cache_hint;
 pub mod config;
 mod conn;
 mod delaybox;

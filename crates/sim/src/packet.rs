@@ -53,6 +53,15 @@ pub struct PacketArena {
 }
 
 impl PacketArena {
+    /// Start bringing packet `i` into cache (a hint, see `cache_hint`); nothing if there is
+    /// no such slot.
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        if let Some(p) = self.slots.get(i as usize) {
+            crate::cache_hint::prefetch(p);
+        }
+    }
+
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
         self.live += 1;

@@ -56,6 +56,19 @@ impl<V: Copy> QuadHeap<V> {
         self.data.first().map(|e| e.0)
     }
 
+    /// The value under the smallest key.
+    #[inline]
+    pub fn peek_value(&self) -> Option<&V> {
+        self.data.first().map(|e| &e.1)
+    }
+
+    /// The value under the second smallest key (the smallest of the root's children).
+    #[inline]
+    pub fn peek_second_value(&self) -> Option<&V> {
+        let ch = self.data.get(1..self.data.len().min(1 + D))?;
+        ch.iter().min_by_key(|e| e.0).map(|e| &e.1)
+    }
+
     /// Remove and return the entry with the smallest key.
     #[inline]
     pub fn pop(&mut self) -> Option<(u128, V)> {
@@ -158,6 +171,12 @@ mod tests {
                 assert_eq!(h.pop(), r.pop().map(|e| e.0));
             }
             assert_eq!(h.len(), r.len());
+            if step % 997 == 0 {
+                // The second smallest entry is the smallest child of the root.
+                let mut all: Vec<(u128, u32)> = r.iter().map(|e| e.0).collect();
+                all.sort();
+                assert_eq!(h.peek_second_value(), all.get(1).map(|e| &e.1));
+            }
         }
         while let Some(Reverse(e)) = r.pop() {
             assert_eq!(h.pop(), Some(e));

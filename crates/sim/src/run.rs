@@ -289,6 +289,7 @@ fn run_inner<O: Observer>(
     let mut stopped_early = false;
     let progress_step = SimDuration::from_secs(1);
     while let Some((now, ev)) = w.q.pop_until(end) {
+        w.prefetch_next();
         if now >= next_progress {
             progress(now, end);
             next_progress = now + progress_step;

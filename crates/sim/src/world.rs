@@ -398,7 +398,11 @@ impl<O: Observer> World<O> {
             return;
         };
         if let Some(c) = slot.conn.as_deref() {
+            // The endpoint, and the lines `service` reads next: the wake-up times and the
+            // connection's small fields (`kind` among them).
             crate::cache_hint::prefetch(&c.eps[(to_ep & 1) as usize]);
+            crate::cache_hint::prefetch(&c.timer_at);
+            crate::cache_hint::prefetch(&c.kind);
         }
     }
 

@@ -8,7 +8,6 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from aqmlab import _core
 from aqmlab.build import engine_build
@@ -22,9 +21,6 @@ from aqmlab.io import (
     scratch_dir,
 )
 from aqmlab.record import RunResult, parse_summary
-
-if TYPE_CHECKING:
-    pass
 
 # progress(variant, sim_s, end_s)
 ProgressFn = Callable[[str, float, float], None]
@@ -51,35 +47,9 @@ def variants(scenario: str | os.PathLike) -> list[str]:
     return _core.scenario_variants(os.fspath(scenario))
 
 
-class _Bar:
-    """A tqdm bar in simulated seconds for one variant, created at the first progress call (when
-    the end time is known)."""
-
-    def __init__(self, name: str):
-        self.name = name
-        self.bar = None
-
-    def __call__(self, sim_s: float, end_s: float) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(
-                desc=self.name,
-                total=end_s,
-                unit="sim s",
-                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} sim s "
-                "[{elapsed}<{remaining}, {rate_fmt}]",
-                dynamic_ncols=True,
-            )
-        self.bar.update(sim_s - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-# core(dest, progress(sim_s, end_s) or None) -> the core's dict: `_core.run_variant` or
-# `_core.run_scenario_text` with the scenario bound
+# core(dest, progress) -> the core's dict: `_core.run_variant` or `_core.run_scenario_text`
+# with the scenario bound; progress is None, True (the core draws its progress bar on stderr
+# when that is a terminal: crates/py/src/progress_bar.rs) or a callable(sim_s, end_s)
 CoreRun = Callable[[str, object], dict]
 
 
@@ -88,13 +58,7 @@ def _core_run(core: CoreRun, variant: str, dest: Path, progress: bool | Progress
     if callable(progress):
         cb = progress
         return core(os.fspath(dest), lambda s, e: cb(variant, s, e))
-    if progress:
-        bar = _Bar(variant)
-        try:
-            return core(os.fspath(dest), bar)
-        finally:
-            bar.close()
-    return core(os.fspath(dest), None)
+    return core(os.fspath(dest), True if progress else None)
 
 
 def run_one(
@@ -177,7 +141,8 @@ def run(
 ) -> dict[str, RunResult]:
     """Run every variant of `scenario` (or only `variant`), in file order. With `out`, each
     variant is written to `out/<variant>/` as soon as it has finished (see `write_run`).
-    `progress`: True for a tqdm bar per variant, or a callable(variant, sim_s, end_s).
+    `progress`: True for a progress bar per variant, drawn by the core on stderr when stderr is a
+    terminal (and TERM is set and not "dumb"), or a callable(variant, sim_s, end_s).
 
     Raises `ScenarioError` (bad file, unknown variant) before anything runs, `SimError` if the
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)

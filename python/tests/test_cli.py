@@ -93,10 +93,11 @@ def test_usage_error_exits_2():
     assert e.value.code == 2
 
 
-def _fake_core(monkeypatch, fail_variant=None, exc=None):
+def _fake_core(monkeypatch, fail_variant=None, exc=None) -> list:
     """Replace the engine entry point with one that writes hand-made tables into the run's
-    directory and returns their summary (and reports progress), or raises `exc` in
-    `fail_variant` after some progress."""
+    directory and returns their summary (and reports progress to a callable), or raises `exc`
+    in `fail_variant` after some progress. Returns the list of (variant, progress argument) of
+    the calls."""
     from pathlib import Path
 
     from conftest import synthetic_result
@@ -105,11 +106,14 @@ def _fake_core(monkeypatch, fail_variant=None, exc=None):
     from aqmlab.io import write_parquet
     from aqmlab.tables import frame_to_arrow
 
+    calls = []
+
     def run_variant(path, variant, dir, progress=None):
         if variant not in _core.scenario_variants(path):
             raise AssertionError(variant)
+        calls.append((variant, progress))
         for s in range(0, 23, 2):
-            if progress is not None:
+            if callable(progress):
                 progress(float(s), 22.0)
             if variant == fail_variant and s == 10:
                 raise exc
@@ -126,27 +130,29 @@ def _fake_core(monkeypatch, fail_variant=None, exc=None):
         }
 
     monkeypatch.setattr(_core, "run_variant", run_variant)
+    return calls
 
 
 def test_run_command_writes_every_variant_and_prints_the_table(tmp_path, capsys, monkeypatch, tiny_scenario):
-    _fake_core(monkeypatch)
+    calls = _fake_core(monkeypatch)
     out = tmp_path / "runs"
     assert cli.main(["run", str(tiny_scenario), "--out", str(out)]) == 0
     cap = capsys.readouterr()
     rows = cap.out.splitlines()
     assert rows[0].split()[:2] == ["run", "KB/s"]
     assert [r.split()[:2] for r in rows[2:]] == [["dt120", "105"], ["dt30", "104"]]
-    assert "22/22 sim s" in cap.err  # the progress bar reached the end
+    # The core is asked for its own progress bar (drawn on a terminal: test_progress_bar.py).
+    assert calls == [("dt120", True), ("dt30", True)]
     assert sorted(p.name for p in out.iterdir()) == ["dt120", "dt30"]
     assert (out / "dt30" / "summary.json").is_file()
 
 
 def test_run_command_one_variant(tmp_path, capsys, monkeypatch, tiny_scenario):
-    _fake_core(monkeypatch)
+    calls = _fake_core(monkeypatch)
     out = tmp_path / "runs"
     assert cli.main(["run", str(tiny_scenario), "--out", str(out), "--variant", "dt30", "--quiet"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["dt30"]
-    assert "sim s" not in capsys.readouterr().err
+    assert calls == [("dt30", None)]  # --quiet: no bar asked for
 
 
 def test_sim_error_is_one_line_and_leaves_no_output_dir(tmp_path, capsys, monkeypatch, tiny_scenario):

@@ -10,17 +10,19 @@
 //! `key`, `reason`) for a rejected scenario or an unknown variant; `SimError` (a `RuntimeError`,
 //! message "key: reason", attributes `key`, `reason`) for an experiment the engine cannot build.
 //! An exception raised by the progress callable (or a pending Ctrl-C) aborts the run and is
-//! re-raised as is.
+//! re-raised as is. `progress=True` draws the core's own bar instead (`progress_bar`).
 //!
 //! Validation: `python/tests/` (the engine tests run scenarios end to end through this module).
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyDict, PyList};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Instant;
+
+mod progress_bar;
 
 create_exception!(
     aqmlab._core,
@@ -83,10 +85,13 @@ struct AbortRun;
 /// Run variant `variant` of the scenario file at `path`, writing its tables into the existing
 /// directory `dir` as the run goes (`requests.parquet`, `queue.parquet`, `links.parquet`,
 /// each under `NAME.part` until complete; `store::RunWriter`), and `{link}.pcap` for each link
-/// `[monitor] pcap` selects (`sim::run_in`). `progress(sim_s, end_s)`, if
-/// given, is called about once per simulated second; an exception it raises aborts the run
-/// (the directory then holds partial `.part` files: the caller removes it). A file-system
-/// error raises `OSError` (`PATH: reason`).
+/// `[monitor] pcap` selects (`sim::run_in`). `progress`: None or False for nothing; True for
+/// the core's progress bar on stderr, drawn only when stderr is a terminal (`progress_bar`);
+/// or a callable `progress(sim_s, end_s)`, called about once per simulated second, an
+/// exception from which aborts the run (the directory then holds partial `.part` files: the
+/// caller removes it); anything else is a TypeError before the run. Ctrl-C is checked about
+/// once per simulated second in every case. A file-system error raises `OSError`
+/// (`PATH: reason`).
 ///
 /// Returns a dict: `name`, `seed`, `warmup_ns`, `summary_json` (the run summary as pretty JSON,
 /// keys in `metrics::Summary` field order), `engine` (engine counters) and `wall_s`
@@ -155,6 +160,7 @@ fn run_into<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let named = find_variant(py, exps, label, variant)?;
+    let progress = Progress::from_arg(progress, &named.name)?;
     let started = Instant::now();
     let warmup_ns = named.experiment.warmup.as_nanos();
     let writer = store::RunWriter::create(Path::new(dir), warmup_ns).map_err(store_err)?;
@@ -191,13 +197,59 @@ fn find_variant<'a>(
     })
 }
 
-/// Run `named` through `go(experiment, on_progress)` (`sim::run_in`), calling
-/// `progress` and checking for Ctrl-C about once per simulated second; an exception there
-/// aborts the run and is returned.
+/// What the `progress` argument of `run_variant` / `run_scenario_text` asks for.
+enum Progress<'py> {
+    /// Nothing (None or False).
+    Off,
+    /// The core's bar (True).
+    Bar(progress_bar::SimBar),
+    /// A Python callable `(sim_s, end_s)`.
+    Call(Bound<'py, PyAny>),
+}
+
+impl<'py> Progress<'py> {
+    /// The `progress` argument for the variant `name`; a TypeError for anything but None, a
+    /// bool or a callable.
+    fn from_arg(arg: Option<Bound<'py, PyAny>>, name: &str) -> PyResult<Self> {
+        let Some(arg) = arg else {
+            return Ok(Progress::Off);
+        };
+        if let Ok(b) = arg.downcast::<PyBool>() {
+            return Ok(match b.is_true() {
+                true => Progress::Bar(progress_bar::SimBar::new(name)),
+                false => Progress::Off,
+            });
+        }
+        if arg.is_callable() {
+            return Ok(Progress::Call(arg));
+        }
+        let kind = arg.get_type().name().map(|n| n.to_string());
+        Err(PyTypeError::new_err(format!(
+            "progress: expected True, False, None or a callable(sim_s, end_s), got {}",
+            kind.unwrap_or_else(|_| "an object".into())
+        )))
+    }
+
+    /// The run is at `now` of `end`.
+    fn report(&mut self, now: units::SimTime, end: units::SimTime) -> PyResult<()> {
+        match self {
+            Progress::Off => {}
+            Progress::Bar(bar) => bar.update(now, end),
+            Progress::Call(cb) => {
+                cb.call1((now.as_secs_f64(), end.as_secs_f64()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Run `named` through `go(experiment, on_progress)` (`sim::run_in`), reporting `progress`
+/// and checking for Ctrl-C about once per simulated second; an exception there aborts the run
+/// and is returned. A bar is left in its last state when this returns, whatever the outcome.
 fn simulate<'py, T>(
     py: Python<'py>,
     named: &scenario::NamedExperiment,
-    progress: Option<Bound<'py, PyAny>>,
+    mut progress: Progress<'py>,
     go: impl FnOnce(
         &sim::Experiment,
         &mut dyn FnMut(units::SimTime, units::SimTime),
@@ -206,14 +258,8 @@ fn simulate<'py, T>(
     let mut aborted: Option<PyErr> = None;
     let result = {
         let mut on_progress = |now: units::SimTime, end: units::SimTime| {
-            let step = || -> PyResult<()> {
-                py.check_signals()?;
-                if let Some(cb) = &progress {
-                    cb.call1((now.as_secs_f64(), end.as_secs_f64()))?;
-                }
-                Ok(())
-            };
-            if let Err(e) = step() {
+            let step = py.check_signals().and_then(|()| progress.report(now, end));
+            if let Err(e) = step {
                 aborted = Some(e);
                 // `resume_unwind` does not run the panic hook: nothing is printed.
                 resume_unwind(Box::new(AbortRun));
@@ -221,6 +267,7 @@ fn simulate<'py, T>(
         };
         catch_unwind(AssertUnwindSafe(|| go(&named.experiment, &mut on_progress)))
     };
+    drop(progress); // the bar's last line, before Python prints anything
     match result {
         Ok(Ok(out)) => Ok(out),
         Ok(Err(e)) => Err(sim_err(py, &e)),

@@ -20,11 +20,10 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aqmlab.record import RunResult, parse_summary
 
-# `typing.TYPE_CHECKING` without importing typing (start-up time; see aqmlab.record).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa

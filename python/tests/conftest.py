@@ -173,6 +173,8 @@ def tiny_scenario(tmp_path: Path) -> Path:
 def write_requests_run(d, requests, summary: dict, warmup_ns: int = 0) -> None:
     """Write a run directory at `d` holding `requests` (missing request columns 0), `summary`
     and `warmup_ns`, the rest from `synthetic_result` (for studies' run_metrics tests)."""
+    from dataclasses import replace
+
     from aqmlab.io import write_run
     from aqmlab.tables import TYPES
 
@@ -180,10 +182,8 @@ def write_requests_run(d, requests, summary: dict, warmup_ns: int = 0) -> None:
     for c in TYPES["requests"]:
         if c not in req.columns:
             req[c] = 0
-    res = synthetic_result().replace(
-        requests=req[list(TYPES["requests"])], summary=summary, summary_json=summary_json(summary),
-        warmup_ns=warmup_ns,
-    )  # fmt: skip
+    res = replace(synthetic_result(), requests=req[list(TYPES["requests"])], summary=summary,
+                  summary_json=summary_json(summary), warmup_ns=warmup_ns)  # fmt: skip
     write_run(res, d)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -57,8 +58,9 @@ def _testbed_run(d, missing: bool = True, legacy: bool = False):
     engine = {"kind": "testbed-linux", "end_ns": 3_000_000_000}
     if not legacy:
         engine["not_measured"] = MISSING
-    res = synthetic_result(name="tb").replace(
-        requests=_requests(missing), summary=summary, summary_json=summary_json(summary), engine=engine,
+    res = replace(
+        synthetic_result(name="tb"), requests=_requests(missing), summary=summary,
+        summary_json=summary_json(summary), engine=engine,
     )  # fmt: skip
     return write_run(res, d)
 
@@ -80,7 +82,7 @@ def test_columns_not_measured_are_nulls_in_the_file_and_nan_when_read(tmp_path):
     assert json.loads((d / "summary.json").read_text())["fin_retx"] is None
     assert not_measured_of(json.loads((d / "run.json").read_text())) == MISSING
     # Written again from the loaded run: still nulls, not 0.
-    again = write_run(run.replace(requests=run.requests.copy()), tmp_path / "again")
+    again = write_run(replace(run, requests=run.requests.copy()), tmp_path / "again")
     assert pq.read_table(again / "requests.parquet")["fast_retx"].null_count == 8
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -111,7 +112,7 @@ class FakeCore:
         limit, seed = doc["queue"]["limit"], doc["run"]["seed"]
         self.calls.append((limit, seed, doc["run"]["duration"]))
         r = synthetic_result(variant, kb_per_s=1000.0 + limit + seed, drops_pct=limit / 10)
-        return fake_core_run(r.replace(seed=seed), dir)
+        return fake_core_run(replace(r, seed=seed), dir)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ tests) the process pool and a two-worker Dask LocalCluster giving byte-identical
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 
 import pytest
 from conftest import fake_core_run, synthetic_result
@@ -72,7 +73,7 @@ class FakeCore:
         if limit == self.fail_limit:
             raise SimError(f"queue.limit: fake failure for limit {limit}")
         r = synthetic_result(variant, kb_per_s=1000.0 + limit + seed)
-        return fake_core_run(r.replace(seed=seed), dir)
+        return fake_core_run(replace(r, seed=seed), dir)
 
 
 @pytest.fixture

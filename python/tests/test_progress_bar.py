@@ -27,6 +27,13 @@ pytestmark = pytest.mark.engine
 BAR_BYTES = re.compile(r"[\r\x1b█▉▊▋▌▍▎▏]|sim s")
 
 
+def _default_sigint() -> None:
+    """In the child before exec: SIGINT's default action, as in a user's terminal. A test run
+    started in the background by a non-interactive shell (`cmd &`, `nohup`) inherits SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler, so Ctrl-C would do nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_on_terminal(args: list[str], term: str = "xterm", interrupt_at: bytes | None = None, timeout=60):
     """`python -m aqmlab ARGS` with stderr on a pseudo-terminal (100 columns) and stdout on a
     pipe; with `interrupt_at`, SIGINT once the terminal has shown those bytes. Returns
@@ -37,6 +44,7 @@ def run_on_terminal(args: list[str], term: str = "xterm", interrupt_at: bytes | 
     p = subprocess.Popen(
         [sys.executable, "-m", "aqmlab", *args],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env,
+        preexec_fn=_default_sigint,
     )  # fmt: skip
     os.close(slave)
     got, sent_at, deadline = b"", None, time.monotonic() + timeout

@@ -37,7 +37,8 @@ pub struct Monitors {
 /// Open connections from which the engine prefetches the memory of the next event
 /// ([`World::prefetch_next`]): when their state (`Conn`, 1.9 kB each) passes 1 MiB, the L2
 /// cache of one core of the machines measured (AMD EPYC, 2026-11-26): bench_1gbps, 7,850 open
-/// connections, 0.62x the wall time with the hints; the quickstart, 304, 1.14x.
+/// connections, 0.6–0.8x the wall time with the hints (paired, noisy); the quickstart, 304,
+/// 1.14x without this threshold.
 const PREFETCH_FROM_CONNS: u64 = ((1 << 20) / std::mem::size_of::<Conn>()) as u64;
 
 /// Everything that changes during a run.

@@ -48,10 +48,31 @@ impl Sampler {
     }
 }
 
+/// The client and server boxes of one workload, with their random streams.
+pub struct WorkloadBoxes([Option<Sampler>; 2]);
+
+impl WorkloadBoxes {
+    /// One-way delays (client box, server box) for the workload's next connection; zero for a
+    /// missing box.
+    pub fn draw(&mut self) -> [SimDuration; 2] {
+        let mut out = [SimDuration::ZERO; 2];
+        for (o, s) in out.iter_mut().zip(self.0.iter_mut()) {
+            if let Some(s) = s {
+                *o = s.next_one_way();
+            }
+        }
+        out
+    }
+
+    fn any(&self) -> bool {
+        self.0.iter().any(Option::is_some)
+    }
+}
+
 /// The client and server boxes of every workload, with their random streams.
 pub struct DelayBoxes {
-    /// Per workload: (client box, server box).
-    boxes: Vec<[Option<Sampler>; 2]>,
+    /// Per workload; `None` once handed to the workload's thread ([`DelayBoxes::take`]).
+    boxes: Vec<Option<WorkloadBoxes>>,
 }
 
 impl DelayBoxes {
@@ -66,7 +87,10 @@ impl DelayBoxes {
                         Sampler::new(r, units::stream(seed, &format!("delaybox:{w}:{side}")))
                     })
                 };
-                [mk(&c.client, "client"), mk(&c.server, "server")]
+                Some(WorkloadBoxes([
+                    mk(&c.client, "client"),
+                    mk(&c.server, "server"),
+                ]))
             })
             .collect();
         DelayBoxes { boxes }
@@ -75,21 +99,29 @@ impl DelayBoxes {
     /// Whether any workload has a box.
     #[cfg(test)]
     fn any(&self) -> bool {
-        self.boxes.iter().any(|b| b.iter().any(Option::is_some))
+        self.boxes.iter().flatten().any(WorkloadBoxes::any)
     }
 
     /// One-way delays (client box, server box) for a new connection of workload `w`; zero for
-    /// a missing box.
+    /// a missing box. Not for a workload whose boxes were taken.
     pub fn draw(&mut self, w: usize) -> [SimDuration; 2] {
-        let mut out = [SimDuration::ZERO; 2];
-        if let Some(b) = self.boxes.get_mut(w) {
-            for (o, s) in out.iter_mut().zip(b.iter_mut()) {
-                if let Some(s) = s {
-                    *o = s.next_one_way();
-                }
-            }
+        match self.boxes.get_mut(w) {
+            Some(Some(b)) => b.draw(),
+            Some(None) => panic!("the boxes of workload {w} were handed to its thread"),
+            None => [SimDuration::ZERO; 2],
         }
-        out
+    }
+
+    /// Hand workload `w`'s boxes to the thread that draws its requests ahead
+    /// (`prefetch.rs`), if it has any: the draws are one per new connection in the workload's
+    /// request order, so made there they are the same. `None` if the workload has no box.
+    pub fn take(&mut self, w: usize) -> Option<WorkloadBoxes> {
+        let b = self.boxes.get_mut(w)?;
+        if b.as_ref().is_some_and(WorkloadBoxes::any) {
+            b.take()
+        } else {
+            None
+        }
     }
 }
 

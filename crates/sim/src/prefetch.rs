@@ -12,14 +12,22 @@
 //! requests and the next deadline, in order, in batches. The engine consumes them at the same events, so the run is the same, byte
 //! for byte, whatever the threads' timing (test: `prefetched_workload_is_the_inline_one`).
 //!
+//! The workload's own DelayBoxes (`delaybox.rs`: PackMime's `Xmit` RTTs, a FARIMA step over
+//! 1,000 lags per box and connection, 5 % of the seed-001 twin's engine thread) draw once per
+//! new connection in the workload's request order, also a function of their own streams
+//! alone; the thread draws them too and hands them over in the request's `box_rtt` (twice the
+//! one-way delay, which the engine halves: exact in integer ns), so the engine draws nothing
+//! for that workload (test: `prefetched_boxes_are_the_inline_ones`).
+//!
 //! Memory: at most [`BATCHES_AHEAD`] batches of [`STEPS`] calls wait in the channel. When the
 //! engine stops (end of run, early stop), dropping the [`Prefetch`] closes the channel; the
 //! thread's next send fails and it ends, and the drop joins it.
 
+use crate::delaybox::WorkloadBoxes;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::thread::JoinHandle;
-use traffic::{Request, Workload};
-use units::{Rng, SimTime};
+use traffic::{FlowKind, Request, Workload};
+use units::{Rng, SimDuration, SimTime};
 
 /// Workload calls per batch.
 const STEPS: usize = 256;
@@ -48,14 +56,21 @@ pub struct Prefetch {
 }
 
 impl Prefetch {
-    /// Start `workload` (not yet started) at `start` with its stream `rng` on a new thread.
-    pub fn spawn(mut workload: Workload, mut rng: Rng, start: SimTime) -> Prefetch {
+    /// Start `workload` (not yet started) at `start` with its stream `rng` on a new thread,
+    /// which also draws the workload's `boxes` for each new connection (see the module doc).
+    pub fn spawn(
+        mut workload: Workload,
+        mut rng: Rng,
+        start: SimTime,
+        mut boxes: Option<WorkloadBoxes>,
+    ) -> Prefetch {
         let (tx, rx) = sync_channel::<Batch>(BATCHES_AHEAD);
         let thread = std::thread::Builder::new()
             .name("aqmlab-workload".into())
             .spawn(move || {
                 let mut b = Batch::default();
                 workload.start(start, &mut rng, &mut b.reqs);
+                draw_boxes(&mut boxes, &mut b.reqs[..]);
                 let mut next = workload.next_deadline();
                 b.ends.push(b.reqs.len());
                 b.next.push(next);
@@ -66,7 +81,9 @@ impl Prefetch {
                         return;
                     }
                     let d = next.expect("checked above");
+                    let from = b.reqs.len();
                     workload.on_timeout(d, &mut rng, &mut b.reqs);
+                    draw_boxes(&mut boxes, &mut b.reqs[from..]);
                     next = workload.next_deadline();
                     b.ends.push(b.reqs.len());
                     b.next.push(next);
@@ -106,6 +123,18 @@ impl Prefetch {
         let next = self.batch.next[self.step];
         self.step += 1;
         next
+    }
+}
+
+/// The DelayBox draws of the new connections `reqs`, as `World::open` would make them: one
+/// per connection (not per datagram), none for a connection that brings its own RTTs.
+fn draw_boxes(boxes: &mut Option<WorkloadBoxes>, reqs: &mut [Request]) {
+    let Some(boxes) = boxes else { return };
+    for r in reqs {
+        if r.kind != FlowKind::Datagram && r.box_rtt.is_none() {
+            let one_way = boxes.draw();
+            r.box_rtt = Some(one_way.map(|d| SimDuration::from_nanos(d.as_nanos() * 2)));
+        }
     }
 }
 
@@ -161,7 +190,8 @@ mod tests {
             assert!(make().config().draws_open_loop());
             let mut inline = make();
             let mut rng = units::stream(7, "workload:0");
-            let mut p = Prefetch::spawn(make(), units::stream(7, "workload:0"), SimTime::ZERO);
+            let mut p =
+                Prefetch::spawn(make(), units::stream(7, "workload:0"), SimTime::ZERO, None);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             inline.start(SimTime::ZERO, &mut rng, &mut a);
             let mut next_b = p.next_call(&mut b);
@@ -180,6 +210,52 @@ mod tests {
         }
     }
 
+    /// The boxes drawn on the thread are the engine's own draws, connection by connection
+    /// (`box_rtt` = twice the one-way delay), and a workload without boxes is not given any.
+    #[test]
+    fn prefetched_boxes_are_the_inline_ones() {
+        use crate::config::WorkloadDelayBox;
+        use crate::delaybox::DelayBoxes;
+        let cfg = [
+            WorkloadDelayBox::packmime(300.0),
+            WorkloadDelayBox::default(),
+        ];
+        let mut inline_boxes = DelayBoxes::new(&cfg, 2, 5);
+        let mut thread_boxes = DelayBoxes::new(&cfg, 2, 5);
+        assert!(thread_boxes.take(1).is_none());
+        let taken = thread_boxes.take(0);
+        assert!(taken.is_some());
+        let mut inline = packmime(HttpVersion::Http11);
+        let mut rng = units::stream(9, "workload:0");
+        let mut p = Prefetch::spawn(
+            packmime(HttpVersion::Http11),
+            units::stream(9, "workload:0"),
+            SimTime::ZERO,
+            taken,
+        );
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        inline.start(SimTime::ZERO, &mut rng, &mut a);
+        let mut next = p.next_call(&mut b);
+        let mut conns = 0;
+        for _ in 0..2 * STEPS {
+            assert_eq!(a.len(), b.len());
+            for (x, y) in a.iter().zip(&b) {
+                let [c, s] = inline_boxes.draw(0);
+                let twice = |d: SimDuration| SimDuration::from_nanos(2 * d.as_nanos());
+                assert_eq!(y.box_rtt, Some([twice(c), twice(s)]));
+                assert!(c > SimDuration::ZERO && s > SimDuration::ZERO);
+                assert_eq!(x.box_rtt, None);
+                conns += 1;
+            }
+            let d = next.unwrap();
+            a.clear();
+            b.clear();
+            inline.on_timeout(d, &mut rng, &mut a);
+            next = p.next_call(&mut b);
+        }
+        assert!(conns > 100, "{conns} connections");
+    }
+
     /// Dropping a prefetch whose thread is blocked on a full channel ends the thread.
     #[test]
     fn drop_ends_a_blocked_thread() {
@@ -187,6 +263,7 @@ mod tests {
             packmime(HttpVersion::Http10),
             units::stream(1, "w"),
             SimTime::ZERO,
+            None,
         );
         let mut out = Vec::new();
         p.next_call(&mut out);

@@ -672,7 +672,8 @@ impl<O: Observer> World<O> {
             let mut reqs = std::mem::take(&mut self.scratch_reqs);
             if self.workloads[w].config().draws_open_loop() {
                 let rng = std::mem::replace(&mut self.wl_rngs[w], units::stream(0, "unused"));
-                let mut p = Prefetch::spawn(self.workloads[w].clone(), rng, now);
+                let boxes = self.wl_boxes.take(w);
+                let mut p = Prefetch::spawn(self.workloads[w].clone(), rng, now, boxes);
                 let next = p.next_call(&mut reqs);
                 self.wl_prefetch[w] = Some((p, next));
             } else {
@@ -764,7 +765,9 @@ impl<O: Observer> World<O> {
         let extra_one_way = SimDuration::from_nanos(extra_rtt.as_nanos() / 2);
         let client_node = self.wl_hosts[w].0[r.client as usize];
         let server_node = self.wl_hosts[w].1[r.server as usize];
-        // A replayed connection brings its own box RTTs; otherwise the workload's boxes draw.
+        // A replayed connection brings its own box RTTs, and a workload drawn ahead on its own
+        // thread the RTTs that thread drew from its boxes (`prefetch.rs`); otherwise the
+        // workload's boxes draw now.
         let [client_box, server_box] = match r.box_rtt {
             Some(rtt) => rtt.map(|x| SimDuration::from_nanos(x.as_nanos() / 2)),
             None => self.wl_boxes.draw(w),

@@ -87,7 +87,8 @@ pub struct Request {
     pub more: Vec<Exchange>,
     /// This connection's own DelayBox RTTs (client's router, server's router), each applied
     /// half in each direction there, instead of draws from the workload's `delaybox`; `None`
-    /// for every model but `Replay` with RTT columns.
+    /// from every model but `Replay` with RTT columns (the engine's workload thread fills it
+    /// with its draws from the workload's boxes, `sim::prefetch`).
     pub box_rtt: Option<[SimDuration; 2]>,
 }
 

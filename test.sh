@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every test of aqmlab: sets up .venv like ./setup.sh (without the quickstart run), then
 #   cargo test (workspace, except the PyO3 crate, which links only inside Python),
-#   cargo clippy -D warnings, ruff check, pytest (including the end-to-end `engine` tests, the
+#   cargo fmt --check, cargo clippy -D warnings, ruff check and ruff format --check (python,
+#   validation, bench), pytest (including the end-to-end `engine` tests, the
 #   ns-2 twin test, which needs ns-2.35: in CI, as root, the Debian package ns2 is installed, the
 #   browser test of the HTML reports, which needs the Debian package chromium, installed the same
 #   way, and the `slow` install test with the lowest dependency versions, which needs PyPI).
@@ -49,8 +50,14 @@ if ! command -v chromium >/dev/null 2>&1 && [[ -n "${CI:-}" ]]; then
 fi
 
 step cargo test --workspace --exclude aqmlab-py --no-fail-fast
+# rustfmt and clippy come with rustup's default profile; a minimal one lacks them.
+if command -v rustup >/dev/null; then
+    rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
+step cargo fmt --all --check
 step cargo clippy --workspace --all-targets -- -D warnings
-step ruff check python
+step ruff check python validation bench
+step ruff format --check python validation bench
 step pytest -q python/tests
 
 if ((${#failed[@]})); then

@@ -37,7 +37,15 @@ PROG = "aqmlab"
 # Subcommands whose modules are imported only when used (they load pandas, scipy, matplotlib):
 # `aqmlab run` starts in a fraction of the time (see README, Benchmark).
 _COMMANDS = (
-    "run", "calibrate", "reproduce", "params", "sweep", "tune", "tune-study", "report", "testbed",
+    "run",
+    "calibrate",
+    "reproduce",
+    "params",
+    "sweep",
+    "tune",
+    "tune-study",
+    "report",
+    "testbed",
 )
 
 

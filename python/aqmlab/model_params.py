@@ -42,8 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """`aqmlab params [NAME]`."""
     p = sub.add_parser(
         "params",
-        help="list a model's keys ([tcp], a queue or a workload kind): units, defaults, ranges, "
-        "sources",
+        help="list a model's keys ([tcp], a queue or a workload kind): units, defaults, ranges, sources",
         description="Without NAME, list the models (tcp, the queue kinds, the declared workload "
         "kinds); with NAME, its keys as the core declares them (the same tables as the README, "
         "docs/queue-disciplines.md and docs/workloads.md).",

@@ -109,9 +109,7 @@ def open_runs(dirs: Sequence[str | os.PathLike]) -> list[RunDir]:
         # A sum of a column not measured is missing, whatever the file says (older testbed runs
         # wrote 0).
         summary.update({k: math.nan for k in missing if k in summary})
-        runs.append(
-            RunDir(str(info.get("name", p.name)), p, summary, warmup_ns_of(info, summary), missing)
-        )
+        runs.append(RunDir(str(info.get("name", p.name)), p, summary, warmup_ns_of(info, summary), missing))
     names = [r.label for r in runs]
     for r in runs:
         if names.count(r.label) > 1:

@@ -527,8 +527,11 @@ def add_parser(sub, help: str) -> None:
     p.add_argument("--out", metavar="DIR", help="output directory (default runs/reproduce/STUDY[-quick])")
     p.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
-    p.add_argument("--reading", metavar="NAME",
-                   help=f"one of the study's readings of the paper's queue configuration ({readings})")
+    p.add_argument(
+        "--reading",
+        metavar="NAME",
+        help=f"one of the study's readings of the paper's queue configuration ({readings})",
+    )
     p.add_argument("--publish", action="store_true",
                    help="copy the report to docs/reproductions/STUDY[-READING]/")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")

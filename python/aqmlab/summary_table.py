@@ -24,6 +24,7 @@ COLUMNS: list[tuple[str, str]] = [
     ("p99 (ms)", "p99_rt_ms"),
 ]
 
+
 def fmt_value(v: float | int | None) -> str:
     """Three significant digits as in seed 000's tables (1142, 11.2, 9.56, 0.40), integers in
     full from 100 up; "-" for a missing value (e.g. the median of no responses)."""

@@ -318,7 +318,6 @@ _CSS = (
 )
 
 
-
 #: The repository checkout this module belongs to (scenario paths inside it are shown relative).
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -333,6 +332,7 @@ def _shown_path(scenario: str | None, fallback: str) -> str:
         return p.resolve().relative_to(_REPO).as_posix()
     except ValueError:
         return p.name
+
 
 def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple[Path, Path]:
     """Write `report.html` and `report.md` (+ `report/*.png`) into `sweep_dir`; returns the two

@@ -351,8 +351,11 @@ def cli(description: str, queue: tuple[str, str] | None = None):
     p.add_argument("--duration", help="measured time (default: the definition's)")
     p.add_argument("--out", default="ns2-out", help="--ns2: output directory for the command")
     p.add_argument("--keep", metavar="DIR", help="--compare: keep ns-2's files in DIR")
-    p.add_argument("--reuse", action="store_true",
-                   help="--compare with --keep: read DIR's ns-2 runs of the same command again")
+    p.add_argument(
+        "--reuse",
+        action="store_true",
+        help="--compare with --keep: read DIR's ns-2 runs of the same command again",
+    )
     p.add_argument("--json", metavar="FILE", help="--compare: also write every number as JSON")
     p.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns)")
     return p

@@ -461,8 +461,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(f"aqmlab commit {tk.git_state()}; ns-2: {shutil.which(a.ns)}", file=sys.stderr)
         for q in queues:
-            res = compare(q, seeds, warmup, duration, work, log=lambda m: print(m, file=sys.stderr), ns=a.ns,
-                          reuse=a.reuse)
+            res = compare(
+                q,
+                seeds,
+                warmup,
+                duration,
+                work,
+                log=lambda m: print(m, file=sys.stderr),
+                ns=a.ns,
+                reuse=a.reuse,
+            )
             results.append(res)
             print(table(res) + "\n", flush=True)
     except tk.RunError as e:

@@ -439,8 +439,16 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         print(f"aqmlab commit {tk.git_state()}; ns-2: {shutil.which(a.ns)}", file=sys.stderr)
-        res = compare(a.queue, seeds, warmup, duration, work,
-                      log=lambda m: print(m, file=sys.stderr), ns=a.ns, reuse=a.reuse)
+        res = compare(
+            a.queue,
+            seeds,
+            warmup,
+            duration,
+            work,
+            log=lambda m: print(m, file=sys.stderr),
+            ns=a.ns,
+            reuse=a.reuse,
+        )
         print(table(res), flush=True)
     except tk.RunError as e:
         print(f"twin.py: error: {e}", file=sys.stderr)

@@ -179,14 +179,15 @@ def report(s: dict, header: list[str]) -> str:
             floor = s["floor_mib"]
             lines.append(f"  note: {name}'s peak is at this script's own ({floor:.1f} MiB): at most that")
     lines.append("")
-    lines.append(f"ratio to {s['reference']} (median of the per-round ratios; range):")
+    ref = s["reference"]
+    lines.append(f"time / {ref}'s time (median of the per-round ratios; range; its inverse):")
     for name, e in s["commands"].items():
         if "wall_ratio" not in e:
             continue
         w, c = e["wall_ratio"], e["cpu_ratio"]
         lines.append(
-            f"  {name:<12} wall {w[1]:.4f} ({1 / w[1]:.1f}x faster; rounds {w[0]:.4f}-{w[2]:.4f}),"
-            f" CPU {c[1]:.4f} ({1 / c[1]:.1f}x)"
+            f"  {name:<12} wall {w[1]:.4f} (rounds {w[0]:.4f}-{w[2]:.4f}; {ref} {1 / w[1]:.2f}x),"
+            f" CPU {c[1]:.4f} ({ref} {1 / c[1]:.2f}x)"
         )
     return "\n".join(lines)
 

@@ -140,3 +140,48 @@ def test_run_command_imports_no_dataframe_or_plotting_stack():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def _record_disk_events(monkeypatch) -> list[tuple[str, str]]:
+    """("fsync", path) and ("rename", destination) in the order they happen."""
+    import os
+
+    events: list[tuple[str, str]] = []
+    real_fsync, real_rename = os.fsync, os.rename
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def rename(src, dst):
+        events.append(("rename", str(dst)))
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "rename", rename)
+    return events
+
+
+@pytest.mark.parametrize("replace", [False, True])
+@pytest.mark.parametrize("source", ["frames", "files"])
+def test_every_file_then_the_rename_reach_the_disk(tmp_path, monkeypatch, replace, source):
+    """A run directory under its final name survives a power cut whole: each of its files is
+    flushed before the directory gets that name, and the parent directory (the rename) after.
+    Tables given as DataFrames are encoded; tables read from files are copied."""
+    result = (
+        synthetic_result()
+        if source == "frames"
+        else load_run(write_run(synthetic_result(), tmp_path / "src"))
+    )
+    final = tmp_path / "out" / "red"
+    if replace:
+        write_run(synthetic_result(), final)
+    events = _record_disk_events(monkeypatch)
+    write_run(result, final)
+    commit = events.index(("rename", str(final)))
+    flushed = {os_path.rsplit("/", 1)[1] for kind, os_path in events[:commit] if kind == "fsync"}
+    assert flushed == set(FILES)
+    assert ("fsync", str(final.parent)) in events[commit + 1 :]
+    # Data first, summary.json (what makes a directory a run) last.
+    names = [p.rsplit("/", 1)[1] for kind, p in events[:commit] if kind == "fsync"]
+    assert names[-1] == "summary.json"

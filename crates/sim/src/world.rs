@@ -35,11 +35,13 @@ pub struct Monitors {
 }
 
 /// Open connections from which the engine prefetches the memory of the next event
-/// ([`World::prefetch_next`]): when their state (`Conn`, 1.9 kB each) passes 1 MiB, the L2
-/// cache of one core of the machines measured (AMD EPYC, 2026-11-26): bench_1gbps, 7,850 open
-/// connections, 0.6–0.8x the wall time with the hints (paired, noisy); the quickstart, 304,
-/// 1.14x without this threshold.
-const PREFETCH_FROM_CONNS: u64 = ((1 << 20) / std::mem::size_of::<Conn>()) as u64;
+/// ([`World::prefetch_next`]): when their state (`Conn`, 1.9 kB each) passes the L2 cache of
+/// the CPU it runs on (`cache_hint::l2_bytes`; 1 MiB on the machines measured, AMD EPYC,
+/// 2026-11-26: bench_1gbps, 7,850 open connections, 0.6–0.8x the wall time with the hints,
+/// paired, noisy; the quickstart, 304, 1.14x without this threshold).
+fn prefetch_from_conns() -> u64 {
+    (crate::cache_hint::l2_bytes() / std::mem::size_of::<Conn>()) as u64
+}
 
 /// Everything that changes during a run.
 pub struct World<O: Observer> {
@@ -82,6 +84,8 @@ pub struct World<O: Observer> {
     /// Request (exchange) ids handed out so far (`RequestRecord::id`).
     next_request_id: u64,
     open_conns: u64,
+    /// [`prefetch_from_conns`] of this machine, read once.
+    prefetch_from_conns: u64,
     pub peak_open: u64,
     pub delivered: u64,
     pub dropped: u64,
@@ -150,6 +154,7 @@ impl<O: Observer> World<O> {
             next_conn_id: 0,
             next_request_id: 0,
             open_conns: 0,
+            prefetch_from_conns: prefetch_from_conns(),
             peak_open: 0,
             delivered: 0,
             dropped: 0,
@@ -350,7 +355,7 @@ impl<O: Observer> World<O> {
         if let Some(tap) = self.pcap.as_deref_mut() {
             tap.on_transmit(l, now, arrival, self.pkts.get(m.id), &self.slots);
         }
-        let to_ep = if self.open_conns >= PREFETCH_FROM_CONNS {
+        let to_ep = if self.open_conns >= self.prefetch_from_conns {
             let p = self.pkts.get(m.id);
             if p.dst == to && p.conn != DATAGRAM {
                 p.conn.wrapping_mul(2) | u32::from(p.to_server)
@@ -379,7 +384,7 @@ impl<O: Observer> World<O> {
     pub fn prefetch_next(&self) {
         // With a few hundred connections everything is cached already, and the hints would
         // only cost instructions (quickstart: +12 %, 1.14x the wall time).
-        if self.open_conns < PREFETCH_FROM_CONNS {
+        if self.open_conns < self.prefetch_from_conns {
             return;
         }
         if let Some(&Event::Arrive { pkt, to_ep, .. }) = self.q.peek_second_event() {

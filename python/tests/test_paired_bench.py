@@ -70,21 +70,17 @@ def test_ratios_are_per_round_then_the_median():
     assert "a            wall 0.1000 (rounds 0.0750-0.2000; ref 10.00x), CPU 0.0500 (ref 20.00x)" in text
 
 
+def _custom(out, *cmds: str) -> int:
+    """`paired.py custom` over `cmds` (NAME=COMMAND), two rounds, JSON into `out`."""
+    argv = ["custom", "--rounds", "2", "--json", str(out)]
+    for c in cmds:
+        argv += ["--cmd", c]
+    return paired.main(argv)
+
+
 def test_custom_run_prints_the_ratio_and_writes_json(tmp_path, capsys):
     out = tmp_path / "r.json"
-    rc = paired.main(
-        [
-            "custom",
-            "--rounds",
-            "2",
-            "--json",
-            str(out),
-            "--cmd",
-            f"fast={PY} -c pass",
-            "--cmd",
-            f"slow={PY} -c 'import time; time.sleep(0.3)'",
-        ]
-    )
+    rc = _custom(out, f"fast={PY} -c pass", f"slow={PY} -c 'import time; time.sleep(0.3)'")
     assert rc == 0
     s = json.loads(out.read_text())
     assert s["reference"] == "slow" and s["rounds"] == 2
@@ -95,19 +91,7 @@ def test_custom_run_prints_the_ratio_and_writes_json(tmp_path, capsys):
 
 def test_a_failing_command_stops_the_run_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "r.json"
-    rc = paired.main(
-        [
-            "custom",
-            "--rounds",
-            "2",
-            "--json",
-            str(out),
-            "--cmd",
-            f"ok={PY} -c pass",
-            "--cmd",
-            f"bad={PY} -c 'import sys; sys.exit(\"boom here\")'",
-        ]
-    )
+    rc = _custom(out, f"ok={PY} -c pass", f"bad={PY} -c 'import sys; sys.exit(\"boom here\")'")
     err = capsys.readouterr().err
     assert rc == 2 and not out.exists()
     assert "bad: exit status 1" in err and "boom here" in err

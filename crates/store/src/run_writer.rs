@@ -43,10 +43,10 @@ const QUEUED: usize = 8;
 
 /// Blocks of 256 KiB and more are mapped for themselves and unmapped when freed (glibc's
 /// `M_MMAP_THRESHOLD`, for the whole process, set once). The default threshold rises to the
-/// largest block freed, after which the writer thread's page buffers (a requests group fills
-/// 26 of ≈ 1 MiB at once, each grown by doubling) come from its arena and leave it fragmented:
-/// `bench/memory_flat.py`'s peak grew 1.11× from 10 minutes to 10 hours simulated instead of
-/// 1.06× (2026-11-26). Elsewhere (not glibc) nothing is done.
+/// largest block freed, after which the writer thread's buffers (a requests group's 26
+/// columns of compressed pages, each grown by doubling) come from its arena and leave it
+/// fragmented: `bench/memory_flat.py`'s peak grew 1.11× from 10 minutes to 10 hours simulated
+/// instead of 1.06× (2026-11-26, with 1 MiB pages). Elsewhere (not glibc) nothing is done.
 fn large_blocks_mapped() {
     #[cfg(target_env = "gnu")]
     {

@@ -2,9 +2,10 @@
 //! ns) are appended to a scratch file as they come, and `select` finds the values of given
 //! ranks (0-based, in ascending order) by radix selection: one pass per 16-bit digit from the
 //! highest digit any value uses, each pass counting, for every wanted rank, the values that
-//! share the digits found so far, in 65,536 bins. The result is exactly the value a full sort
-//! would put at that rank. Memory: one bin array per wanted rank (0.5 MiB each) and a read
-//! buffer; time: at most four reads of the file.
+//! share the digits found so far, in 65,536 bins (ranks that share them share the bins). The
+//! result is exactly the value a full sort would put at that rank. Memory: at most one bin
+//! array per wanted rank (0.5 MiB each) and a read buffer; time: at most four reads of the
+//! file.
 
 use crate::error::StoreError;
 use std::fs::{File, OpenOptions};
@@ -71,12 +72,20 @@ impl ValueSpool {
         let passes = bits.div_ceil(DIGIT).max(1);
         let mut prefix = vec![0u64; ranks.len()];
         let mut rest = ranks.to_vec();
-        let mut bins = vec![vec![0u64; BINS]; ranks.len()];
+        // Ranks whose digits found so far are the same share one bin array (all of them in
+        // the first pass): a value is counted once, in the group of the prefix it has, if any.
+        let mut groups: Vec<u64> = Vec::with_capacity(ranks.len());
+        let mut bins: Vec<u64> = Vec::new();
+        let mut buf = vec![0u8; 8 << 13];
         for pass in (0..passes).rev() {
             let shift = pass * DIGIT;
-            bins.iter_mut().for_each(|b| b.fill(0));
+            groups.clear();
+            groups.extend_from_slice(&prefix);
+            groups.sort_unstable();
+            groups.dedup();
+            bins.clear();
+            bins.resize(groups.len() * BINS, 0);
             file.seek(SeekFrom::Start(0)).map_err(e)?;
-            let mut buf = vec![0u8; 8 << 13];
             let mut left = self.n as usize * 8;
             while left > 0 {
                 let chunk = &mut buf[..left.min(8 << 13)];
@@ -85,24 +94,25 @@ impl ValueSpool {
                 for b in chunk.chunks_exact(8) {
                     let v = u64::from_le_bytes(b.try_into().expect("8 bytes"));
                     let high = v.checked_shr(shift + DIGIT).unwrap_or(0);
-                    let digit = ((v >> shift) as usize) & (BINS - 1);
-                    for (i, p) in prefix.iter().enumerate() {
-                        if high == *p {
-                            bins[i][digit] += 1;
-                        }
+                    if let Some(g) = groups.iter().position(|&p| p == high) {
+                        bins[g * BINS + ((v >> shift) as usize & (BINS - 1))] += 1;
                     }
                 }
             }
             for i in 0..ranks.len() {
+                let g = groups
+                    .binary_search(&prefix[i])
+                    .expect("a group per prefix");
+                let counts = &bins[g * BINS..(g + 1) * BINS];
                 let mut below = 0u64;
-                let d = bins[i]
+                let d = counts
                     .iter()
                     .position(|&c| {
                         below += c;
                         below > rest[i]
                     })
                     .expect("the rank lies within the counted values");
-                rest[i] -= below - bins[i][d];
+                rest[i] -= below - counts[d];
                 prefix[i] = (prefix[i] << DIGIT) | d as u64;
             }
         }
@@ -173,5 +183,27 @@ mod tests {
         assert!(!path.exists());
         let z = spool(&[0, 0], "zeros");
         assert_eq!(z.select(&[1]).unwrap(), vec![0]);
+    }
+
+    /// Ranks in any order and repeated, whose values share every digit but the last, or the
+    /// highest only: they share bins in some passes and not in others.
+    #[test]
+    fn select_ranks_in_any_order_sharing_digits() {
+        let base = 3u64 << 40;
+        let v = [base + 7, base + 1, base + (5 << 16), base, 9, base + 1];
+        // Sorted: 9, base, base + 1, base + 1, base + 7, base + (5 << 16).
+        let got = spool(&v, "shared").select(&[4, 0, 4, 2, 5, 1, 3]).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                base + 7,
+                9,
+                base + 7,
+                base + 1,
+                base + (5 << 16),
+                base,
+                base + 1
+            ]
+        );
     }
 }

@@ -167,20 +167,43 @@ impl Sink {
 
     /// Write the rest of the requests table, close every file (renamed to its final name)
     /// and return the run summary, for forward bottleneck `fwd_link` and the run-wide
-    /// `totals`.
+    /// `totals`. The requests table's last rows and group are written on this thread while a
+    /// second one closes the queue and link tables and selects the response-time quantiles:
+    /// the run is over, so the engine's core is free, and the four are independent (the
+    /// quickstart's tail after the engine: 41 → 29 ms, 2026-11-27). An error of either is
+    /// returned, the queue and link tables' first.
     pub fn finish(mut self, fwd_link: &str, totals: &SummaryTotals) -> Result<Summary, StoreError> {
         requests_table(&mut self.requests, &self.dir, &self.not_measured)?;
         let mut requests = self.requests.take().expect("just created");
-        self.queue.finish()?;
-        self.links.finish()?;
-        self.spool.drain(|r| requests.push(r))?;
-        requests.finish()?;
         let n = self.rts.len();
         let ranks: Vec<u64> = SUMMARY_QUANTILES
             .iter()
             .filter_map(|&q| nearest_rank(n, q))
             .collect();
-        let values = self.rts.select(&ranks)?;
+        let (queue, links, rts, spool) = (self.queue, self.links, self.rts, self.spool);
+        let (others, own) = std::thread::scope(|scope| {
+            let others = std::thread::Builder::new()
+                .name("aqmlab-writer-2".into())
+                .spawn_scoped(scope, move || -> Result<Vec<u64>, StoreError> {
+                    queue.finish()?;
+                    links.finish()?;
+                    rts.select(&ranks)
+                });
+            let own = spool
+                .drain(|r| requests.push(r))
+                .and_then(|()| requests.finish());
+            let others = match others {
+                Ok(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(StoreError("the second writer thread panicked".into()))
+                }),
+                Err(e) => Err(StoreError(format!(
+                    "cannot start a second writer thread: {e}"
+                ))),
+            };
+            (others, own)
+        });
+        let values = others?;
+        own?;
         let quantiles = if values.is_empty() {
             [f64::NAN; 7]
         } else {

@@ -161,7 +161,7 @@ impl TableRow for RequestRecord {
     const TABLE: &'static str = "requests";
     // Large groups keep the footer metadata held until the file closes (≈ 19 KB per group,
     // 0.15 B per request) small; a group in memory is its compressed pages and one page being
-    // filled per column (≈ 1 MiB each), whatever its rows.
+    // filled per column (at most `table_file::PAGE_BYTES` each), whatever its rows.
     const GROUP_ROWS: usize = 1 << 17;
     // Encoded as the rows come: a group spans most of a run and is ≈ 23 MiB of records.
     const CHUNK_ROWS: usize = 1024;

@@ -435,6 +435,39 @@ mod tests {
         std::fs::remove_dir_all(d).unwrap();
     }
 
+    /// The finish's two threads (`sink.rs`): a table that cannot take its final name fails
+    /// the finish with its path, whichever thread wrote it, and the other thread's tables are
+    /// still complete; when both fail, the queue and link tables' error is the one returned.
+    #[test]
+    fn an_error_on_either_thread_of_the_finish_names_its_file() {
+        let ids: Vec<u64> = (0..3000).collect();
+        for (name, blocked, complete) in [
+            ("requests", &["requests"][..], &["queue", "links"][..]),
+            ("queue", &["queue"][..], &["requests"][..]),
+            ("both", &["requests", "links"][..], &["queue"][..]),
+        ] {
+            let d = dir(&format!("finish-{name}"));
+            // A directory under the final name: the rename onto it fails.
+            for t in blocked {
+                std::fs::create_dir_all(d.join(format!("{t}.parquet/x"))).unwrap();
+            }
+            let e = write(&d, &ids, BATCH, QUEUED, None).unwrap_err();
+            let first = if blocked.len() == 2 {
+                "links"
+            } else {
+                blocked[0]
+            };
+            assert!(
+                e.0.starts_with(&d.join(format!("{first}.parquet")).display().to_string()),
+                "{name}: {e}"
+            );
+            for t in complete {
+                assert!(d.join(format!("{t}.parquet")).is_file(), "{name}: {t}");
+            }
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
     #[test]
     fn a_panic_in_the_writer_thread_is_an_error_of_finish_not_a_hang() {
         let d = dir("panic");

@@ -8,7 +8,6 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from aqmlab import _core
 from aqmlab.build import engine_build
@@ -22,9 +21,6 @@ from aqmlab.io import (
     scratch_dir,
 )
 from aqmlab.record import RunResult, parse_summary
-
-if TYPE_CHECKING:
-    pass
 
 # progress(variant, sim_s, end_s)
 ProgressFn = Callable[[str, float, float], None]

@@ -23,9 +23,12 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from aqmlab.record import RunResult, parse_summary
+
+# typing.TYPE_CHECKING without importing typing (≈ 2.6 ms of `aqmlab run`'s start-up);
+# type checkers take a module's own TYPE_CHECKING = False as theirs.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     import pandas as pd

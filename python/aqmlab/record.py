@@ -9,7 +9,10 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+# typing.TYPE_CHECKING without importing typing (≈ 2.6 ms of `aqmlab run`'s start-up);
+# type checkers take a module's own TYPE_CHECKING = False as theirs.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -41,19 +41,22 @@ const BATCH: usize = 1024;
 /// runs, whose row groups keep the thread busy for longer now and then.
 const QUEUED: usize = 8;
 
-/// Blocks of 256 KiB and more are mapped for themselves and unmapped when freed (glibc's
+/// Blocks of 128 KiB and more are mapped for themselves and unmapped when freed (glibc's
 /// `M_MMAP_THRESHOLD`, for the whole process, set once). The default threshold rises to the
 /// largest block freed, after which the writer thread's buffers (a requests group's 26
-/// columns of compressed pages, each grown by doubling) come from its arena and leave it
-/// fragmented: `bench/memory_flat.py`'s peak grew 1.11× from 10 minutes to 10 hours simulated
-/// instead of 1.06× (2026-11-26, with 1 MiB pages). Elsewhere (not glibc) nothing is done.
+/// columns of compressed pages, and the pages being filled, each grown by doubling) come from
+/// its arena and leave it fragmented: `bench/memory_flat.py`'s peak grew 1.11× from 10 minutes
+/// to 10 hours simulated instead of 1.06× (2026-11-26, with 1 MiB pages). With 128 KiB pages
+/// (`table_file::PAGE_BYTES`) the threshold is theirs: at 256 KiB the peaks were 43.1 and
+/// 47.5 MiB (1.101×), at 128 KiB 42.5 and 46.5 MiB (1.094×; 2026-11-27). Elsewhere (not
+/// glibc) nothing is done.
 fn large_blocks_mapped() {
     #[cfg(target_env = "gnu")]
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
         // SAFETY: mallopt only changes the allocator's parameters; it is thread-safe.
         ONCE.call_once(|| unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
         });
     }
 }

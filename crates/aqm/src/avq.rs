@@ -282,6 +282,9 @@ impl QueueDisc for Avq {
     ) -> Option<PacketMeta> {
         self.buf.release()
     }
+    fn hears_idle(&self) -> bool {
+        false
+    }
 
     fifo_accessors!(buf);
 }

@@ -76,6 +76,14 @@ pub trait QueueDisc {
     fn evicts(&self) -> bool {
         false
     }
+    /// False if a `dequeue` that finds the discipline empty changes nothing in it (drop-tail,
+    /// PI, PISA, PIMC, AVQ: their buffer's release and nothing else), so an engine may skip
+    /// that dequeue when its link goes idle; true if the discipline must hear of it (RED's
+    /// idle time, BLUE's decrease, …). Fixed for the discipline's lifetime
+    /// (`tests/hears_idle.rs`).
+    fn hears_idle(&self) -> bool {
+        true
+    }
 }
 
 /// Parameters of any discipline, as a scenario names it.
@@ -240,5 +248,8 @@ impl QueueDisc for Discipline {
     }
     fn evicts(&self) -> bool {
         dispatch!(self, d => d.evicts())
+    }
+    fn hears_idle(&self) -> bool {
+        dispatch!(self, d => d.hears_idle())
     }
 }

@@ -152,6 +152,9 @@ impl QueueDisc for DropTail {
     ) -> Option<PacketMeta> {
         self.buf.release()
     }
+    fn hears_idle(&self) -> bool {
+        false
+    }
 
     fifo_accessors!(buf);
 }

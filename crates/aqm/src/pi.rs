@@ -394,6 +394,9 @@ macro_rules! delegate_to_pi_core {
         ) -> Option<PacketMeta> {
             self.core.dequeue()
         }
+        fn hears_idle(&self) -> bool {
+            false
+        }
         fn len_packets(&self) -> u32 {
             self.core.len_packets()
         }

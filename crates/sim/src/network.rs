@@ -29,10 +29,13 @@ pub struct Link {
     pub tx_packets: u64,
     /// Index into the engine's monitors, if this link is monitored.
     pub monitor: Option<usize>,
-    /// The discipline's `marks_at_dequeue` and `evicts`, read once (the engine skips asking
-    /// for dequeue-time marks and evictions on every packet of the disciplines without them).
+    /// The discipline's `marks_at_dequeue`, `evicts` and `hears_idle`, read once (the engine
+    /// skips asking for dequeue-time marks and evictions on every packet of the disciplines
+    /// without them, and the dequeue that finds the queue empty when the link goes idle of
+    /// those to which it is nothing: drop-tail, PI, PISA, PIMC, AVQ).
     pub marks_at_dequeue: bool,
     pub evicts: bool,
+    pub hears_idle: bool,
 }
 
 /// A network: nodes are indices `0..nodes`; `route[node * nodes + dst]` is the link to take.
@@ -81,7 +84,8 @@ impl Network {
             queue,
         } = spec;
         let disc = queue.build(LinkInfo { rate, delay })?;
-        let (marks_at_dequeue, evicts) = (disc.marks_at_dequeue(), disc.evicts());
+        let (marks_at_dequeue, evicts, hears_idle) =
+            (disc.marks_at_dequeue(), disc.evicts(), disc.hears_idle());
         self.links.push(Link {
             name: name.to_string(),
             from,
@@ -97,6 +101,7 @@ impl Network {
             monitor: None,
             marks_at_dequeue,
             evicts,
+            hears_idle,
         });
         Ok((self.links.len() - 1) as u32)
     }

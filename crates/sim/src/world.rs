@@ -205,7 +205,9 @@ impl<O: Observer> World<O> {
 
     /// Bring link `l` up to the event being handled: if its transmission ended, with nothing
     /// queued, before this event, the link went idle then. The discipline hears of it at that
-    /// time (the `dequeue` that returns `None`), exactly as if the `TxDone` event had run.
+    /// time (the `dequeue` that returns `None`), exactly as if the `TxDone` event had run;
+    /// one to which that dequeue is nothing (`Link::hears_idle`) is not asked (quickstart: 44 %
+    /// of the calls to `start_tx` were these).
     #[inline]
     fn settle(&mut self, now: SimTime, l: u32) {
         let link = &mut self.net.links[l as usize];
@@ -213,7 +215,9 @@ impl<O: Observer> World<O> {
             if self.q.is_past(t, seq) {
                 link.idle_at = None;
                 link.busy = false;
-                self.start_tx(t, l);
+                if link.hears_idle {
+                    self.start_tx(t, l);
+                }
                 debug_assert!(!self.net.links[l as usize].busy && t <= now);
             }
         }
@@ -234,7 +238,9 @@ impl<O: Observer> World<O> {
                     let link = &mut self.net.links[l as usize];
                     link.idle_at = None;
                     link.busy = false;
-                    self.start_tx(t, l);
+                    if link.hears_idle {
+                        self.start_tx(t, l);
+                    }
                 }
             }
         }

@@ -328,6 +328,12 @@ impl Endpoint {
         self.timers.next()
     }
 
+    /// True if application events wait for [`Endpoint::poll_event`].
+    #[inline]
+    pub fn has_events(&self) -> bool {
+        self.events != 0
+    }
+
     /// Next application event, in the order documented on [`Endpoint`].
     pub fn poll_event(&mut self) -> Option<AppEvent> {
         if self.events == 0 {

@@ -257,15 +257,27 @@ impl Watch {
 }
 
 /// Every segment the endpoint wants to send now, checked against its sequence numbers; the
-/// application events drained (an abort noted in `w`).
+/// application events drained (an abort noted in `w`). Also what the engine's `service`
+/// relies on to poll once: sending raises no application event, and once `poll_transmit`
+/// has said None it says None again.
 fn drain(
     e: &mut Endpoint,
     now: SimTime,
     out: &mut Vec<Segment>,
     w: &mut Watch,
 ) -> Result<(), TestCaseError> {
+    let had_events = e.has_events();
     for _ in 0..10_000 {
+        prop_assert_eq!(
+            e.has_events(),
+            had_events,
+            "sending raised an application event"
+        );
         let Some(s) = e.poll_transmit(now) else {
+            prop_assert!(
+                e.poll_transmit(now).is_none(),
+                "poll_transmit: None, then a segment"
+            );
             while let Some(ev) = e.poll_event() {
                 w.aborted |= ev == AppEvent::Aborted;
             }

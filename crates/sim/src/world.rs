@@ -210,16 +210,23 @@ impl<O: Observer> World<O> {
     /// of the calls to `start_tx` were these).
     #[inline]
     fn settle(&mut self, now: SimTime, l: u32) {
-        let link = &mut self.net.links[l as usize];
-        if let Some((t, seq)) = link.idle_at {
+        if let Some((t, seq)) = self.net.links[l as usize].idle_at {
             if self.q.is_past(t, seq) {
-                link.idle_at = None;
-                link.busy = false;
-                if link.hears_idle {
-                    self.start_tx(t, l);
-                }
+                self.went_idle(t, l);
                 debug_assert!(!self.net.links[l as usize].busy && t <= now);
             }
+        }
+    }
+
+    /// Link `l`'s transmission ended at `t` with nothing queued: it is idle from then, and
+    /// its discipline hears of it if it must.
+    #[inline]
+    fn went_idle(&mut self, t: SimTime, l: u32) {
+        let link = &mut self.net.links[l as usize];
+        link.idle_at = None;
+        link.busy = false;
+        if link.hears_idle {
+            self.start_tx(t, l);
         }
     }
 
@@ -235,12 +242,7 @@ impl<O: Observer> World<O> {
                     t <= end
                 };
                 if ended {
-                    let link = &mut self.net.links[l as usize];
-                    link.idle_at = None;
-                    link.busy = false;
-                    if link.hears_idle {
-                        self.start_tx(t, l);
-                    }
+                    self.went_idle(t, l);
                 }
             }
         }

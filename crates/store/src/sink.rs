@@ -170,7 +170,7 @@ impl Sink {
     /// `totals`. The requests table's last rows and group are written on this thread while a
     /// second one closes the queue and link tables and selects the response-time quantiles:
     /// the run is over, so the engine's core is free, and the four are independent (the
-    /// quickstart's tail after the engine: 41 → 29 ms, 2026-11-27). An error of either is
+    /// quickstart's tail after the engine: 37 → 30 ms, 2026-11-27). An error of either is
     /// returned, the queue and link tables' first.
     pub fn finish(mut self, fwd_link: &str, totals: &SummaryTotals) -> Result<Summary, StoreError> {
         requests_table(&mut self.requests, &self.dir, &self.not_measured)?;

@@ -5,7 +5,6 @@ pandas is imported only when a table is first used."""
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +19,13 @@ from aqmlab.io import (
     remove_stale_scratch,
     scratch_dir,
 )
-from aqmlab.record import RunResult, parse_summary
+
+# aqmlab.record (dataclasses, inspect) is imported after the engine has run, when a result is
+# made: `aqmlab run` imports it meanwhile (aqmlab.cli.cmd_run).
+TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
+
+if TYPE_CHECKING:
+    from aqmlab.record import RunResult
 
 # progress(variant, sim_s, end_s)
 ProgressFn = Callable[[str, float, float], None]
@@ -29,6 +34,8 @@ ProgressFn = Callable[[str, float, float], None]
 def _from_dir_run(d: dict, scenario: str, files: dict[str, Path | bytes]) -> RunResult:
     """A RunResult from `_core.run_variant`'s (or `run_scenario_text`'s) dict, its tables in
     `files`."""
+    from aqmlab.record import RunResult, parse_summary
+
     return RunResult(
         name=d["name"],
         summary=parse_summary(d["summary_json"]),
@@ -123,6 +130,8 @@ def _run_into(
         r = _from_dir_run(d, label, {t: final / parquet_name(t) for t in TABLES})
         commit_run_dir(r, tmp, final)
     except BaseException:
+        import shutil
+
         shutil.rmtree(tmp, ignore_errors=True)
         for p in created:  # a failed run leaves no directory behind
             try:
@@ -138,11 +147,15 @@ def run(
     variant: str | None = None,
     out: str | os.PathLike | None = None,
     progress: bool | ProgressFn = False,
+    checked: Callable[[], object] | None = None,
 ) -> dict[str, RunResult]:
     """Run every variant of `scenario` (or only `variant`), in file order. With `out`, each
     variant is written to `out/<variant>/` as soon as it has finished (see `write_run`).
     `progress`: True for a progress bar per variant, drawn by the core on stderr when stderr is a
     terminal (and TERM is set and not "dumb"), or a callable(variant, sim_s, end_s).
+    `checked`, if given, is called once when the scenario and the output directory have passed
+    their checks, just before the first variant runs (`aqmlab run` starts its imports there:
+    the engine runs without the GIL).
 
     Raises `ScenarioError` (bad file, unknown variant) before anything runs, `SimError` if the
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)
@@ -160,6 +173,8 @@ def run(
         for name in names:
             check_run_target(Path(out) / name)
         remove_stale_scratch(out)  # what a killed earlier run left half-written
+    if checked is not None:
+        checked()
     results: dict[str, RunResult] = {}
     for name in names:
         out_dir = None if out is None else Path(out) / name

@@ -18,19 +18,21 @@ processes that no longer run (called when `aqmlab run` and `aqmlab sweep` start)
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import shutil
 from pathlib import Path
 
-from aqmlab.record import RunResult, parse_summary
+# `json`, `shutil` and `aqmlab.record` (with `dataclasses` and `inspect`: 10 ms) are imported
+# where used: `aqmlab run` needs this module's checks before the engine runs and its writing
+# only after, and imports those meanwhile, while the engine runs (aqmlab.cli.cmd_run).
 
 TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+
+    from aqmlab.record import RunResult
 
 # The per-run tables, in this order (the keys of aqmlab.tables.TYPES; named here so that
 # writing a run needs neither pandas nor pyarrow).
@@ -157,6 +159,8 @@ def _write_tables(result: RunResult, d: Path) -> None:
 
 
 def _write_info(result: RunResult, d: Path) -> None:
+    import json
+
     _write_text(d / RUN_INFO, json.dumps(run_info(result), indent=2) + "\n")
     # Last: a directory with summary.json is a complete run.
     _write_text(d / SUMMARY, result.summary_json + "\n")
@@ -197,6 +201,8 @@ def remove_stale_scratch(dir: str | os.PathLike) -> list[Path]:
             if m["kind"] == "old" and p.is_dir() and not final.exists() and is_run_dir_contents(p):
                 os.rename(p, final)
             elif p.is_dir() and not p.is_symlink():
+                import shutil
+
                 shutil.rmtree(p)
             else:
                 p.unlink()
@@ -231,7 +237,10 @@ def scratch_dir(final: Path) -> Path:
     (its parent created if missing), to be completed by `commit_run_dir`."""
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    if os.path.lexists(tmp):  # left by an earlier process of the same pid
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     return tmp
 
@@ -242,6 +251,8 @@ def commit_run_dir(result: RunResult, tmp: Path, final: Path) -> None:
     doc). On failure `tmp` is left for the caller to remove."""
     _write_info(result, tmp)
     if final.exists():
+        import shutil
+
         old = final.with_name(f"{final.name}.old-{os.getpid()}")
         shutil.rmtree(old, ignore_errors=True)
         os.rename(final, old)
@@ -259,6 +270,8 @@ def commit_run_dir(result: RunResult, tmp: Path, final: Path) -> None:
 def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
     """Write `result` to the run directory `dir` atomically (see the module doc). An existing
     `dir` is replaced if it is a run directory or empty; anything else there is an error."""
+    import shutil
+
     final = check_run_target(dir)
     tmp = scratch_dir(final)
     try:
@@ -271,10 +284,14 @@ def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
 
 
 def read_summary(d: Path) -> dict:
+    from aqmlab.record import parse_summary
+
     return parse_summary((Path(d) / SUMMARY).read_text(encoding="utf-8"))
 
 
 def read_info(d: Path) -> dict:
+    import json
+
     p = Path(d) / RUN_INFO
     return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else {}
 
@@ -319,6 +336,8 @@ def load_run(dir: str | os.PathLike) -> RunResult:
     """Read a run directory written by `write_run` back into a `RunResult`. Its tables are
     read from the directory's Parquet files when first used (keep the directory until then);
     `write_run` of the result copies those files unchanged."""
+    from aqmlab.record import RunResult, parse_summary
+
     d = Path(dir)
     if not is_run_dir(d):
         raise FileNotFoundError(f"{d}: not a run directory (no {SUMMARY})")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab.api import RunResult
+from aqmlab.record import RunResult
 from aqmlab.tables import TYPES
 
 # The metrics::Summary fields in struct order (crates/metrics/src/summary.rs).

@@ -171,3 +171,30 @@ def test_interrupt_keeps_finished_variants_only(tmp_path, capsys, monkeypatch, t
     assert cli.main(["run", str(tiny_scenario), "--out", str(out), "--quiet"]) == 130
     assert capsys.readouterr().err == "aqmlab: interrupted\n"
     assert sorted(p.name for p in out.iterdir()) == ["dt120"]  # complete; nothing of dt30
+
+
+def test_checked_runs_once_after_the_checks_and_before_the_engine(tmp_path, monkeypatch, tiny_scenario):
+    """`api.run(checked=…)`: called once, when the scenario and output directory have passed
+    their checks and before the first variant's engine starts (`aqmlab run` starts its imports
+    there), and not at all when a check fails."""
+    from aqmlab import _core
+    from aqmlab.api import run
+    from aqmlab.io import OutDirError
+
+    _fake_core(monkeypatch)
+    events = []
+    core = _core.run_variant
+
+    def engine(*a, **k):
+        events.append("engine")
+        return core(*a, **k)
+
+    monkeypatch.setattr(_core, "run_variant", engine)
+    run(tiny_scenario, out=tmp_path / "runs", checked=lambda: events.append("checked"))
+    assert events == ["checked", "engine", "engine"]  # two variants
+    events.clear()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(OutDirError):
+        run(tiny_scenario, out=blocker / "runs", checked=lambda: events.append("checked"))
+    assert events == []

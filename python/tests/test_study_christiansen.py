@@ -214,8 +214,8 @@ def test_retx_classes_by_hand():
 
 
 def test_run_metrics_reads_each_ok_run(tmp_path):
-    from aqmlab.api import RunResult
     from aqmlab.io import write_run
+    from aqmlab.record import RunResult
     from aqmlab.tables import TYPES
 
     s = 10**9

@@ -197,20 +197,21 @@ fn find_variant<'a>(
     })
 }
 
-/// What the `progress` argument of `run_variant` / `run_scenario_text` asks for.
-enum Progress<'py> {
+/// What the `progress` argument of `run_variant` / `run_scenario_text` asks for. It holds no
+/// GIL-bound reference, so the run can go on with the GIL released (`simulate`).
+enum Progress {
     /// Nothing (None or False).
     Off,
     /// The core's bar (True).
     Bar(progress_bar::SimBar),
     /// A Python callable `(sim_s, end_s)`.
-    Call(Bound<'py, PyAny>),
+    Call(Py<PyAny>),
 }
 
-impl<'py> Progress<'py> {
+impl Progress {
     /// The `progress` argument for the variant `name`; a TypeError for anything but None, a
     /// bool or a callable.
-    fn from_arg(arg: Option<Bound<'py, PyAny>>, name: &str) -> PyResult<Self> {
+    fn from_arg(arg: Option<Bound<'_, PyAny>>, name: &str) -> PyResult<Self> {
         let Some(arg) = arg else {
             return Ok(Progress::Off);
         };
@@ -221,7 +222,7 @@ impl<'py> Progress<'py> {
             });
         }
         if arg.is_callable() {
-            return Ok(Progress::Call(arg));
+            return Ok(Progress::Call(arg.unbind()));
         }
         let kind = arg.get_type().name().map(|n| n.to_string());
         Err(PyTypeError::new_err(format!(
@@ -230,44 +231,82 @@ impl<'py> Progress<'py> {
         )))
     }
 
-    /// The run is at `now` of `end`.
-    fn report(&mut self, now: units::SimTime, end: units::SimTime) -> PyResult<()> {
+    /// The run is at `now` of `end`. The GIL is taken only when needed: for a callable, and
+    /// for the Ctrl-C check when `signals_due`.
+    fn report(
+        &mut self,
+        now: units::SimTime,
+        end: units::SimTime,
+        signals_due: bool,
+    ) -> PyResult<()> {
         match self {
-            Progress::Off => {}
-            Progress::Bar(bar) => bar.update(now, end),
-            Progress::Call(cb) => {
-                cb.call1((now.as_secs_f64(), end.as_secs_f64()))?;
+            Progress::Call(cb) => Python::with_gil(|py| {
+                py.check_signals()?;
+                cb.call1(py, (now.as_secs_f64(), end.as_secs_f64()))
+                    .map(drop)
+            }),
+            Progress::Bar(bar) => {
+                bar.update(now, end);
+                check_signals_if(signals_due)
             }
+            Progress::Off => check_signals_if(signals_due),
         }
+    }
+}
+
+/// Ctrl-C's exception if one is pending and `due` (the GIL taken for the check only then).
+fn check_signals_if(due: bool) -> PyResult<()> {
+    if due {
+        Python::with_gil(|py| py.check_signals())
+    } else {
         Ok(())
     }
 }
 
+/// How often (wall time) a run without a progress callable takes the GIL back to check for
+/// Ctrl-C: seldom enough that a Python thread working meanwhile is not held up (taking the
+/// GIL from a running thread waits up to its switch interval, 5 ms), often enough that
+/// Ctrl-C stops the run at once.
+const SIGNAL_CHECK_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Run `named` through `go(experiment, on_progress)` (`sim::run_in`), reporting `progress`
-/// and checking for Ctrl-C about once per simulated second; an exception there aborts the run
-/// and is returned. A bar is left in its last state when this returns, whatever the outcome.
-fn simulate<'py, T>(
-    py: Python<'py>,
+/// (a callable about once per simulated second) and checking for Ctrl-C then (at most every
+/// `SIGNAL_CHECK_EVERY` without a callable); an exception there aborts the run and is
+/// returned. A bar is left in its last state when this returns, whatever the outcome.
+///
+/// The GIL is released while the engine runs and taken back only for those calls and
+/// checks, so Python threads go on meanwhile: `aqmlab run` imports what it
+/// needs after the run while the engine runs (`aqmlab.cli.cmd_run`).
+fn simulate<T: Send>(
+    py: Python<'_>,
     named: &scenario::NamedExperiment,
-    mut progress: Progress<'py>,
+    mut progress: Progress,
     go: impl FnOnce(
-        &sim::Experiment,
-        &mut dyn FnMut(units::SimTime, units::SimTime),
-    ) -> Result<T, sim::SimError>,
+            &sim::Experiment,
+            &mut dyn FnMut(units::SimTime, units::SimTime),
+        ) -> Result<T, sim::SimError>
+        + Send,
 ) -> PyResult<T> {
-    let mut aborted: Option<PyErr> = None;
-    let result = {
-        let mut on_progress = |now: units::SimTime, end: units::SimTime| {
-            let step = py.check_signals().and_then(|()| progress.report(now, end));
-            if let Err(e) = step {
-                aborted = Some(e);
-                // `resume_unwind` does not run the panic hook: nothing is printed.
-                resume_unwind(Box::new(AbortRun));
-            }
+    let (result, aborted) = py.allow_threads(|| {
+        let mut aborted: Option<PyErr> = None;
+        let mut checked = Instant::now();
+        let result = {
+            let mut on_progress = |now: units::SimTime, end: units::SimTime| {
+                let signals_due = checked.elapsed() >= SIGNAL_CHECK_EVERY;
+                if signals_due {
+                    checked = Instant::now();
+                }
+                if let Err(e) = progress.report(now, end, signals_due) {
+                    aborted = Some(e);
+                    // `resume_unwind` does not run the panic hook: nothing is printed.
+                    resume_unwind(Box::new(AbortRun));
+                }
+            };
+            catch_unwind(AssertUnwindSafe(|| go(&named.experiment, &mut on_progress)))
         };
-        catch_unwind(AssertUnwindSafe(|| go(&named.experiment, &mut on_progress)))
-    };
-    drop(progress); // the bar's last line, before Python prints anything
+        drop(progress); // the bar's last line, before Python prints anything
+        (result, aborted)
+    });
     match result {
         Ok(Ok(out)) => Ok(out),
         Ok(Err(e)) => Err(sim_err(py, &e)),

@@ -65,7 +65,8 @@ fn large_blocks_mapped() {
 enum Msg {
     Batch(Batch),
     NotMeasured(Vec<String>),
-    Finish(String, SummaryTotals),
+    /// The last batch, the forward bottleneck's name and the run-wide totals.
+    Finish(Batch, String, SummaryTotals),
 }
 
 /// Writes `requests.parquet`, `queue.parquet` and `links.parquet` into one directory.
@@ -186,8 +187,8 @@ impl RunWriter {
     /// Write the rest of the tables, close every file (renamed to its final name) and return
     /// the run summary, for forward bottleneck `fwd_link` and the run-wide `totals`.
     pub fn finish(mut self, fwd_link: &str, totals: &SummaryTotals) -> Result<Summary, StoreError> {
-        self.send_batch();
-        self.send(Msg::Finish(fwd_link.to_string(), *totals));
+        let last = std::mem::take(&mut self.batch);
+        self.send(Msg::Finish(last, fwd_link.to_string(), *totals));
         self.tx = None;
         let thread = self.thread.take().expect("joined only here and in drop");
         match thread.join() {
@@ -214,7 +215,9 @@ fn serve(mut sink: Sink, rx: Receiver<Msg>, back: Sender<Batch>) -> Result<Summa
                 let _ = back.send(b);
             }
             Ok(Msg::NotMeasured(cols)) => sink.set_not_measured(cols)?,
-            Ok(Msg::Finish(fwd_link, totals)) => return sink.finish(&fwd_link, &totals),
+            Ok(Msg::Finish(mut last, fwd_link, totals)) => {
+                return sink.finish(&mut last, &fwd_link, &totals)
+            }
             Err(_) => return Err(StoreError("the run was dropped unfinished".into())),
         }
     }

@@ -117,6 +117,13 @@ impl Sink {
     /// Take every record and row of `b` (leaving it empty), then write the request rows that
     /// became final.
     pub fn take(&mut self, b: &mut Batch) -> Result<(), StoreError> {
+        self.accept(b)?;
+        self.write_final_rows()
+    }
+
+    /// Take every record and row of `b` (leaving it empty): request records into the spool and
+    /// the tallies, queue and link rows into their tables.
+    fn accept(&mut self, b: &mut Batch) -> Result<(), StoreError> {
         for r in b.requests.drain(..) {
             #[cfg(test)]
             if let Some(f) = &mut self.on_take {
@@ -145,7 +152,7 @@ impl Sink {
             r.link = self.link_name(i)?;
             self.links.push(r)?;
         }
-        self.write_final_rows()
+        Ok(())
     }
 
     fn link_name(&self, i: u32) -> Result<String, StoreError> {
@@ -165,14 +172,23 @@ impl Sink {
         Ok(())
     }
 
-    /// Write the rest of the requests table, close every file (renamed to its final name)
-    /// and return the run summary, for forward bottleneck `fwd_link` and the run-wide
-    /// `totals`. The requests table's last rows and group are written on this thread while a
-    /// second one closes the queue and link tables and selects the response-time quantiles:
-    /// the run is over, so the engine's core is free, and the four are independent (the
-    /// quickstart's tail after the engine: 37 → 30 ms, 2026-11-27). An error of either is
-    /// returned, the queue and link tables' first.
-    pub fn finish(mut self, fwd_link: &str, totals: &SummaryTotals) -> Result<Summary, StoreError> {
+    /// Take the last batch `last`, write the rest of the requests table, close every file
+    /// (renamed to its final name) and return the run summary, for forward bottleneck
+    /// `fwd_link` and the run-wide `totals`. The requests table's last rows and group are
+    /// written on this thread while a second one closes the queue and link tables and selects
+    /// the response-time quantiles: the run is over, so the engine's core is free, and the four
+    /// are independent (the quickstart's tail after the engine: 37 → 30 ms, 2026-11-27). The
+    /// last batch's request records are written with the rest, on this thread, not before the
+    /// second starts: the connections the run's end closes complete the prefix of ids, which
+    /// puts thousands of spooled records into that batch (quickstart: 13 ms of writing).
+    /// An error of either thread is returned, the queue and link tables' first.
+    pub fn finish(
+        mut self,
+        last: &mut Batch,
+        fwd_link: &str,
+        totals: &SummaryTotals,
+    ) -> Result<Summary, StoreError> {
+        self.accept(last)?;
         requests_table(&mut self.requests, &self.dir, &self.not_measured)?;
         let mut requests = self.requests.take().expect("just created");
         let n = self.rts.len();

@@ -27,6 +27,17 @@ TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
 if TYPE_CHECKING:
     from aqmlab.record import RunResult
 
+
+def __getattr__(name: str):
+    """`aqmlab.api.RunResult` and `parse_summary` (imported here before 2026-11-27) still work,
+    imported when first asked for."""
+    if name in ("RunResult", "parse_summary"):
+        from aqmlab import record
+
+        return getattr(record, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # progress(variant, sim_s, end_s)
 ProgressFn = Callable[[str, float, float], None]
 

@@ -198,3 +198,15 @@ def test_checked_runs_once_after_the_checks_and_before_the_engine(tmp_path, monk
     with pytest.raises(OutDirError):
         run(tiny_scenario, out=blocker / "runs", checked=lambda: events.append("checked"))
     assert events == []
+
+
+def test_api_still_gives_run_result_without_importing_it_at_start():
+    """`aqmlab.api` no longer imports aqmlab.record when it is imported (start-up time), yet
+    `from aqmlab.api import RunResult` still gives the record's class."""
+    code = (
+        "import sys, aqmlab.api as a; first = 'aqmlab.record' in sys.modules; "
+        "from aqmlab.api import RunResult, parse_summary; from aqmlab import record; "
+        "print(first, RunResult is record.RunResult, parse_summary is record.parse_summary)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "True"]

@@ -304,9 +304,11 @@ fn simulate<T: Send>(
             };
             catch_unwind(AssertUnwindSafe(|| go(&named.experiment, &mut on_progress)))
         };
-        drop(progress); // the bar's last line, before Python prints anything
         (result, aborted)
     });
+    // With the GIL (a callable is released at once): the bar's last line, before Python prints
+    // anything.
+    drop(progress);
     match result {
         Ok(Ok(out)) => Ok(out),
         Ok(Err(e)) => Err(sim_err(py, &e)),

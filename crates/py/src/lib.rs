@@ -89,9 +89,9 @@ struct AbortRun;
 /// the core's progress bar on stderr, drawn only when stderr is a terminal (`progress_bar`);
 /// or a callable `progress(sim_s, end_s)`, called about once per simulated second, an
 /// exception from which aborts the run (the directory then holds partial `.part` files: the
-/// caller removes it); anything else is a TypeError before the run. Ctrl-C is checked about
-/// once per simulated second in every case. A file-system error raises `OSError`
-/// (`PATH: reason`).
+/// caller removes it); anything else is a TypeError before the run. Ctrl-C is checked with
+/// each call of a callable, else every 50 ms of wall time; the engine runs without the GIL
+/// (`simulate`). A file-system error raises `OSError` (`PATH: reason`).
 ///
 /// Returns a dict: `name`, `seed`, `warmup_ns`, `summary_json` (the run summary as pretty JSON,
 /// keys in `metrics::Summary` field order), `engine` (engine counters) and `wall_s`
@@ -289,12 +289,12 @@ fn simulate<T: Send>(
 ) -> PyResult<T> {
     let (result, aborted) = py.allow_threads(|| {
         let mut aborted: Option<PyErr> = None;
-        let mut checked = Instant::now();
+        let mut last_check = Instant::now();
         let result = {
             let mut on_progress = |now: units::SimTime, end: units::SimTime| {
-                let signals_due = checked.elapsed() >= SIGNAL_CHECK_EVERY;
+                let signals_due = last_check.elapsed() >= SIGNAL_CHECK_EVERY;
                 if signals_due {
-                    checked = Instant::now();
+                    last_check = Instant::now();
                 }
                 if let Err(e) = progress.report(now, end, signals_due) {
                     aborted = Some(e);

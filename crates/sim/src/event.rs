@@ -1,12 +1,12 @@
-//! The event queue: a 4-ary heap ordered by (time, insertion sequence), so events at the same
+//! The event queue: a timing wheel (`timing_wheel.rs`) ordered by (time, insertion sequence), so events at the same
 //! instant run in the order they were scheduled (STYLE.md §9); connection wake-ups are
 //! re-armed in place in a [`TimerHeap`]. Cancellation of one-shot events is lazy: handlers
 //! check generation numbers or deadlines and ignore stale events.
 
 use units::SimTime;
 
-use crate::quad_heap::QuadHeap;
 use crate::timers::TimerHeap;
+use crate::timing_wheel::TimingWheel;
 
 /// What happens at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,12 +52,12 @@ fn unkey(key: u128) -> (SimTime, u64) {
     (SimTime::from_nanos((key >> 64) as u64), key as u64)
 }
 
-/// Deterministic future-event list: one-shot events in a 4-ary heap, re-armable wake-ups
+/// Deterministic future-event list: one-shot events in a timing wheel, re-armable wake-ups
 /// (one per key) in a [`TimerHeap`]; both share one sequence counter, so the merged order is
 /// (time, sequence) over all events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: QuadHeap<Event>,
+    heap: TimingWheel<Event>,
     timers: TimerHeap,
     seq: u64,
     now: SimTime,
@@ -69,7 +69,7 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            heap: QuadHeap::with_capacity(1 << 12),
+            heap: TimingWheel::default(),
             timers: TimerHeap::default(),
             seq: 0,
             now: SimTime::ZERO,

@@ -17,6 +17,7 @@ mod prefetch;
 mod quad_heap;
 mod run;
 mod timers;
+mod timing_wheel;
 pub mod topology;
 mod world;
 

@@ -1,4 +1,5 @@
-//! A 4-ary min-heap of `(u128 key, value)` pairs for the event queue's one-shot events.
+//! A 4-ary min-heap of `(u128 key, value)` pairs: the near and far heaps of the event queue's
+//! timing wheel (`timing_wheel.rs`).
 //!
 //! Why not the `dary_heap` crate (used before): its push appends the entry and then reads it
 //! back from memory to sift it up. The entry was just written field by field (an `Event` enum),

@@ -76,6 +76,14 @@ pub trait QueueDisc {
     fn evicts(&self) -> bool {
         false
     }
+    /// An arrival while the link is idle (nothing being transmitted): if the discipline would
+    /// store `pkt` and hand it straight back to the next `dequeue` with nothing else in it
+    /// changed (drop-tail with nothing stored and room for it), count it as that arrival,
+    /// enqueue and dequeue and return true: the engine then transmits it without the two calls.
+    /// False (the default): nothing changed; the engine calls `enqueue` and `dequeue`.
+    fn pass_through(&mut self, _pkt: &PacketMeta) -> bool {
+        false
+    }
     /// False if a `dequeue` that finds the discipline empty changes nothing in it (drop-tail,
     /// PI, PISA, PIMC, AVQ: their buffer's release and nothing else), so an engine may skip
     /// that dequeue when its link goes idle; true if the discipline must hear of it (RED's
@@ -216,6 +224,13 @@ impl QueueDisc for Discipline {
         dropped: &mut Vec<(PacketMeta, DropReason)>,
     ) -> Option<PacketMeta> {
         dispatch!(self, d => d.dequeue(now, dropped))
+    }
+    #[inline]
+    fn pass_through(&mut self, pkt: &PacketMeta) -> bool {
+        match self {
+            Discipline::DropTail(d) => d.pass_through(pkt),
+            _ => false,
+        }
     }
     #[inline]
     fn len_packets(&self) -> u32 {

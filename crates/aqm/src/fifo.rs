@@ -122,6 +122,15 @@ impl FifoQueue {
         Some(p)
     }
 
+    /// Count a packet stored and taken straight back (`QueueDisc::pass_through`): an arrival,
+    /// an enqueue and a dequeue, as `settle` with [`Admit::Store`] and `release` count them.
+    #[inline]
+    pub fn count_passed(&mut self) {
+        self.stats.arrivals += 1;
+        self.stats.enqueued += 1;
+        self.stats.dequeued += 1;
+    }
+
     /// The stored packets.
     #[inline]
     pub fn fifo(&self) -> &Fifo {

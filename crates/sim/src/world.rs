@@ -261,6 +261,17 @@ impl<O: Observer> World<O> {
             enqueued_at: now,
         };
         let link = &mut self.net.links[l as usize];
+        // An idle link with nothing stored whose discipline would store the packet and hand it
+        // straight back (drop-tail with room): counted by the discipline in one call and put on
+        // the wire, exactly as the enqueue and dequeue below would (quickstart: 78 % of the
+        // arrivals at a link).
+        if !link.busy && link.disc.pass_through(&meta) {
+            if let Some(m) = link.monitor {
+                self.monitors[m].queue.on_enqueue(1, false);
+            }
+            self.transmit(now, l, meta.id, meta.size_bytes, 0);
+            return;
+        }
         let verdict = link.disc.enqueue(now, meta, &mut link.rng);
         let mon = link.monitor;
         match verdict {
@@ -341,30 +352,39 @@ impl<O: Observer> World<O> {
                 self.monitors[mi].queue.on_dequeue_mark();
             }
         }
+        self.transmit(now, l, m.id, m.size_bytes, qlen);
+    }
+
+    /// Put packet `pkt` (`size` wire bytes), just taken from link `l`'s discipline with `qlen`
+    /// packets left stored, on the wire: the link is busy until its serialization ends, and the
+    /// packet arrives at the far end after the propagation delay (and any DelayBox there).
+    #[inline]
+    fn transmit(&mut self, now: SimTime, l: u32, pkt: u32, size: u32, qlen: u32) {
+        let link = &mut self.net.links[l as usize];
         link.busy = true;
-        link.tx_bytes += m.size_bytes as u64;
+        link.tx_bytes += size as u64;
         link.tx_packets += 1;
         if let Some(mi) = link.monitor {
             self.monitors[mi].queue.on_dequeue(qlen);
-            self.monitors[mi].bytes.on_transmit(m.size_bytes);
+            self.monitors[mi].bytes.on_transmit(size);
         }
-        let ser = link.rate.serialization(m.size_bytes as u64);
+        let ser = link.rate.serialization(size as u64);
         let to = link.to;
         let arrival = now + ser + link.delay;
         let seq = self.q.reserve_seq();
-        // `qlen` is still the backlog: nothing was stored or taken since the dequeue.
+        // `qlen` is still the backlog: nothing was stored or taken since the packet was taken.
         if qlen == 0 {
             link.idle_at = Some((now + ser, seq));
         } else {
             self.q
                 .schedule_at_seq(now + ser, seq, Event::TxDone { link: l });
         }
-        let arrival = self.held_in_box(m.id, to, arrival);
+        let arrival = self.held_in_box(pkt, to, arrival);
         if let Some(tap) = self.pcap.as_deref_mut() {
-            tap.on_transmit(l, now, arrival, self.pkts.get(m.id), &self.slots);
+            tap.on_transmit(l, now, arrival, self.pkts.get(pkt), &self.slots);
         }
         let to_ep = if self.open_conns >= self.prefetch_from_conns {
-            let p = self.pkts.get(m.id);
+            let p = self.pkts.get(pkt);
             if p.dst == to && p.conn != DATAGRAM {
                 p.conn.wrapping_mul(2) | u32::from(p.to_server)
             } else {
@@ -376,7 +396,7 @@ impl<O: Observer> World<O> {
         self.q.schedule(
             arrival,
             Event::Arrive {
-                pkt: m.id,
+                pkt,
                 node: to,
                 to_ep,
             },

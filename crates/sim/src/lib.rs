@@ -16,6 +16,7 @@ pub mod pcap;
 mod prefetch;
 mod quad_heap;
 mod run;
+mod sorted_run;
 mod timers;
 mod timing_wheel;
 pub mod topology;

@@ -1,5 +1,5 @@
-//! A 4-ary min-heap of `(u128 key, value)` pairs: the near and far heaps of the event queue's
-//! timing wheel (`timing_wheel.rs`).
+//! A 4-ary min-heap of `(u128 key, value)` pairs: the far heap of the event queue's timing
+//! wheel (`timing_wheel.rs`), events past its horizon.
 //!
 //! Why not the `dary_heap` crate (used before): its push appends the entry and then reads it
 //! back from memory to sift it up. The entry was just written field by field (an `Event` enum),
@@ -55,19 +55,6 @@ impl<V: Copy> QuadHeap<V> {
     #[inline]
     pub fn peek(&self) -> Option<u128> {
         self.data.first().map(|e| e.0)
-    }
-
-    /// The value under the smallest key.
-    #[inline]
-    pub fn peek_value(&self) -> Option<&V> {
-        self.data.first().map(|e| &e.1)
-    }
-
-    /// The value under the second smallest key (the smallest of the root's children).
-    #[inline]
-    pub fn peek_second_value(&self) -> Option<&V> {
-        let ch = self.data.get(1..self.data.len().min(1 + D))?;
-        ch.iter().min_by_key(|e| e.0).map(|e| &e.1)
     }
 
     /// Remove and return the entry with the smallest key.
@@ -172,12 +159,6 @@ mod tests {
                 assert_eq!(h.pop(), r.pop().map(|e| e.0));
             }
             assert_eq!(h.len(), r.len());
-            if step % 997 == 0 {
-                // The second smallest entry is the smallest child of the root.
-                let mut all: Vec<(u128, u32)> = r.iter().map(|e| e.0).collect();
-                all.sort();
-                assert_eq!(h.peek_second_value(), all.get(1).map(|e| &e.1));
-            }
         }
         while let Some(Reverse(e)) = r.pop() {
             assert_eq!(h.pop(), Some(e));

@@ -5,20 +5,27 @@
 //! heap holding all of them (the 4-ary [`QuadHeap`] used alone before) spends most of each pop
 //! sifting through entries far in the future (quickstart: ≈ 190 instructions per pop, a fifth
 //! of the engine's). Here time is cut into slots of 2^14 ns (16.4 µs) and only the events of
-//! the current slot (the *near* heap, a [`QuadHeap`]: one entry or none on the quickstart)
+//! the current slot (the *near* run, a [`SortedRun`]: one or two entries on the quickstart)
 //! are ordered; the next 4,095 slots are unordered lists (the wheel; Varghese & Lauck,
 //! "Hashed and hierarchical timing wheels", SOSP 1987, scheme 4) found by a two-level bitmap,
-//! and events further ahead wait in a second heap (*far*) until the wheel reaches them. The
-//! order is exact — every key in the near heap is below every key on the wheel, and those
-//! below every key in the far heap — so the (time, sequence) order, and so every result, is
+//! and events further ahead wait in a heap (*far*, a [`QuadHeap`]) until the wheel reaches
+//! them. The order is exact — every key in the near run is below every key on the wheel, and
+//! those below every key in the far heap — so the (time, sequence) order, and so every result, is
 //! that of a single heap (`same_order_as_std_binary_heap` below; `bench/compare_runs.py` on
 //! the shipped scenarios).
 //!
 //! Keys are `time_ns << 64 | sequence`, unique. Pushes may be below keys taken out before
 //! (the event queue's re-armable timers are a separate heap, so the clock can stand before
-//! this structure's current slot); such keys go to the near heap, which orders anything.
+//! this structure's current slot); such keys go to the near run, which orders anything.
+//!
+//! Measured (2026-11-27, `aqmlab-bench --no-records`, alternating runs, medians): against the
+//! single 4-ary heap, 0.92x the quickstart engine's time, 0.85x seed-001's; the sorted near
+//! run instead of a near heap, a further 0.95x, 0.91x, and 0.93x on bench_100mbps and 0.88x
+//! on bench_1gbps. (A calendar queue without the near run, tried before, gained nothing: the
+//! README's benchmark section.)
 
 use crate::quad_heap::QuadHeap;
+use crate::sorted_run::SortedRun;
 
 /// log2 of a slot's width in ns: 16,384 ns. Chosen among 2^12 … 2^16 ns (2026-11-27, AMD
 /// EPYC, `aqmlab-bench --no-records`, alternating runs): the quickstart's wall time is the
@@ -53,8 +60,8 @@ fn slot_of(key: u128) -> u64 {
 /// Exact min-priority queue on unique `u128` keys (see the module doc).
 #[derive(Debug)]
 pub struct TimingWheel<V: Copy> {
-    /// Events of slots up to `base` (the current slot), ordered.
-    near: QuadHeap<V>,
+    /// Events of slots up to `base` (the current slot), in order.
+    near: SortedRun<V>,
     /// Absolute slot of `near`: the wheel holds slots `base + 1 .. base + SLOTS`.
     base: u64,
     /// Per wheel index (`slot & MASK`): first node of its list, or `NIL`.
@@ -74,7 +81,7 @@ pub struct TimingWheel<V: Copy> {
 impl<V: Copy> Default for TimingWheel<V> {
     fn default() -> Self {
         TimingWheel {
-            near: QuadHeap::with_capacity(64),
+            near: SortedRun::with_capacity(64),
             base: 0,
             heads: vec![NIL; SLOTS],
             words: [0; WORDS],
@@ -93,7 +100,7 @@ impl<V: Copy> TimingWheel<V> {
     pub fn push(&mut self, key: u128, value: V) {
         let s = slot_of(key);
         if self.near.len() == 0 {
-            // Empty (the near heap is empty only when everything is): start at this slot.
+            // Empty (the near run is empty only when everything is): start at this slot.
             debug_assert!(self.on_wheel == 0 && self.far.len() == 0);
             self.base = s;
             self.near.push(key, value);
@@ -153,7 +160,7 @@ impl<V: Copy> TimingWheel<V> {
         w2 * 64 + self.words[w2].trailing_zeros() as usize
     }
 
-    /// The near heap is empty: make the next non-empty slot the current one.
+    /// The near run is empty: make the next non-empty slot the current one.
     fn advance(&mut self) {
         if self.on_wheel > 0 {
             let from = (self.base & MASK) as usize;
@@ -166,7 +173,7 @@ impl<V: Copy> TimingWheel<V> {
             }
             while n != NIL {
                 let node = self.nodes[n as usize];
-                self.near.push(
+                self.near.push_unsorted(
                     (u128::from(node.hi) << 64) | u128::from(node.lo),
                     node.value,
                 );
@@ -175,6 +182,7 @@ impl<V: Copy> TimingWheel<V> {
                 self.on_wheel -= 1;
                 n = node.next;
             }
+            self.near.sort();
         } else if let Some(k) = self.far.peek() {
             self.base = slot_of(k);
             while self.far.peek().is_some_and(|k| slot_of(k) == self.base) {
@@ -265,7 +273,7 @@ mod tests {
     }
 
     /// Where entries go, worked by hand: the first push sets the current slot; a later key in
-    /// the same slot joins the near heap, one a few slots ahead the wheel, one past the
+    /// the same slot joins the near run, one a few slots ahead the wheel, one past the
     /// horizon the far heap; pops come out in key order and the far one moves in when the
     /// wheel empties.
     #[test]
@@ -282,7 +290,7 @@ mod tests {
         let order: Vec<char> = std::iter::from_fn(|| w.pop().map(|e| e.1)).collect();
         assert_eq!(order, vec!['b', 'a', 'c', 'e', 'd']);
         assert_eq!(w.len(), 0);
-        // A push below the current slot (the clock stands before it) goes to the near heap
+        // A push below the current slot (the clock stands before it) goes to the near run
         // and comes out first.
         w.push(key(50 * SLOT, 5), 'f');
         w.push(key(50 * SLOT + 3, 6), 'g');

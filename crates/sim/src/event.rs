@@ -9,7 +9,15 @@ use crate::timers::TimerHeap;
 use crate::timing_wheel::TimingWheel;
 
 /// What happens at an instant.
+///
+/// `repr(u32)`: a 4-byte tag before the 4-byte-aligned fields, so an event (16 bytes) is copied
+/// as whole aligned words. With Rust's default layout (a 1-byte tag) the compiler copied it
+/// through the stack in overlapping 8-byte pieces, and each reload of a piece that straddled
+/// two earlier stores stalled on store forwarding (perf: 30 % of the run loop's samples on two
+/// such loads); 0.84x the quickstart engine's time, 0.90x seed-001's (2026-11-27, alternating
+/// runs, `aqmlab-bench --no-records`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
 pub enum Event {
     /// Packet `pkt` reaches node `node` (end of a link's propagation). `to_ep`: if `node` is
     /// the packet's destination host, the endpoint it is delivered to (connection slot × 2 +

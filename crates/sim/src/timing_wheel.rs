@@ -28,9 +28,10 @@ use crate::quad_heap::QuadHeap;
 use crate::sorted_run::SortedRun;
 
 /// log2 of a slot's width in ns: 16,384 ns. Chosen among 2^12 … 2^16 ns (2026-11-27, AMD
-/// EPYC, `aqmlab-bench --no-records`, alternating runs): the quickstart's wall time is the
-/// same within 1 % for all five, bench_100mbps's is lowest here (2^16: 1.05×), and
-/// bench_1gbps's moves less than its noise.
+/// EPYC, `aqmlab-bench --no-records`, alternating runs): with a heap for the current slot the
+/// quickstart's wall time was the same within 1 % for all five and bench_100mbps's lowest here
+/// (2^16: 1.05×); with the sorted run, 2^15 and 2^16 are within 2 % of it on the quickstart,
+/// seed-001 and bench_100mbps, 2^13 1.07× slower.
 const SLOT_SHIFT: u32 = 14;
 /// Slots on the wheel (its horizon: 4,096 × 16.4 µs = 67 ms ahead of the current slot).
 const SLOTS: usize = 1 << 12;

@@ -16,6 +16,8 @@ pub mod pcap;
 mod prefetch;
 mod quad_heap;
 mod run;
+#[cfg(test)]
+mod scrambled;
 mod sorted_run;
 mod timers;
 mod timing_wheel;

@@ -312,10 +312,7 @@ mod tests {
         let mut s = 0x9E37_79B9_7F4A_7C15u64;
         let mut now = 0u64;
         for step in 0..400_000u64 {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            let x = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let x = crate::scrambled::next(&mut s);
             let grow = (step / 20_000) % 2 == 0;
             if (x % 5 < 3) == grow || r.is_empty() {
                 let t = match x % 9 {

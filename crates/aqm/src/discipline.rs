@@ -227,10 +227,7 @@ impl QueueDisc for Discipline {
     }
     #[inline]
     fn pass_through(&mut self, pkt: &PacketMeta) -> bool {
-        match self {
-            Discipline::DropTail(d) => d.pass_through(pkt),
-            _ => false,
-        }
+        dispatch!(self, d => d.pass_through(pkt))
     }
     #[inline]
     fn len_packets(&self) -> u32 {

@@ -387,11 +387,7 @@ unsafe fn dot8_avx(a: &[f64], b: &[f64]) -> f64 {
         _mm256_storeu_pd(acc.as_mut_ptr(), lo);
         _mm256_storeu_pd(acc.as_mut_ptr().add(4), hi);
     }
-    let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-    for (x, y) in ar.iter().zip(br) {
-        s += x * y;
-    }
-    s
+    dot8_end(&acc, ar, br)
 }
 
 /// The body of [`dot8`], inlined into each build of it.
@@ -407,6 +403,13 @@ fn dot8_lanes(a: &[f64], b: &[f64]) -> f64 {
             acc[i] += x[i] * y[i];
         }
     }
+    dot8_end(&acc, ar, br)
+}
+
+/// The end of [`dot8`], shared by both builds: the eight partial sums added pairwise, then the
+/// tail terms `ar[i]·br[i]` in order.
+#[inline(always)]
+fn dot8_end(acc: &[f64; 8], ar: &[f64], br: &[f64]) -> f64 {
     let mut s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for (x, y) in ar.iter().zip(br) {
         s += x * y;

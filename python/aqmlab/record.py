@@ -77,11 +77,27 @@ class RunResult:
         return type(self).__dict__[table].given_frame(self)
 
 
-def _nan_for_null(summary: dict) -> dict:
-    # serde_json writes non-finite floats (e.g. the median of no responses) as null.
-    return {k: (math.nan if v is None else v) for k, v in summary.items()}
+#: The response-time quantiles over all measured responses: null in summary.json is +inf there
+#: when responses started (the rank falls on an unfinished one), NaN without responses.
+ALL_RESPONSE_QUANTILES = (
+    "median_rt_ms", "p10_rt_ms", "p25_rt_ms", "p75_rt_ms", "p90_rt_ms", "p95_rt_ms", "p99_rt_ms",
+)  # fmt: skip
+
+
+def _decode_nulls(summary: dict) -> dict:
+    # serde_json writes non-finite floats as null: +inf for a quantile that falls on an
+    # unfinished response, NaN otherwise (e.g. the median of no responses); `steady_state`
+    # stays None when the window was too short to judge.
+    started = summary.get("responses_started") or 0
+    out = {}
+    for k, v in summary.items():
+        if v is None and k != "steady_state":
+            v = math.inf if (k in ALL_RESPONSE_QUANTILES and started > 0) else math.nan
+        out[k] = v
+    return out
 
 
 def parse_summary(text: str) -> dict:
-    """The summary dict of a summary JSON text (the core's serialization; null → NaN)."""
-    return _nan_for_null(json.loads(text))
+    """The summary dict of a summary JSON text (the core's serialization; null → +inf for an
+    all-response quantile of a run with responses, None for `steady_state`, NaN otherwise)."""
+    return _decode_nulls(json.loads(text))

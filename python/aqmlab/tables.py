@@ -64,6 +64,7 @@ TYPES: dict[str, dict[str, pa.DataType]] = {
         "early_drops": _I,
         "forced_drops": _I,
         "overflow_drops": _I,
+        "dequeue_drops": _I,
         "marks": _I,
         "min_qlen": _I,
         "max_qlen": _I,

@@ -85,11 +85,18 @@ RANGE_KINDS = ("int", "float", "duration", "choice")
 #: The columns of summary.json (crates/metrics/src/summary.rs `Summary`; the engine test of
 #: python/tests/test_tune_spec.py checks this list against a run's summary.json).
 SUMMARY_COLUMNS = (
-    "measured_s", "kb_per_s", "utilization", "drops_pct", "unforced_pct", "forced_pct", "marks",
-    "arrivals", "drops", "mean_qlen", "max_qlen", "responses_started", "responses_completed",
-    "median_rt_ms", "mean_rt_ms", "p10_rt_ms", "p25_rt_ms", "p75_rt_ms", "p90_rt_ms", "p95_rt_ms",
-    "p99_rt_ms", "pct_le_1s", "pct_1_2s", "pct_2_3s", "pct_gt_3s", "syn_retx", "fin_retx",
-    "data_retx", "timeouts",
+    "measured_s", "kb_per_s", "utilization", "drops_pct", "aqm_drops_pct", "overflow_drops_pct",
+    "unforced_pct", "forced_pct", "marks", "arrivals", "drops", "drops_aqm", "drops_overflow",
+    "mean_qlen", "max_qlen", "responses_started", "responses_completed", "pct_completed",
+    "steady_state", "in_progress_first_tenth", "in_progress_last_tenth",
+    "forced_drops_first_tenth", "forced_drops_last_tenth",
+    "median_rt_ms", "p10_rt_ms", "p25_rt_ms", "p75_rt_ms", "p90_rt_ms", "p95_rt_ms",
+    "p99_rt_ms", "pct_le_1s", "pct_1_2s", "pct_2_3s", "pct_gt_3s",
+    "mean_rt_ms_of_completed", "median_rt_ms_of_completed", "p10_rt_ms_of_completed",
+    "p25_rt_ms_of_completed", "p75_rt_ms_of_completed", "p90_rt_ms_of_completed",
+    "p95_rt_ms_of_completed", "p99_rt_ms_of_completed", "pct_le_1s_of_completed",
+    "pct_1_2s_of_completed", "pct_2_3s_of_completed", "pct_gt_3s_of_completed",
+    "syn_retx", "fin_retx", "data_retx", "timeouts",
 )  # fmt: skip
 
 DEFAULTS = {

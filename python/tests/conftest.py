@@ -13,15 +13,11 @@ import pytest
 
 from aqmlab.record import RunResult
 from aqmlab.tables import TYPES
+from aqmlab.tunespec import SUMMARY_COLUMNS
 
-# The metrics::Summary fields in struct order (crates/metrics/src/summary.rs).
-SUMMARY_FIELDS = [
-    "measured_s", "kb_per_s", "utilization", "drops_pct", "unforced_pct", "forced_pct", "marks",
-    "arrivals", "drops", "mean_qlen", "max_qlen", "responses_started", "responses_completed",
-    "median_rt_ms", "mean_rt_ms", "p10_rt_ms", "p25_rt_ms", "p75_rt_ms", "p90_rt_ms", "p95_rt_ms",
-    "p99_rt_ms", "pct_le_1s", "pct_1_2s", "pct_2_3s", "pct_gt_3s", "syn_retx", "fin_retx",
-    "data_retx", "timeouts",
-]  # fmt: skip
+# The metrics::Summary fields in struct order (crates/metrics/src/summary.rs; checked against a
+# run's summary.json by python/tests/test_tune_spec.py).
+SUMMARY_FIELDS = list(SUMMARY_COLUMNS)
 
 
 def synthetic_summary(**over) -> dict:
@@ -29,7 +25,8 @@ def synthetic_summary(**over) -> dict:
     s.update(
         measured_s=2.0, kb_per_s=1142.0, utilization=0.9136, drops_pct=11.2, unforced_pct=43.4,
         forced_pct=56.6, mean_qlen=12.2, median_rt_ms=402.0, pct_le_1s=62.7, pct_1_2s=12.8,
-        pct_2_3s=9.56, pct_gt_3s=14.9, p90_rt_ms=3512.0, p99_rt_ms=12000.0,
+        pct_2_3s=9.56, pct_gt_3s=14.9, p90_rt_ms=3512.0, p99_rt_ms=12000.0, steady_state=True,
+        pct_completed=100.0,
     )  # fmt: skip
     s.update(over)
     return s
@@ -79,6 +76,7 @@ def synthetic_result(name: str = "red", **summary_over) -> RunResult:
         "early_drops": [1, 0],
         "forced_drops": [0, 2],
         "overflow_drops": [0, 0],
+        "dequeue_drops": [0, 0],
         "marks": [0, 0],
         "min_qlen": [3, 4],
         "max_qlen": [20, 25],

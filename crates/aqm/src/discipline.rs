@@ -193,6 +193,14 @@ pub enum Discipline {
     Pie(Pie),
 }
 
+impl Discipline {
+    /// Whether seed 000's split of the drops into unforced (early) and forced (the forced rule
+    /// and overflow) applies: the RED family's queues, for which §4.3.1 defines it.
+    pub fn defines_forced_split(&self) -> bool {
+        matches!(self, Discipline::Red(_) | Discipline::Ared(_))
+    }
+}
+
 macro_rules! dispatch {
     ($self:ident, $d:ident => $e:expr) => {
         match $self {

@@ -160,12 +160,12 @@ fn main() {
                 peak_rss_kib().unwrap_or(0) as f64 / 1024.0
             );
             println!(
-                "    packets {}  events/packet {:.2}  util {:.3}  drops {:.2}% (unforced {:.1}%)  mean qlen {:.1}  responses {}  median {:.0} ms  ≤1s {:.1}%  peak open conns {}",
+                "    packets {}  events/packet {:.2}  util {:.3}  drops {:.2}% (AQM {:.1}%)  mean qlen {:.1}  responses {}  median {:.0} ms  ≤1s {:.1}%  peak open conns {}",
                 out.engine.packets_created,
                 out.engine.events as f64 / out.engine.packets_created.max(1) as f64,
                 out.summary.utilization,
                 out.summary.drops_pct,
-                out.summary.unforced_pct,
+                out.summary.aqm_drops_pct,
                 out.summary.mean_qlen,
                 out.summary.responses_completed,
                 out.summary.median_rt_ms,

@@ -8,6 +8,7 @@ pub mod link_monitor;
 pub mod observer;
 pub mod queue_monitor;
 pub mod records;
+pub mod steady_state;
 pub mod summary;
 pub mod tally;
 
@@ -15,7 +16,9 @@ pub use link_monitor::LinkMonitor;
 pub use observer::{Observer, Recorder};
 pub use queue_monitor::QueueMonitor;
 pub use records::{LinkRow, QueueRow, RequestKind, RequestRecord};
+pub use steady_state::SteadyState;
 pub use summary::{
-    nearest_rank, DropCounts, Summary, SummaryInput, SummaryTotals, SUMMARY_QUANTILES,
+    nearest_rank, summary_ranks, DropCounts, Summary, SummaryInput, SummaryTotals,
+    SUMMARY_QUANTILES,
 };
 pub use tally::{QueueTally, RequestTally};

@@ -1,5 +1,5 @@
 //! Queue monitor of seed 000 §4.1.3: every `interval` (100 ms) a row with packets forwarded,
-//! early/forced/overflow drops, marks, min and max queue length since the last row, and mean and
+//! early/forced/overflow/dequeue-time drops, marks, min and max queue length since the last row, and mean and
 //! variance of the queue length sampled every `sample` (3 ms).
 //!
 //! The engine reports each happening (`on_enqueue`, `on_drop`, `on_dequeue`) with the queue
@@ -17,6 +17,7 @@ pub struct QueueMonitor {
     early: u64,
     forced: u64,
     overflow: u64,
+    dequeue: u64,
     marks: u64,
     min_q: u32,
     max_q: u32,
@@ -34,6 +35,7 @@ impl QueueMonitor {
             early: 0,
             forced: 0,
             overflow: 0,
+            dequeue: 0,
             marks: 0,
             min_q: qlen,
             max_q: qlen,
@@ -53,12 +55,13 @@ impl QueueMonitor {
         self.marks += marked as u64;
         self.seen(qlen);
     }
-    /// A packet was dropped: 0 = early, 1 = forced, 2 = overflow, 3 = at dequeue (counted forced).
+    /// A packet was dropped: 0 = early, 1 = forced, 2 = overflow, 3 = at dequeue.
     #[inline]
     pub fn on_drop(&mut self, reason: u8, qlen: u32) {
         match reason {
             0 => self.early += 1,
             2 => self.overflow += 1,
+            3 => self.dequeue += 1,
             _ => self.forced += 1,
         }
         self.seen(qlen);
@@ -97,6 +100,7 @@ impl QueueMonitor {
             early_drops: self.early,
             forced_drops: self.forced,
             overflow_drops: self.overflow,
+            dequeue_drops: self.dequeue,
             marks: self.marks,
             min_qlen: self.min_q,
             max_qlen: self.max_q,
@@ -120,6 +124,8 @@ mod tests {
         m.on_enqueue(4, true);
         m.on_drop(0, 4);
         m.on_drop(2, 4);
+        m.on_drop(3, 4);
+        m.on_drop(3, 4);
         m.on_dequeue(3);
         m.on_dequeue(2);
         m.on_dequeue(1);
@@ -134,9 +140,10 @@ mod tests {
                 row.early_drops,
                 row.overflow_drops,
                 row.forced_drops,
+                row.dequeue_drops,
                 row.marks
             ),
-            (3, 1, 1, 0, 1)
+            (3, 1, 1, 0, 2, 1)
         );
         assert_eq!((row.min_qlen, row.max_qlen), (1, 4));
         // samples 1,2,3,6: mean 3, E[q²] = (1+4+9+36)/4 = 12.5, var = 12.5 − 9 = 3.5

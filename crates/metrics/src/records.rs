@@ -96,10 +96,12 @@ pub struct QueueRow {
     /// Packets handed to the link in the interval.
     pub forwarded: u64,
     pub early_drops: u64,
-    /// Drops by the AQM's forced rule.
+    /// Drops by the AQM's forced rule (RED family: average queue at or above `max_th`).
     pub forced_drops: u64,
     /// Drops because the buffer was full.
     pub overflow_drops: u64,
+    /// Drops the AQM made when the packet reached the head of the queue (CoDel, FQ-CoDel).
+    pub dequeue_drops: u64,
     pub marks: u64,
     /// Minimum and maximum queue length (packets) seen in the interval.
     pub min_qlen: u32,

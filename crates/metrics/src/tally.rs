@@ -12,6 +12,7 @@
 //! Validation: `summary.rs` tests (the list-based summary is built from these).
 
 use crate::records::{QueueRow, RequestKind, RequestRecord};
+use crate::steady_state::PerSecond;
 
 /// One second, ns (the response-time bins' unit).
 const S: u64 = 1_000_000_000;
@@ -38,6 +39,9 @@ pub struct RequestTally {
     pub in_1_2s: u64,
     pub in_2_3s: u64,
     pub gt_3s: u64,
+    /// Per second of the measured window, the change of the HTTP responses in progress (+1 a
+    /// start, −1 a completion; those in progress at the warm-up counted in its first second).
+    pub in_progress_delta: PerSecond,
 }
 
 impl RequestTally {
@@ -52,7 +56,16 @@ impl RequestTally {
     /// Count `r`. Returns its response time, ns, if it is a measured completed response (the
     /// values the quantiles are taken over), else None.
     pub fn add(&mut self, r: &RequestRecord) -> Option<u64> {
-        if r.kind != RequestKind::Http || r.start_ns < self.warmup_ns {
+        if r.kind != RequestKind::Http {
+            return None;
+        }
+        if !r.completed || r.end_ns >= self.warmup_ns {
+            self.in_progress_delta.add(self.warmup_ns, r.start_ns, 1);
+            if r.completed {
+                self.in_progress_delta.add(self.warmup_ns, r.end_ns, -1);
+            }
+        }
+        if r.start_ns < self.warmup_ns {
             return None;
         }
         self.started += 1;
@@ -96,6 +109,9 @@ pub struct QueueTally {
     pub sum_mean_qlen: f64,
     /// Largest `max_qlen`, packets (0 without rows).
     pub max_qlen: u32,
+    /// Forced and overflow drops per second of the measured window (a row counts in the second
+    /// its interval ends in).
+    pub forced_per_second: PerSecond,
 }
 
 impl QueueTally {
@@ -113,6 +129,9 @@ impl QueueTally {
             return;
         }
         self.rows += 1;
+        let forced = r.forced_drops + r.overflow_drops;
+        self.forced_per_second
+            .add(self.warmup_ns, r.t_ns - 1, forced as i64);
         self.sum_mean_qlen += r.mean_qlen;
         self.max_qlen = self.max_qlen.max(r.max_qlen);
     }
@@ -169,6 +188,9 @@ mod tests {
         }
         assert_eq!(t.add(&rec(RequestKind::Http, 12.0, 7, false)), None);
         assert_eq!((t.started, t.completed), (6, 5));
+        // in progress: the one from 9 s ends at 10 s (second 0: +1 −1); five start in second 0
+        // and end in seconds 1, 1, 2, 3, 3; the unfinished one starts in second 2, never ends
+        assert_eq!(t.in_progress_delta.0, vec![5, -2, 0, -2]);
         assert_eq!((t.le_1s, t.in_1_2s, t.in_2_3s, t.gt_3s), (1, 2, 1, 1));
         assert_eq!(
             (t.syn_retx, t.fin_retx, t.data_retx, t.timeouts),
@@ -199,6 +221,7 @@ mod tests {
             early_drops: 0,
             forced_drops: 0,
             overflow_drops: 0,
+            dequeue_drops: 0,
             marks: 0,
             min_qlen: 0,
             max_qlen: max,

@@ -339,6 +339,11 @@ impl Path {
         c
     }
 
+    /// Whether the discipline is of the RED family (seed 000's forced split defined).
+    pub fn defines_forced_split(&self) -> bool {
+        self.disc.defines_forced_split()
+    }
+
     /// The discipline's counters.
     pub fn queue_stats(&self) -> &aqm::QueueStats {
         self.disc.stats()

@@ -214,16 +214,17 @@ impl Router {
                 drops: DropCounts {
                     arrivals: st.arrivals - s.stats.arrivals,
                     early: st.early_drops - s.stats.early_drops,
-                    forced: st.forced_drops + st.dequeue_drops
-                        - s.stats.forced_drops
-                        - s.stats.dequeue_drops,
+                    forced: st.forced_drops - s.stats.forced_drops,
                     overflow: st.overflow_drops - s.stats.overflow_drops,
+                    dequeue: st.dequeue_drops - s.stats.dequeue_drops,
                     marks: st.marks - s.stats.marks,
                 },
                 measured_ns: (end - self.warmup).as_nanos(),
+                forced_defined: self.fwd.defines_forced_split(),
             },
             None => SummaryTotals {
                 bottleneck_bps: self.fwd.rate().bps,
+                forced_defined: self.fwd.defines_forced_split(),
                 ..SummaryTotals::default()
             },
         };

@@ -103,8 +103,8 @@ fn main() {
                  final_max_p={max_p:.5} final_ave={avg:.3} mean_q={:.3}",
                 s.arrivals,
                 s.drops,
-                (s.unforced_pct / 100.0 * s.drops as f64).round(),
-                (s.forced_pct / 100.0 * s.drops as f64).round(),
+                (s.unforced_pct.unwrap_or(f64::NAN) / 100.0 * s.drops as f64).round(),
+                (s.forced_pct.unwrap_or(f64::NAN) / 100.0 * s.drops as f64).round(),
                 s.utilization,
                 s.mean_qlen
             );

@@ -149,6 +149,7 @@ pub fn run(
         drops: t.drops,
         warmup_ns: end.warmup_ns,
         measured_ns: t.measured_ns,
+        forced_defined: t.forced_defined,
     });
     Ok(RunOutput {
         datagrams: end.datagrams,
@@ -382,10 +383,9 @@ fn run_inner<O: Observer>(
             DropCounts {
                 arrivals: st.arrivals - snap_stats.arrivals,
                 early: st.early_drops - snap_stats.early_drops,
-                forced: st.forced_drops + st.dequeue_drops
-                    - snap_stats.forced_drops
-                    - snap_stats.dequeue_drops,
+                forced: st.forced_drops - snap_stats.forced_drops,
                 overflow: st.overflow_drops - snap_stats.overflow_drops,
+                dequeue: st.dequeue_drops - snap_stats.dequeue_drops,
                 marks: st.marks - snap_stats.marks,
             },
         )
@@ -398,6 +398,7 @@ fn run_inner<O: Observer>(
         bottleneck_bps,
         drops,
         measured_ns: (end - measured_from).as_nanos(),
+        forced_defined: fl.disc.defines_forced_split(),
     };
     let bottleneck_queue = w.net.links[fwd as usize].disc.clone();
     let link_stats = w

@@ -80,7 +80,7 @@ fn pi_holds_mean_queue_near_q_ref() {
     assert!(s.utilization > 0.999, "{}", s.utilization);
     assert!(s.max_qlen < 400);
     assert!(s.drops > 0);
-    assert_eq!((s.unforced_pct, s.forced_pct), (100.0, 0.0));
+    assert_eq!((s.aqm_drops_pct, s.overflow_drops_pct), (100.0, 0.0));
     // 20 Reno-like flows sharing a 104 ms + 120 ms path: window ≈ (87 + 100)/20 ≈ 9 packets,
     // so p ≈ 1.5/W² ≈ 1.5–2 % of packets (ns-2: 1.47 %).
     assert!(s.drops_pct > 0.8 && s.drops_pct < 2.5, "{}", s.drops_pct);
@@ -133,7 +133,7 @@ fn rem_holds_mean_queue_near_b_star() {
         s.mean_qlen
     );
     assert!(s.utilization > 0.98, "{}", s.utilization);
-    assert_eq!((s.unforced_pct, s.forced_pct), (100.0, 0.0));
+    assert_eq!((s.aqm_drops_pct, s.overflow_drops_pct), (100.0, 0.0));
 }
 
 /// ns-2's default `mean_pktsize_` (1000 B) with 1500-byte packets in packet mode: REM takes the

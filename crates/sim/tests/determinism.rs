@@ -46,7 +46,8 @@ fn congested_droptail_and_red_keep_their_identities() {
             s.utilization
         );
         assert!(s.drops > 0, "{q:?}: 96% offered load must drop");
-        assert!((s.unforced_pct + s.forced_pct - 100.0).abs() < 1e-9);
+        assert!((s.aqm_drops_pct + s.overflow_drops_pct - 100.0).abs() < 1e-9);
+        assert_eq!(s.drops_aqm + s.drops_overflow, s.drops);
         // Queue rows: forwarded + drops per interval add up to the link's totals.
         let rows: Vec<_> = out
             .queue
@@ -56,15 +57,19 @@ fn congested_droptail_and_red_keep_their_identities() {
         assert_eq!(rows.len(), 300); // 30 s / 100 ms
         let drops: u64 = rows
             .iter()
-            .map(|r| r.early_drops + r.forced_drops + r.overflow_drops)
+            .map(|r| r.early_drops + r.forced_drops + r.overflow_drops + r.dequeue_drops)
             .sum();
         assert!(drops >= s.drops);
         match q {
             aqm::DisciplineParams::DropTail(_) => {
-                assert_eq!(s.unforced_pct, 0.0);
+                assert_eq!((s.aqm_drops_pct, s.unforced_pct), (0.0, None));
                 assert!(s.max_qlen <= 120);
             }
-            _ => assert!(s.unforced_pct > 0.0, "RED drops early"),
+            _ => {
+                let (unforced, forced) = (s.unforced_pct.unwrap(), s.forced_pct.unwrap());
+                assert!(unforced > 0.0, "RED drops early");
+                assert!((unforced + forced - 100.0).abs() < 1e-9);
+            }
         }
         assert_conservation(&out);
     }

@@ -117,7 +117,7 @@ fn bulk_flow_fills_the_bottleneck_and_drop_tail_overflows() {
         out.summary.utilization
     );
     assert!(out.summary.drops > 0);
-    assert_eq!(out.summary.unforced_pct, 0.0);
+    assert_eq!(out.summary.overflow_drops_pct, 100.0);
     assert!(out.summary.max_qlen <= 20);
     // Loss events in the record: at least one per fast retransmit, and the cwnd just before
     // each at least the pipe (24 ms × 10 Mbps = 20.5 segments of 1500 B): the queue only

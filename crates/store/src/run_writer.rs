@@ -347,6 +347,7 @@ mod tests {
                     early_drops: 0,
                     forced_drops: k as u64 / 50,
                     overflow_drops: 0,
+                    dequeue_drops: 0,
                     marks: 0,
                     min_qlen: 0,
                     max_qlen: (k % 120) as u32,

@@ -15,8 +15,8 @@ use crate::select::ValueSpool;
 use crate::spool::RequestSpool;
 use crate::table_file::TableFile;
 use metrics::{
-    nearest_rank, LinkRow, QueueRow, QueueTally, RequestRecord, RequestTally, Summary,
-    SummaryTotals, SUMMARY_QUANTILES,
+    summary_ranks, LinkRow, QueueRow, QueueTally, RequestRecord, RequestTally, Summary,
+    SummaryTotals,
 };
 use std::path::{Path, PathBuf};
 
@@ -191,11 +191,8 @@ impl Sink {
         self.accept(last)?;
         requests_table(&mut self.requests, &self.dir, &self.not_measured)?;
         let mut requests = self.requests.take().expect("just created");
-        let n = self.rts.len();
-        let ranks: Vec<u64> = SUMMARY_QUANTILES
-            .iter()
-            .filter_map(|&q| nearest_rank(n, q))
-            .collect();
+        let ranks = summary_ranks(self.tally.started, self.tally.completed);
+        let wanted = ranks.clone();
         let (queue, links, rts, spool) = (self.queue, self.links, self.rts, self.spool);
         let (others, own) = std::thread::scope(|scope| {
             let others = std::thread::Builder::new()
@@ -220,10 +217,9 @@ impl Sink {
         });
         let values = others?;
         own?;
-        let quantiles = if values.is_empty() {
-            [f64::NAN; 7]
-        } else {
-            std::array::from_fn(|i| values[i] as f64)
+        let rt_at = |rank: u64| {
+            let i = wanted.binary_search(&rank).expect("one of summary_ranks");
+            values[i]
         };
         let queue = self
             .queue_tallies
@@ -231,7 +227,7 @@ impl Sink {
             .find(|(l, _)| l == fwd_link)
             .map(|(_, t)| t.clone())
             .unwrap_or_else(|| QueueTally::new(self.warmup_ns));
-        Ok(Summary::assemble(&self.tally, &queue, quantiles, totals))
+        Ok(Summary::assemble(&self.tally, &queue, &rt_at, totals))
     }
 }
 

@@ -239,7 +239,7 @@ impl TableRow for QueueRow {
     const SCHEMA: &'static str = "message schema {
         OPTIONAL BYTE_ARRAY link (STRING); OPTIONAL INT64 t_ns; OPTIONAL INT64 forwarded;
         OPTIONAL INT64 early_drops; OPTIONAL INT64 forced_drops; OPTIONAL INT64 overflow_drops;
-        OPTIONAL INT64 marks; OPTIONAL INT64 min_qlen; OPTIONAL INT64 max_qlen;
+        OPTIONAL INT64 dequeue_drops; OPTIONAL INT64 marks; OPTIONAL INT64 min_qlen; OPTIONAL INT64 max_qlen;
         OPTIONAL DOUBLE mean_qlen; OPTIONAL DOUBLE var_qlen;
     }";
 
@@ -255,6 +255,7 @@ impl TableRow for QueueRow {
         g.int("early_drops", rs.iter().map(|r| r.early_drops))?;
         g.int("forced_drops", rs.iter().map(|r| r.forced_drops))?;
         g.int("overflow_drops", rs.iter().map(|r| r.overflow_drops))?;
+        g.int("dequeue_drops", rs.iter().map(|r| r.dequeue_drops))?;
         g.int("marks", rs.iter().map(|r| r.marks))?;
         g.int("min_qlen", rs.iter().map(|r| r.min_qlen as u64))?;
         g.int("max_qlen", rs.iter().map(|r| r.max_qlen as u64))?;

@@ -171,11 +171,12 @@ fn streamed_files_and_summary_equal_the_in_memory_run() {
             early_drops: long(r, 3),
             forced_drops: long(r, 4),
             overflow_drops: long(r, 5),
-            marks: long(r, 6),
-            min_qlen: long(r, 7) as u32,
-            max_qlen: long(r, 8) as u32,
-            mean_qlen: double(r, 9),
-            var_qlen: double(r, 10),
+            dequeue_drops: long(r, 6),
+            marks: long(r, 7),
+            min_qlen: long(r, 8) as u32,
+            max_qlen: long(r, 9) as u32,
+            mean_qlen: double(r, 10),
+            var_qlen: double(r, 11),
         })
         .collect();
     assert_eq!(queue, mem.queue);
@@ -289,6 +290,7 @@ fn columns_declared_not_measured_are_null_in_every_row() {
         bottleneck_bps: 10_000_000,
         drops: Default::default(),
         measured_ns: 1_000_000_000,
+        forced_defined: false,
     };
     let summary = w.finish("bottleneck_fwd", &totals).unwrap();
     assert_eq!(summary.responses_completed, n);

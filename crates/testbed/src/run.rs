@@ -615,6 +615,7 @@ fn run_in(
                 bottleneck_bps: db.bottleneck_rate.bps,
                 drops: Default::default(),
                 measured_ns: client_rep.end_ns.saturating_sub(warmup_ns),
+                forced_defined: false,
             },
         ),
     };
@@ -799,6 +800,7 @@ mod tests {
             bottleneck_bps: 1_000_000,
             drops: Default::default(),
             measured_ns: 1_000_000_000,
+            forced_defined: false,
         };
         let summary = w.finish("bottleneck_fwd", &totals).unwrap();
         let json = serde_json::to_string_pretty(&summary).unwrap();

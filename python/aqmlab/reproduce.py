@@ -57,6 +57,15 @@ from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
 from aqmlab.studies import Reading, Study, Table
 from aqmlab.sweepspec import PathError, set_path
+from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
+    HEADER,
+    VerdictResult,
+    VerdictRow,
+    evaluate,
+    paper_results,
+    tally,
+    verdict_table,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PAPER_CSV = "paper.csv"
@@ -210,28 +219,7 @@ def join_paper(paper: pd.DataFrame, table: Table, results: pd.DataFrame) -> list
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. verdicts
-
-
-@dataclass(frozen=True)
-class VerdictResult:
-    """A verdict as evaluated: `holds` is True/False, or None when the check could not run."""
-
-    claim: str
-    holds: bool | None
-    evidence: str
-
-
-def evaluate(study: Study, results: dict[str, pd.DataFrame]) -> list[VerdictResult]:
-    """Run every verdict check of `study` on `results` (table id → table_results)."""
-    out = []
-    for v in study.verdicts:
-        try:
-            holds, evidence = v.check(results)
-            out.append(VerdictResult(v.claim, bool(holds), str(evidence)))
-        except Exception as e:  # noqa: BLE001 - a check on missing rows is reported, not raised
-            out.append(VerdictResult(v.claim, None, f"not evaluated: {type(e).__name__}: {e}"))
-    return out
+# 4. verdicts: aqmlab.verdicts (evaluate, VerdictResult are re-exported here)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,8 +282,32 @@ _CSS = (
 )
 
 
-def _holds(h: bool | None) -> str:
-    return "n/a" if h is None else ("yes" if h else "no")
+def _verdict_intro(verdicts: list[VerdictRow]) -> list[str]:
+    return [
+        f"aqmlab: {tally(verdicts)}. Each rule compares 95 % intervals over replications "
+        "(docs/verdicts.md): `within noise` = the intervals straddle the rule's line. `paper`: the "
+        "rule on the paper's own numbers (paper.csv); `cause`: why a conclusion does not hold. "
+        "The quote each rule checks is listed under the table."
+    ]
+
+
+def _verdict_notes_md(verdicts: list[VerdictRow]) -> list[str]:
+    out = []
+    for v in verdicts:
+        notes = v.notes()
+        out.append(f"- `{v.id}`: {notes[0]}")
+        out += [f"  - {n}" for n in notes[1:]]
+    return out
+
+
+def _html_verdicts(verdicts: list[VerdictRow]) -> str:
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in HEADER)
+    trs = []
+    for v in verdicts:
+        cells = v.cells()
+        first = f'<td title="{html.escape(v.quote, quote=True)}">{html.escape(cells[0])}</td>'
+        trs.append("<tr>" + first + "".join(f"<td>{html.escape(c)}</td>" for c in cells[1:]) + "</tr>")
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(trs)}</tbody></table>"
 
 
 @dataclass
@@ -329,7 +341,7 @@ def write_report(
     out: Path,
     study: Study,
     tables: list[tuple[Table, list[dict]]],
-    verdicts: list[VerdictResult],
+    verdicts: list[VerdictRow],
     sweeps: list[SweepOutcome],
     command: str,
     date: str,
@@ -367,10 +379,12 @@ def write_report(
         f"<p>{html.escape(line).replace('`', '')}</p>" for line in intro
     ]
 
-    vh = ["claim", "holds", "evidence"]
-    vrows = [[v.claim, _holds(v.holds), v.evidence] for v in verdicts]
-    md += ["## Verdicts", "", _md_table(vh, vrows), ""]
-    body += ["<h2>Verdicts</h2>", _html_table(vh, vrows)]
+    md += ["## Verdicts", "", *_verdict_intro(verdicts), "", _md_table(list(HEADER), [v.cells() for v in verdicts]),
+           "", *_verdict_notes_md(verdicts), ""]  # fmt: skip
+    body += ["<h2>Verdicts</h2>", *(f"<p>{html.escape(line)}</p>" for line in _verdict_intro(verdicts)),
+             _html_verdicts(verdicts), "<ul>" + "".join(
+                 f"<li><b>{html.escape(v.id)}</b>: " + "<br>".join(html.escape(n) for n in v.notes()) + "</li>"
+                 for v in verdicts) + "</ul>"]  # fmt: skip
 
     for table, joined in tables:
         name = f"Table {table.id}: {table.title}"
@@ -433,10 +447,13 @@ def reproduce(
     progress: bool = True,
     log=None,
     reading: str | None = None,
-) -> tuple[Path, Path, list[VerdictResult]]:
+    ns2_results: dict[str, pd.DataFrame] | None = None,
+) -> tuple[Path, Path, list[VerdictRow]]:
     """Reproduce `study` (a Study or its name) into `out` (see the module doc); returns the
-    paths of report.md and report.html and the evaluated verdicts. `studies_dir` holds
-    NAME/ (default: the repository's studies/); `reading` names one of the study's readings."""
+    paths of report.md and report.html and the verdict table. `studies_dir` holds
+    NAME/ (default: the repository's studies/); `reading` names one of the study's readings;
+    `ns2_results` (table id → DataFrame of the same shape, from ns-2.35 runs of the same grid)
+    fills the table's ns-2.35 column."""
     from aqmlab.studies import load
     from aqmlab.sweep import run_sweep
 
@@ -487,7 +504,8 @@ def reproduce(
         res = table_results(frames[table.scenario], table)
         results[table.id] = res
         joined.append((table, join_paper(paper, table, res)))
-    verdicts = evaluate(study, results)
+    ns2 = evaluate(study, ns2_results) if ns2_results is not None else None
+    verdicts = verdict_table(study, evaluate(study, results), evaluate(study, paper_results(paper)), ns2)
     md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick, rd)
     return md, htm, verdicts
 
@@ -583,7 +601,7 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
         progress=not args.quiet, log=lambda m: print(m, file=sys.stderr), reading=args.reading,
     )  # fmt: skip
     for v in verdicts:
-        print(f"[{_holds(v.holds):>3}] {v.claim}: {v.evidence}")
+        print(f"[{v.aqmlab.outcome.value}] {v.id}: {v.aqmlab.evidence}")
     print(f"report: {md}  {htm}")
     if args.publish:
         rd = study.reading(args.reading)

@@ -379,12 +379,27 @@ def write_report(
         f"<p>{html.escape(line).replace('`', '')}</p>" for line in intro
     ]
 
-    md += ["## Verdicts", "", *_verdict_intro(verdicts), "", _md_table(list(HEADER), [v.cells() for v in verdicts]),
-           "", *_verdict_notes_md(verdicts), ""]  # fmt: skip
-    body += ["<h2>Verdicts</h2>", *(f"<p>{html.escape(line)}</p>" for line in _verdict_intro(verdicts)),
-             _html_verdicts(verdicts), "<ul>" + "".join(
-                 f"<li><b>{html.escape(v.id)}</b>: " + "<br>".join(html.escape(n) for n in v.notes()) + "</li>"
-                 for v in verdicts) + "</ul>"]  # fmt: skip
+    md += [
+        "## Verdicts",
+        "",
+        *_verdict_intro(verdicts),
+        "",
+        _md_table(list(HEADER), [v.cells() for v in verdicts]),
+        "",
+        *_verdict_notes_md(verdicts),
+        "",
+    ]
+    body += [
+        "<h2>Verdicts</h2>",
+        *(f"<p>{html.escape(line)}</p>" for line in _verdict_intro(verdicts)),
+        _html_verdicts(verdicts),
+        "<ul>"
+        + "".join(
+            f"<li><b>{html.escape(v.id)}</b>: " + "<br>".join(html.escape(n) for n in v.notes()) + "</li>"
+            for v in verdicts
+        )
+        + "</ul>",
+    ]
 
     for table, joined in tables:
         name = f"Table {table.id}: {table.title}"

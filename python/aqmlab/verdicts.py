@@ -67,7 +67,9 @@ def paper_results(paper: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out
 
 
-def cause(aqmlab: VerdictResult, ns2: VerdictResult | None, paper: VerdictResult, documented: str | None) -> str:
+def cause(
+    aqmlab: VerdictResult, ns2: VerdictResult | None, paper: VerdictResult, documented: str | None
+) -> str:
     """The `cause` cell (module doc); empty when aqmlab shows the verdict to hold or could not
     evaluate it (its evidence gives the reason)."""
     if aqmlab.outcome in (Outcome.HOLDS, Outcome.NOT_EVALUATED):
@@ -98,8 +100,14 @@ class VerdictRow:
         """The table's cells in HEADER order."""
         ns2 = NOT_RUN if self.ns2 is None else self.ns2.outcome.value
         paper = NO_NUMBERS if self.paper.outcome == Outcome.NOT_EVALUATED else self.paper.outcome.value
-        return [f"{self.claim} [{self.id}]", self.aqmlab.outcome.value, ns2, paper, self.cause,
-                self.aqmlab.evidence]  # fmt: skip
+        return [
+            f"{self.claim} [{self.id}]",
+            self.aqmlab.outcome.value,
+            ns2,
+            paper,
+            self.cause,
+            self.aqmlab.evidence,
+        ]
 
     def notes(self) -> list[str]:
         """The lines under the table for this verdict: the quote, then the paper's and
@@ -124,8 +132,17 @@ def verdict_table(
     rows = []
     for i, v in enumerate(study.verdicts):
         n = ns2[i] if ns2 is not None else None
-        rows.append(VerdictRow(v.id, v.claim, v.quote, aqmlab[i], n, paper[i],
-                               cause(aqmlab[i], n, paper[i], study.causes.get(v.id))))  # fmt: skip
+        rows.append(
+            VerdictRow(
+                v.id,
+                v.claim,
+                v.quote,
+                aqmlab[i],
+                n,
+                paper[i],
+                cause(aqmlab[i], n, paper[i], study.causes.get(v.id)),
+            )
+        )
     return rows
 
 

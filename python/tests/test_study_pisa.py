@@ -192,14 +192,17 @@ def _set(res, table, row, metric, value):
 
 
 def test_drop_and_queue_rules_by_hand(study, paper_res):
-    dt, q, drops = (_verdict(study, i) for i in ("pisa-droptail-few-drops", "pisa-lowest-queue",
-                                                 "pisa-pimc-fewer-drops"))  # fmt: skip
+    dt, q, drops = (
+        _verdict(study, i) for i in ("pisa-droptail-few-drops", "pisa-lowest-queue", "pisa-pimc-fewer-drops")
+    )
     # Drop-tail "almost zero" beside PI's 4.436/s: below a tenth of it (0.4436).
     assert _out(dt, _set(paper_res, "5.1", "Drop tail", "drops_per_s", 0.44)) == H
     assert _out(dt, _set(paper_res, "5.1", "Drop tail", "drops_per_s", 0.45)) == F
     assert _out(dt, _set(paper_res, "5.2", "Drop Tail", "mean_qlen", 390.0)) == F  # < 2 × 197
     # With intervals: 0.3 ± 0.2 vs 0.1 × (4.436 ± 0.5) = [0.394, 0.494]: within noise.
-    t51 = pd.DataFrame({"row": ["PI", "Drop tail"], "drops_per_s": [4.436, 0.3], "drops_per_s_ci": [0.5, 0.2]})
+    t51 = pd.DataFrame(
+        {"row": ["PI", "Drop tail"], "drops_per_s": [4.436, 0.3], "drops_per_s_ci": [0.5, 0.2]}
+    )
     assert _out(dt, {**paper_res, "5.1": t51}) == N
     # Table 5.6 counts too: PISA's queue above PI's there fails it, PIMC's drops above PI's too.
     assert _out(q, paper_res) == H

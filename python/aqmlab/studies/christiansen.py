@@ -70,7 +70,21 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab.studies import Study, Table, Verdict
-from aqmlab.studies.compare import Check, Est, all_of, best, ge, get, gt, le, lowest, lt, mean_of, rows, within
+from aqmlab.studies.compare import (
+    Check,
+    Est,
+    all_of,
+    best,
+    ge,
+    get,
+    gt,
+    le,
+    lowest,
+    lt,
+    mean_of,
+    rows,
+    within,
+)
 from aqmlab.tables import missing_columns
 
 METRICS = (
@@ -235,8 +249,11 @@ def v1_low_load_same(results: dict[str, pd.DataFrame]) -> Check:
         t1, r1 = _get(results, "B.4", td, "pct_le_1s"), red[r]
         tm, rm = _get(results, "B.4", td, "median_rt_ms"), _get(results, "B.6", r, "median_rt_ms")
         name = r.split(" ", 1)[1]
-        parts += [within(r1, t1, 5.0, f"{load} %: ≤1 s % best RED ({name}) vs TD qlen {TD_BDP_QLEN}"),
-                  le(rm, 1.1 * tm, "median ms vs 1.1 × TD's"), ge(rm, 0.9 * tm, "vs 0.9 × TD's")]  # fmt: skip
+        parts += [
+            within(r1, t1, 5.0, f"{load} %: ≤1 s % best RED ({name}) vs TD qlen {TD_BDP_QLEN}"),
+            le(rm, 1.1 * tm, "median ms vs 1.1 × TD's"),
+            ge(rm, 0.9 * tm, "vs 0.9 × TD's"),
+        ]
     return all_of(parts)
 
 
@@ -253,10 +270,17 @@ def v2_high_load_red_no_better(results: dict[str, pd.DataFrame]) -> Check:
 def v3_default_worse(results: dict[str, pd.DataFrame]) -> Check:
     """V3 (module doc)."""
     t = "B.14 (98 %)"
-    d1, b1 = _get(results, t, "load=98 altq_default", "pct_le_1s"), _get(results, t, "load=98 best_98", "pct_le_1s")
+    d1, b1 = (
+        _get(results, t, "load=98 altq_default", "pct_le_1s"),
+        _get(results, t, "load=98 best_98", "pct_le_1s"),
+    )
     dm, bm = (_get(results, t, f"load=98 {v}", "median_rt_ms") for v in ("altq_default", "best_98"))
-    return all_of([le(d1, b1 - 5, "98 %: ≤1 s % default vs best − 5"),
-                   ge(dm, 1.10 * bm, "median ms default vs 1.1 × best")])  # fmt: skip
+    return all_of(
+        [
+            le(d1, b1 - 5, "98 %: ≤1 s % default vs best − 5"),
+            ge(dm, 1.10 * bm, "median ms default vs 1.1 × best"),
+        ]
+    )
 
 
 def v4_min_th_5_poor(results: dict[str, pd.DataFrame]) -> Check:
@@ -265,10 +289,14 @@ def v4_min_th_5_poor(results: dict[str, pd.DataFrame]) -> Check:
     for load in (90, 98):
         small_row = f"load={load} min_th=5 max_th=15"
         small = _get(results, "B.6", small_row, "pct_le_1s")
-        others = {r: v for r, v in _all(results, "B.6", f"load={load} ", "pct_le_1s").items() if r != small_row}
+        others = {
+            r: v for r, v in _all(results, "B.6", f"load={load} ", "pct_le_1s").items() if r != small_row
+        }
         if not others:
             raise KeyError(f"Table B.6: no other threshold pair at {load} %")
-        parts += [lt(small, v, f"{load} %: ≤1 s % (5, 15) vs {r.split(' ', 1)[1]}") for r, v in others.items()]
+        parts += [
+            lt(small, v, f"{load} %: ≤1 s % (5, 15) vs {r.split(' ', 1)[1]}") for r, v in others.items()
+        ]
         if load == 98:
             parts.append(le(small, best(others.values()) - 10, "98 %: (5, 15) vs best other − 10"))
     return all_of(parts)
@@ -281,14 +309,25 @@ V5_DROP_POINTS = 20.0
 
 def v5_overload_bad(results: dict[str, pd.DataFrame]) -> Check:
     """V5 (module doc)."""
-    at = {ld: {**_all(results, "B.4", f"load={ld} ", "pct_le_1s"), **_all(results, "B.6", f"load={ld} ", "pct_le_1s")}
-          for ld in (98, 110)}  # fmt: skip
+    at = {
+        ld: {
+            **_all(results, "B.4", f"load={ld} ", "pct_le_1s"),
+            **_all(results, "B.6", f"load={ld} ", "pct_le_1s"),
+        }
+        for ld in (98, 110)
+    }
     td = best(_all(results, "B.4", "load=110 ", "pct_le_1s").values())
     red = best(_all(results, "B.6", "load=110 ", "pct_le_1s").values())
-    return all_of([
-        le(best(at[110].values()), best(at[98].values()) - V5_DROP_POINTS, "≤1 s % best at 110 % vs best at 98 % − 20"),
-        le(red - td, 5.0, "110 %: ≤1 s best RED pair − best TD qlen (points)"),
-    ])  # fmt: skip
+    return all_of(
+        [
+            le(
+                best(at[110].values()),
+                best(at[98].values()) - V5_DROP_POINTS,
+                "≤1 s % best at 110 % vs best at 98 % − 20",
+            ),
+            le(red - td, 5.0, "110 %: ≤1 s best RED pair − best TD qlen (points)"),
+        ]
+    )
 
 
 def v6_one_threshold_marginal(results: dict[str, pd.DataFrame]) -> Check:
@@ -304,7 +343,9 @@ def v6_one_threshold_marginal(results: dict[str, pd.DataFrame]) -> Check:
         vals = [_get(results, table, r, "pct_le_1s") for r in want if r in have]
         if not vals:
             raise KeyError(f"Table {table}: none of the rows {want[0]!r}…")
-        parts.append(le(best(vals) - lowest(vals), 5.0, f"{table} {name}: spread over {len(vals)} rows (points)"))
+        parts.append(
+            le(best(vals) - lowest(vals), 5.0, f"{table} {name}: spread over {len(vals)} rows (points)")
+        )
     return all_of(parts, prefix="90 %, ≤1 s share: ")
 
 
@@ -330,8 +371,12 @@ def v8_util_tuning(results: dict[str, pd.DataFrame]) -> Check:
     util = _get(results, "B.12", "load=98 highest_util", "pct_le_1s")
     best98 = _get(results, "B.12", "load=98 best_98", "pct_le_1s")
     at90 = [_get(results, "B.12", f"load=90 {v}", "pct_le_1s") for v in B12_ROWS[90]]
-    return all_of([le(util, best98 - 5, "98 %: ≤1 s % highest_util vs best_98 − 5"),
-                   le(best(at90) - lowest(at90), 5.0, "90 %: spread of the four settings (points)")])  # fmt: skip
+    return all_of(
+        [
+            le(util, best98 - 5, "98 %: ≤1 s % highest_util vs best_98 − 5"),
+            le(best(at90) - lowest(at90), 5.0, "90 %: spread of the four settings (points)"),
+        ]
+    )
 
 
 def v9_small_thresholds_retransmit(results: dict[str, pd.DataFrame]) -> Check:
@@ -346,10 +391,14 @@ def v10_data_retx_dominate(results: dict[str, pd.DataFrame]) -> Check:
     parts = []
     for row in ("red_5_15", "red_60_180"):
         c = {m: _get(results, "6.2", row, m) for m in ("s_pct", "f_pct", "d_pct", "sfd_pct", "retx_pct")}
-        parts += [gt(c["d_pct"], c[m], f"{row}: D+ vs {m[:-4].upper()}+ %") for m in ("s_pct", "f_pct", "sfd_pct")]
+        parts += [
+            gt(c["d_pct"], c[m], f"{row}: D+ vs {m[:-4].upper()}+ %") for m in ("s_pct", "f_pct", "sfd_pct")
+        ]
         # S+ and F+ each ≥ 5 % of the retransmitting requests: x ≥ 0.05 · retx.
-        parts += [ge(c[m], 0.05 * c["retx_pct"], f"{row}: {m[:-4].upper()}+ vs 5 % of retransmitting")
-                  for m in ("s_pct", "f_pct")]  # fmt: skip
+        parts += [
+            ge(c[m], 0.05 * c["retx_pct"], f"{row}: {m[:-4].upper()}+ vs 5 % of retransmitting")
+            for m in ("s_pct", "f_pct")
+        ]
     return all_of(parts)
 
 
@@ -366,84 +415,84 @@ VERDICTS = (
         "c00-low-load-same",
         "At ≤ 90 % load the best-tuned RED and tail-drop with 1-2 × BDP of buffer give about the same "
         "response times (B.4, B.6)",
-        "§5.4: \"Contrary to expectations, for offered loads near or below the levels of link saturation "
+        '§5.4: "Contrary to expectations, for offered loads near or below the levels of link saturation '
         "(90% or less), there is little difference in end-to-end response times between the best-tuned RED "
         "and tail-drop tail-drop queuing configured with 1-2 times the bandwidth-delay product in buffer "
-        "space.\"",
+        'space."',
         v1_low_load_same,
     ),
     Verdict(
         "c00-high-load-red-no-better",
         "Above 90 % load tuned RED is at most somewhat better than the best tail-drop (B.17, B.18)",
-        "§5.4: \"At loads that approach link saturation (above 90%), RED can be carefully tuned to yield "
+        '§5.4: "At loads that approach link saturation (above 90%), RED can be carefully tuned to yield '
         "performance somewhat superior to properly configured tail-drop. In our experiments, the difference "
         "is significant only between 90% and 100% loads because response times degrade so rapidly above "
         "this level that any 'improvement' from tuning RED (or tail-drop) is, at best, a second-order "
-        "effect.\"",
+        'effect."',
         v2_high_load_red_no_better,
     ),
     Verdict(
         "c00-altq-default-worse",
         "ALTQ's default RED parameters are worse than tuned ones at 98 % (B.14)",
-        "§5.2.2: \"Clearly some parameter settings produce results that are considerably less desirable "
+        '§5.2.2: "Clearly some parameter settings produce results that are considerably less desirable '
         "than our recommended ones, however, the effects of 'bad' settings is most significant at 98% "
-        "load.\" Table 5.3: \"The experiment with a queue length of 60 corresponds to the default setting "
-        "of RED in the ALTQ distribution.\"",
+        'load." Table 5.3: "The experiment with a queue length of 60 corresponds to the default setting '
+        'of RED in the ALTQ distribution."',
         v3_default_worse,
     ),
     Verdict(
         "c00-min-th-5-poor",
         "min_th = 5 (Floyd's guideline) gives poor response times at 90 and 98 % (B.6)",
-        "§5.2.2: \"Figure 5.7 shows the response time distributions for the 90% and 98% offered loads, "
+        '§5.2.2: "Figure 5.7 shows the response time distributions for the 90% and 98% offered loads, '
         "respectively. These results clearly show that a naive application of the guidelines in [25] with a "
-        "min_th of 5 would result in poor performance of Web-dominated traffic.\"",
+        'min_th of 5 would result in poor performance of Web-dominated traffic."',
         v4_min_th_5_poor,
     ),
     Verdict(
         "c00-110-bad",
         "At 110 % load response times are quite bad, and changing RED's thresholds does not improve on "
         "tail-drop (B.4, B.6)",
-        "§5.2.2: \"Like tail-drop results, response times at loads of 110% are quite bad and are not "
-        "improved by changing the RED settings for (min_th, max_th).\"",
+        '§5.2.2: "Like tail-drop results, response times at loads of 110% are quite bad and are not '
+        'improved by changing the RED settings for (min_th, max_th)."',
         v5_overload_bad,
     ),
     Verdict(
         "c00-one-threshold",
         "Varying min_th or max_th alone changes response times only marginally at 90 % (B.7, B.8)",
-        "§5.2.2: \"The results from these experiments, in general, show only marginal changes in response "
-        "times (or link utilization)\"",
+        '§5.2.2: "The results from these experiments, in general, show only marginal changes in response '
+        'times (or link utilization)"',
         v6_one_threshold_marginal,
     ),
     Verdict(
         "c00-max-p-quarter",
         "max_p = 1/4 lowers response-time performance at every load (B.9)",
-        "§5.2.2: \"These experiments showed that at all load levels, the setting of max_p to 0.25 has a "
-        "negative impact on performance, because too many packets are dropped.\"",
+        '§5.2.2: "These experiments showed that at all load levels, the setting of max_p to 0.25 has a '
+        'negative impact on performance, because too many packets are dropped."',
         v7_high_max_p_hurts,
     ),
     Verdict(
         "c00-util-tuning",
         "Tuning RED for link utilisation costs response times at 98 %, not at 90 % (B.12)",
-        "§5.2.2: \"For 90% load, there are relatively small differences between tuning for highest link "
+        '§5.2.2: "For 90% load, there are relatively small differences between tuning for highest link '
         "utilization or lowest drop rates and tuning for response times. At 98% loads, tuning for highest "
-        "link utilization has potentially serious effects on response times.\"",
+        'link utilization has potentially serious effects on response times."',
         v8_util_tuning,
     ),
     Verdict(
         "c00-small-th-retx",
         "RED (5, 15) gives far more requests with retransmissions than (60, 180) at 98 % (Table 6.2)",
-        "§6.1.2: \"From Table 6.2 we can see that there is a clear difference in retransmission "
+        '§6.1.2: "From Table 6.2 we can see that there is a clear difference in retransmission '
         "characteristics for the two experiments. In the experiment with (min_th, max_th) = (5, 15), we see "
         "that 56.1% of all the flows have no retransmissions, while in the experiment with the larger "
-        "thresholds it is 87.1% of the flows that have no retransmissions.\"",
+        'thresholds it is 87.1% of the flows that have no retransmissions."',
         v9_small_thresholds_retransmit,
     ),
     Verdict(
         "c00-data-retx",
         "Data retransmissions dominate; SYN and FIN retransmissions play a significant role (Table 6.2)",
-        "§6.1.2: \"Looking at the distribution between the different classes of retransmissions it is "
+        '§6.1.2: "Looking at the distribution between the different classes of retransmissions it is '
         "clear that datapacket retransmissions is the dominant class, but SYN and FIN retransmissions play "
-        "a significant role.\"",
+        'a significant role."',
         v10_data_retx_dominate,
     ),
 )

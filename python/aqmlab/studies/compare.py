@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 import pandas as pd
 
@@ -36,7 +36,7 @@ def fmt(v: float) -> str:
     return fmt_value(v)
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """The result of a verdict rule."""
 
     HOLDS = "holds"
@@ -114,8 +114,12 @@ def best(values: Iterable[Est]) -> Est:
     v = list(values)
     if not v:
         raise KeyError("no values to take the largest of")
-    return Est(max(x.mean for x in v), max(x.lo for x in v), max(x.hi for x in v),
-               frozenset().union(*(x.notes for x in v)))  # fmt: skip
+    return Est(
+        max(x.mean for x in v),
+        max(x.lo for x in v),
+        max(x.hi for x in v),
+        frozenset().union(*(x.notes for x in v)),
+    )
 
 
 def lowest(values: Iterable[Est]) -> Est:

@@ -233,7 +233,10 @@ def fewer_drops_than_pi(results: Results) -> Check:
     parts = []
     for t in ("5.2", "5.6", "5.8"):
         pi = get(results, t, "PI", "drops_per_s")
-        parts += [lt(get(results, t, r, "drops_per_s"), pi, f"Table {t} drops/s {r} vs PI") for r in ("PISA", "PIMC")]
+        parts += [
+            lt(get(results, t, r, "drops_per_s"), pi, f"Table {t} drops/s {r} vs PI")
+            for r in ("PISA", "PIMC")
+        ]
     return all_of(parts)
 
 
@@ -244,13 +247,20 @@ DT_DROP_SHARE_OF_PI = 0.1
 def droptail_no_drops(results: Results) -> Check:
     """Rule: drop-tail's drops/s is below a tenth of PI's (Table 5.1), and its mean queue is
     above twice PI's (Table 5.2)."""
-    return all_of([
-        lt(get(results, "5.1", "Drop tail", "drops_per_s"),
-           DT_DROP_SHARE_OF_PI * get(results, "5.1", "PI", "drops_per_s"),
-           "Table 5.1 drops/s drop-tail vs 0.1 × PI's"),
-        gt(get(results, "5.2", "Drop Tail", "mean_qlen"), 2 * get(results, "5.2", "PI", "mean_qlen"),
-           "Table 5.2 mean queue drop-tail vs 2 × PI's"),
-    ])  # fmt: skip
+    return all_of(
+        [
+            lt(
+                get(results, "5.1", "Drop tail", "drops_per_s"),
+                DT_DROP_SHARE_OF_PI * get(results, "5.1", "PI", "drops_per_s"),
+                "Table 5.1 drops/s drop-tail vs 0.1 × PI's",
+            ),
+            gt(
+                get(results, "5.2", "Drop Tail", "mean_qlen"),
+                2 * get(results, "5.2", "PI", "mean_qlen"),
+                "Table 5.2 mean queue drop-tail vs 2 × PI's",
+            ),
+        ]
+    )
 
 
 def fragile_share_kept(results: Results) -> Check:
@@ -259,8 +269,14 @@ def fragile_share_kept(results: Results) -> Check:
     parts = []
     for t in ("5.10%", "5.11%"):
         pi = get(results, t, "PI", "pct_rtt2000")
-        parts += [ge(get(results, t, r, "pct_rtt2000"), pi - 0.5, f"Table {t[:-1]} 2000-ms share {r} vs PI − 0.5 pp")
-                  for r in ("PISA", "PIMC")]  # fmt: skip
+        parts += [
+            ge(
+                get(results, t, r, "pct_rtt2000"),
+                pi - 0.5,
+                f"Table {t[:-1]} 2000-ms share {r} vs PI − 0.5 pp",
+            )
+            for r in ("PISA", "PIMC")
+        ]
     return all_of(parts)
 
 
@@ -268,65 +284,65 @@ VERDICTS = (
     Verdict(
         "pisa-gain-std",
         "PISA delivers ≥ 20 % more web objects than PI in the standard experiment (Table 5.4: +22 %)",
-        "Abstract: \"By avoiding timeouts, PISA improves object transmission rate by 22% over PI in "
-        "moderate congestion and by up to 40% in heavy congestion.\" §6.1, p. 47: \"Under moderate "
-        "congestion, PISA sends 22% more objects\"",
+        'Abstract: "By avoiding timeouts, PISA improves object transmission rate by 22% over PI in '
+        'moderate congestion and by up to 40% in heavy congestion." §6.1, p. 47: "Under moderate '
+        'congestion, PISA sends 22% more objects"',
         _gain_at_least("5.4", "PISA", 0.20),
     ),
     Verdict(
         "pimc-gain-std",
         "PIMC delivers ≥ 15 % more web objects than PI in the standard experiment (Table 5.4: +18 %)",
-        "§6.1, p. 47: \"PIMC transmit only 18% more objects with a drop rate of 2.62 packets/second.\"",
+        '§6.1, p. 47: "PIMC transmit only 18% more objects with a drop rate of 2.62 packets/second."',
         _gain_at_least("5.4", "PIMC", 0.15),
     ),
     Verdict(
         "pisa-gain-ftp50",
         "With 50 FTP flows PISA delivers ≥ 30 % more objects than PI (Table 5.7: +32.7 %)",
-        "§5.6.1, p. 41: \"Even under heavy congestion both PISA and PIMC are able to increase the "
-        "object transmission rate by about 33%.\"",
+        '§5.6.1, p. 41: "Even under heavy congestion both PISA and PIMC are able to increase the '
+        'object transmission rate by about 33%."',
         _gain_at_least("5.7", "PISA", 0.30),
     ),
     Verdict(
         "pisa-gain-5mbps",
         "At 5 Mbps PISA delivers ≥ 35 % more objects than PI (Table 5.9: +41 %)",
-        "§5.6.2, p. 43: \"by avoiding timeout of dropped packets, PISA improves object sending rate "
-        "significantly by 41% and PIMC does by 40%.\"",
+        '§5.6.2, p. 43: "by avoiding timeout of dropped packets, PISA improves object sending rate '
+        'significantly by 41% and PIMC does by 40%."',
         _gain_at_least("5.9", "PISA", 0.35),
     ),
     Verdict(
         "pisa-beats-pimc",
         "PISA performs at least as well as PIMC for web objects (§6.1; Tables 5.4, 5.7, 5.9)",
-        "§6.1, p. 47: \"The results of this thesis show that PISA performs better than PIMC and PI. "
+        '§6.1, p. 47: "The results of this thesis show that PISA performs better than PIMC and PI. '
         "[...] All of experiments show that PISA performs better with HTTP flows than PIMC and PI by "
-        "avoiding timeouts for packet drops.\"",
+        'avoiding timeouts for packet drops."',
         pisa_beats_pimc,
     ),
     Verdict(
         "pisa-lowest-queue",
         "PISA keeps the lowest average queue of the three PI queues (Table 5.2: 162 vs 197, 195; "
         "Table 5.6: 202 vs 208, 218)",
-        "§5.2, p. 31: \"PISA has the smallest queue length.\" §5.6.1, p. 39: \"Although the queue "
-        "length with 50 FTP and 100 HTTP flows increases, PISA still has the lowest queue length\"",
+        '§5.2, p. 31: "PISA has the smallest queue length." §5.6.1, p. 39: "Although the queue '
+        'length with 50 FTP and 100 HTTP flows increases, PISA still has the lowest queue length"',
         pisa_lowest_queue,
     ),
     Verdict(
         "pisa-pimc-fewer-drops",
         "PISA and PIMC drop fewer packets per second than PI (Tables 5.2, 5.6, 5.8)",
-        "§5.6.1, p. 39: \"In total flows, PISA reduces 3.7 packets/second of drop rate and PIMC "
-        "decreases 1 packet/second of drop rate.\" §6.1, p. 47: \"Under moderate congestion, PISA "
+        '§5.6.1, p. 39: "In total flows, PISA reduces 3.7 packets/second of drop rate and PIMC '
+        'decreases 1 packet/second of drop rate." §6.1, p. 47: "Under moderate congestion, PISA '
         "sends 22% more objects with a drop rate of 3.73 packets/second and PIMC [...] 2.62 "
         "packets/second. Under heavy congestion conditions, PI drops packets at the rate of 27.34 "
         "packets/second. Since PISA only drops packets at 22.97 packets/second and PIMC only drops "
-        "packets at 20.24 packets/second\"",
+        'packets at 20.24 packets/second"',
         fewer_drops_than_pi,
     ),
     Verdict(
         "pisa-droptail-few-drops",
         "Drop-tail with 800 packets drops almost nothing beside PI, but holds a long queue (Tables 5.1, "
         "5.2: 0.014 vs 4.4 drops/s, 505 vs 197 packets)",
-        "§5.1, p. 29: \"While the average drop rate of Drop Tail is almost zero, PI drops about 4.5 "
-        "packets out of 1260.22 packets a second (0.38%).\" §5.4, p. 34: \"Drop Tail has the longest "
-        "packet delay for FTP and HTTP flows because of a large queue length.\"",
+        '§5.1, p. 29: "While the average drop rate of Drop Tail is almost zero, PI drops about 4.5 '
+        'packets out of 1260.22 packets a second (0.38%)." §5.4, p. 34: "Drop Tail has the longest '
+        'packet delay for FTP and HTTP flows because of a large queue length."',
         droptail_no_drops,
     ),
     Verdict(
@@ -334,8 +350,8 @@ VERDICTS = (
         "PIMC (and PISA) do not treat fragile 2000-ms HTTP flows worse than PI: their share of "
         "objects stays PI's (§5.7, Tables 5.10-5.11: 5.7 % with every queue)",
         "§5.7, p. 44: \"fragile flows with PIMC transfer 5.7% of total Web objects, the same as PI's and "
-        "PISA's. PIMC does not make HTTP flow performance worse.\" p. 45: \"Fragile flows of PIMC have "
-        "5.7 %, the same as that of PI and do not decrease the performance of fragile flows.\"",
+        'PISA\'s. PIMC does not make HTTP flow performance worse." p. 45: "Fragile flows of PIMC have '
+        '5.7 %, the same as that of PI and do not decrease the performance of fragile flows."',
         fragile_share_kept,
     ),
 )
@@ -348,7 +364,7 @@ CAUSES = {
     "pisa-gain-ftp50": "open: as pisa-gain-std (studies/pisa/README.md), none tested yet",
     "pisa-gain-5mbps": "open: as pisa-gain-std (studies/pisa/README.md), none tested yet",
     "pisa-droptail-few-drops": "setup difference tested: ns-2.35 on the same preset drops 0.29/s at "
-    "drop-tail, aqmlab 0.31/s (seeds 1-3; validation/ns2/README.md, \"Seed 003 twin\"): the gap to "
+    'drop-tail, aqmlab 0.31/s (seeds 1-3; validation/ns2/README.md, "Seed 003 twin"): the gap to '
     "the thesis's 0.014/s lies in the thesis's unstated setup, not in aqmlab's engine",
 }
 

@@ -40,7 +40,21 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.studies import Reading, Study, Table, Verdict
-from aqmlab.studies.compare import Check, Est, Outcome, all_of, any_of, best, ge, get, gt, le, lowest, lt, within
+from aqmlab.studies.compare import (
+    Check,
+    Est,
+    Outcome,
+    all_of,
+    any_of,
+    best,
+    ge,
+    get,
+    gt,
+    le,
+    lowest,
+    lt,
+    within,
+)
 from aqmlab.tables import missing_columns
 
 LOAD_TABLE, RED_TABLE, SACK_TABLE = "4-10,13-14,19-21", "11-12", "16-18,21"
@@ -247,8 +261,13 @@ def ecn_beats_drops(res: Results) -> Check:
     for load in (80, 105):
         for t in ("5ms", "60ms"):
             parts.append(ge(_ecn_gain(res, load, t), 0.0, f"{load}% {t} ≤1 s gain pp"))
-            parts.append(le(_q(res, LOAD_TABLE, load, f"ARED-ECN-{t}", "median_rt_ms"),
-                            _q(res, LOAD_TABLE, load, f"ARED-{t}", "median_rt_ms"), f"{load}% {t} median ms ECN vs drops"))  # fmt: skip
+            parts.append(
+                le(
+                    _q(res, LOAD_TABLE, load, f"ARED-ECN-{t}", "median_rt_ms"),
+                    _q(res, LOAD_TABLE, load, f"ARED-{t}", "median_rt_ms"),
+                    f"{load}% {t} median ms ECN vs drops",
+                )
+            )
     return all_of(parts)
 
 
@@ -258,11 +277,13 @@ def ecn_gain_grows(res: Results) -> Check:
     gain in pct_le_1s is larger at 105 % than at 80 %, and at both loads the 5 ms gain exceeds
     the 60 ms gain."""
     g = {(ld, t): _ecn_gain(res, ld, t) for ld in (80, 105) for t in ("5ms", "60ms")}
-    return all_of([
-        gt(g[105, "5ms"], g[80, "5ms"], "5ms gain pp 105% vs 80%"),
-        gt(g[80, "5ms"], g[80, "60ms"], "80% gain pp 5ms vs 60ms"),
-        gt(g[105, "5ms"], g[105, "60ms"], "105% gain pp 5ms vs 60ms"),
-    ])  # fmt: skip
+    return all_of(
+        [
+            gt(g[105, "5ms"], g[80, "5ms"], "5ms gain pp 105% vs 80%"),
+            gt(g[80, "5ms"], g[80, "60ms"], "80% gain pp 5ms vs 60ms"),
+            gt(g[105, "5ms"], g[105, "60ms"], "105% gain pp 5ms vs 60ms"),
+        ]
+    )
 
 
 AQMS = ("ARED-5ms", "ARED-60ms", "ARED-ECN-5ms", "ARED-ECN-60ms")
@@ -280,8 +301,10 @@ def little_benefit_below_80(res: Results) -> Check:
         dt_u = _q(res, LOAD_TABLE, ld, "DT-148q", "utilization")
         gain = best(_q(res, LOAD_TABLE, ld, q, "pct_le_1s") for q in AQMS) - dt_le
         parts.append(le(gain, 2.0, f"{ld}% best ARED ≤1 s gain pp"))
-        parts += [within(_q(res, LOAD_TABLE, ld, q, "utilization"), dt_u, 0.01, f"{ld}% util {q} vs DT-148q")
-                  for q in AQMS]  # fmt: skip
+        parts += [
+            within(_q(res, LOAD_TABLE, ld, q, "utilization"), dt_u, 0.01, f"{ld}% util {q} vs DT-148q")
+            for q in AQMS
+        ]
         loss = best(_q(res, LOAD_TABLE, ld, q, "drops_pct") for q in ("DT-148q", "DT-111q", *AQMS))
         parts.append(le(loss, 3.0, f"{ld}% max loss %"))
     return all_of(parts)
@@ -289,14 +312,18 @@ def little_benefit_below_80(res: Results) -> Check:
 
 def _shorter(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
     """Per quantile share: `a`'s response time < `b`'s."""
-    return [lt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
-            for s in shares]  # fmt: skip
+    return [
+        lt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
+        for s in shares
+    ]
 
 
 def _longer(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
     """Per quantile share: `a`'s response time > `b`'s."""
-    return [gt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
-            for s in shares]  # fmt: skip
+    return [
+        gt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
+        for s in shares
+    ]
 
 
 #: "marginally worse": at most this factor above DT-148q at p90 and p95 (§6.5).
@@ -309,11 +336,27 @@ def ecn5_beats_dt_at_80(res: Results) -> Check:
     p90 or p95 it is not shorter (the CDFs cross near 75 %; p75 lies at the crossing and is not
     tested); and its p90 and p95 are at most 1.25 × DT-148q's (marginally worse)."""
     a, b = "ARED-ECN-5ms", "DT-148q"
-    worse = any_of([le(_q(res, LOAD_TABLE, 80, b, QUANTILES[s]), _q(res, LOAD_TABLE, 80, a, QUANTILES[s]), f"p{s} ms DT ≤ ECN")
-                    for s in (90, 95)])  # fmt: skip
-    marginal = [le(_q(res, LOAD_TABLE, 80, a, QUANTILES[s]), MARGINAL * _q(res, LOAD_TABLE, 80, b, QUANTILES[s]),
-                   f"p{s} ms ECN vs 1.25 × DT") for s in (90, 95)]  # fmt: skip
-    return all_of([all_of(_shorter(res, LOAD_TABLE, 80, a, b, (10, 25, 50)), prefix="ECN shorter: "), worse, *marginal])
+    worse = any_of(
+        [
+            le(
+                _q(res, LOAD_TABLE, 80, b, QUANTILES[s]),
+                _q(res, LOAD_TABLE, 80, a, QUANTILES[s]),
+                f"p{s} ms DT ≤ ECN",
+            )
+            for s in (90, 95)
+        ]
+    )
+    marginal = [
+        le(
+            _q(res, LOAD_TABLE, 80, a, QUANTILES[s]),
+            MARGINAL * _q(res, LOAD_TABLE, 80, b, QUANTILES[s]),
+            f"p{s} ms ECN vs 1.25 × DT",
+        )
+        for s in (90, 95)
+    ]
+    return all_of(
+        [all_of(_shorter(res, LOAD_TABLE, 80, a, b, (10, 25, 50)), prefix="ECN shorter: "), worse, *marginal]
+    )
 
 
 def tradeoff_at_105(res: Results) -> Check:
@@ -323,11 +366,13 @@ def tradeoff_at_105(res: Results) -> Check:
     at least 0.02 higher."""
     a, b = "ARED-ECN-5ms", "DT-148q"
     du = _q(res, LOAD_TABLE, 105, b, "utilization") - _q(res, LOAD_TABLE, 105, a, "utilization")
-    return all_of([
-        all_of(_shorter(res, LOAD_TABLE, 105, a, b, (10, 25)), prefix="ECN shorter: "),
-        all_of(_longer(res, LOAD_TABLE, 105, a, b, (75, 90)), prefix="ECN longer: "),
-        ge(du, 0.02, "DT-148q utilization − ECN's"),
-    ])  # fmt: skip
+    return all_of(
+        [
+            all_of(_shorter(res, LOAD_TABLE, 105, a, b, (10, 25)), prefix="ECN shorter: "),
+            all_of(_longer(res, LOAD_TABLE, 105, a, b, (75, 90)), prefix="ECN longer: "),
+            ge(du, 0.02, "DT-148q utilization − ECN's"),
+        ]
+    )
 
 
 def dt_equals_ecn60(res: Results) -> Check:
@@ -352,8 +397,10 @@ def dt111_vs_dt148(res: Results) -> Check:
     le1 = {q: _q(res, LOAD_TABLE, 80, q, "pct_le_1s") for q in ("DT-111q", "DT-148q")}
     parts = [within(le1["DT-111q"], le1["DT-148q"], 2.0, "≤1 s % DT-111q vs DT-148q")]
     for q in ("DT-111q", "DT-148q"):
-        parts += [le(_q(res, LOAD_TABLE, 80, q, "p75_rt_ms"), 700.0, f"{q} p75 ms"),
-                  ge(_q(res, LOAD_TABLE, 80, q, "p90_rt_ms"), 700.0, f"{q} p90 ms")]  # fmt: skip
+        parts += [
+            le(_q(res, LOAD_TABLE, 80, q, "p75_rt_ms"), 700.0, f"{q} p75 ms"),
+            ge(_q(res, LOAD_TABLE, 80, q, "p90_rt_ms"), 700.0, f"{q} p90 ms"),
+        ]
     return all_of(parts, prefix="80%: ")
 
 
@@ -364,11 +411,19 @@ def ared5_vs_ared60(res: Results) -> Check:
     ARED-60ms both have a shorter p75 and p90 than ARED-5ms."""
     parts = []
     for ld in (80, 105):
-        parts.append(all_of([*_shorter(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (10,)),
-                             *_longer(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (90,))],
-                            prefix=f"{ld}% ARED-5ms vs ARED-60ms: "))  # fmt: skip
+        parts.append(
+            all_of(
+                [
+                    *_shorter(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (10,)),
+                    *_longer(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (90,)),
+                ],
+                prefix=f"{ld}% ARED-5ms vs ARED-60ms: ",
+            )
+        )
     for q in ("DT-148q", "ARED-60ms"):
-        parts.append(all_of(_shorter(res, LOAD_TABLE, 105, q, "ARED-5ms", (75, 90)), prefix=f"105% {q} vs ARED-5ms: "))
+        parts.append(
+            all_of(_shorter(res, LOAD_TABLE, 105, q, "ARED-5ms", (75, 90)), prefix=f"105% {q} vs ARED-5ms: ")
+        )
     return all_of(parts)
 
 
@@ -377,10 +432,17 @@ def ared_beats_red(res: Results) -> Check:
     at 80 % and 90 %, ARED-5ms ≥ RED-5-15 and ARED-60ms ≥ RED-30-90 in responses ≤ 1 s, and the
     summed gain at 90 % exceeds that at 80 %."""
     pairs = (("ARED-5ms", "RED-5-15"), ("ARED-60ms", "RED-30-90"))
-    gains = {ld: [_q(res, RED_TABLE, ld, a, "pct_le_1s") - _q(res, RED_TABLE, ld, r, "pct_le_1s") for a, r in pairs]
-             for ld in (80, 90)}  # fmt: skip
-    parts = [ge(g, 0.0, f"{ld}% ≤1 s gain pp {a} vs {r}") for ld, gs in gains.items()
-             for g, (a, r) in zip(gs, pairs, strict=True)]  # fmt: skip
+    gains = {
+        ld: [
+            _q(res, RED_TABLE, ld, a, "pct_le_1s") - _q(res, RED_TABLE, ld, r, "pct_le_1s") for a, r in pairs
+        ]
+        for ld in (80, 90)
+    }
+    parts = [
+        ge(g, 0.0, f"{ld}% ≤1 s gain pp {a} vs {r}")
+        for ld, gs in gains.items()
+        for g, (a, r) in zip(gs, pairs, strict=True)
+    ]
     parts.append(gt(gains[90][0] + gains[90][1], gains[80][0] + gains[80][1], "summed gain pp 90% vs 80%"))
     return all_of(parts)
 
@@ -391,10 +453,20 @@ def droptail_util_and_loss(res: Results) -> Check:
     rate ≤ every ARED setting's."""
     parts = []
     for ld in loads_present(res, LOAD_TABLE, ("DT-148q", *AQMS), (90, 105)):
-        parts.append(ge(_q(res, LOAD_TABLE, ld, "DT-148q", "utilization"),
-                        best(_q(res, LOAD_TABLE, ld, q, "utilization") for q in AQMS), f"{ld}% util DT-148q vs ARED max"))
-        parts.append(le(_q(res, LOAD_TABLE, ld, "DT-148q", "drops_pct"),
-                        lowest(_q(res, LOAD_TABLE, ld, q, "drops_pct") for q in AQMS), f"{ld}% loss % DT-148q vs ARED min"))  # fmt: skip
+        parts.append(
+            ge(
+                _q(res, LOAD_TABLE, ld, "DT-148q", "utilization"),
+                best(_q(res, LOAD_TABLE, ld, q, "utilization") for q in AQMS),
+                f"{ld}% util DT-148q vs ARED max",
+            )
+        )
+        parts.append(
+            le(
+                _q(res, LOAD_TABLE, ld, "DT-148q", "drops_pct"),
+                lowest(_q(res, LOAD_TABLE, ld, q, "drops_pct") for q in AQMS),
+                f"{ld}% loss % DT-148q vs ARED min",
+            )
+        )
     return all_of(parts)
 
 
@@ -406,7 +478,10 @@ def ecn5_small_queue_low_util(res: Results) -> Check:
     for ld in (80, 105):
         q5, q60 = (_q(res, LOAD_TABLE, ld, f"ARED-ECN-{t}", "mean_qlen") for t in ("5ms", "60ms"))
         u5, u60 = (_q(res, LOAD_TABLE, ld, f"ARED-ECN-{t}", "utilization") for t in ("5ms", "60ms"))
-        parts += [lt(q5, 0.5 * q60, f"{ld}% mean queue pkts 5ms vs half of 60ms"), lt(u5, u60, f"{ld}% util 5ms vs 60ms")]
+        parts += [
+            lt(q5, 0.5 * q60, f"{ld}% mean queue pkts 5ms vs half of 60ms"),
+            lt(u5, u60, f"{ld}% util 5ms vs 60ms"),
+        ]
     return all_of(parts)
 
 
@@ -417,8 +492,10 @@ def ared5_many_flows_with_drops(res: Results) -> Check:
     parts = []
     for ld in (80, 105):
         f5 = _q(res, LOAD_TABLE, ld, "ARED-5ms", "pct_flows_with_drops")
-        parts += [gt(f5, _q(res, LOAD_TABLE, ld, q, "pct_flows_with_drops"), f"{ld}% ARED-5ms vs {q}")
-                  for q in ("DT-148q", "ARED-60ms")]  # fmt: skip
+        parts += [
+            gt(f5, _q(res, LOAD_TABLE, ld, q, "pct_flows_with_drops"), f"{ld}% ARED-5ms vs {q}")
+            for q in ("DT-148q", "ARED-60ms")
+        ]
     return all_of(parts, prefix="% of connections with drops: ")
 
 
@@ -427,7 +504,10 @@ def _large(res: Results, tcp: str, queue: str, metric: str = "large_median_rt_ms
 
 
 def _finite(x: Est, what: str) -> Check:
-    return Check(Outcome.HOLDS if math.isfinite(x.mean) else Outcome.FAILS, f"{what} {x}" + ("" if math.isfinite(x.mean) else " ✗"))
+    return Check(
+        Outcome.HOLDS if math.isfinite(x.mean) else Outcome.FAILS,
+        f"{what} {x}" + ("" if math.isfinite(x.mean) else " ✗"),
+    )
 
 
 def sack_helps_large(res: Results) -> Check:
@@ -442,8 +522,13 @@ def sack_helps_large(res: Results) -> Check:
     fin = [_finite(dt_s, "DT-148q SACK median ms"), _finite(ecn_s, "ARED-ECN-5ms SACK median ms")]
     if any(c.outcome == Outcome.FAILS for c in fin):
         return all_of(fin, prefix="80 %, responses > 50 KB: ")
-    return all_of([le(dt_s, 0.9 * dt_r, "DT-148q median ms SACK vs 0.9 × Reno"),
-                   le(ecn_s, ecn_r, "ARED-ECN-5ms median ms SACK vs Reno")], prefix="80 %, responses > 50 KB: ")  # fmt: skip
+    return all_of(
+        [
+            le(dt_s, 0.9 * dt_r, "DT-148q median ms SACK vs 0.9 × Reno"),
+            le(ecn_s, ecn_r, "ARED-ECN-5ms median ms SACK vs Reno"),
+        ],
+        prefix="80 %, responses > 50 KB: ",
+    )
 
 
 def ecn5_poor_for_large(res: Results) -> Check:
@@ -455,112 +540,169 @@ def ecn5_poor_for_large(res: Results) -> Check:
     for tcp in ("reno", "sack"):
         dt, ecn = _large(res, tcp, "DT-148q"), _large(res, tcp, "ARED-ECN-5ms")
         fin = _finite(dt, f"{tcp}: DT-148q median ms")
-        parts.append(fin if fin.outcome == Outcome.FAILS else ge(ecn, 1.5 * dt, f"{tcp}: median ms ECN vs 1.5 × DT"))
+        parts.append(
+            fin if fin.outcome == Outcome.FAILS else ge(ecn, 1.5 * dt, f"{tcp}: median ms ECN vs 1.5 × DT")
+        )
     return all_of(parts, prefix="80 %, responses > 50 KB: ")
 
 
 VERDICTS: tuple[Verdict, ...] = (
-    Verdict("w06-reno-sack-same",
-            "Reno and SACK perform the same for typical (short) HTTP responses: identical with ARED+ECN, "
-            "SACK no better with drop-tail (§6.4, §7)",
-            "§6.4: \"Overall, SACK provides no better performance than Reno. When paired with ARED + ECN, "
-            "SACK and Reno are essentially identical independent of load. When paired with drop-tail, Reno "
-            "appears to provide somewhat superior response times especially when congestion is severe.\" "
-            "§7: \"There is no difference in performance between Reno and SACK for typical short-lived "
-            "HTTP flows independent of load and pairing with queue management algorithm.\"",
-            reno_equals_sack),
-    Verdict("w06-ecn-beats-drops", "ARED with ECN marking performs better than ARED with packet drops (§6.3, §7)",
-            "§6.3: \"Up to 90% load, ARED + ECN-5 ms delivers superior or equivalent performance for all "
-            "response times.\" §7: \"As expected, ARED with ECN marking performs better than ARED with "
-            "packet dropping\"", ecn_beats_drops),
-    Verdict("w06-ecn-value-grows", "The value of ECN grows with load and is larger with the 5 ms target (§6.3, §7)",
-            "§7: \"the value of ECN marking increases as the offered load increases. ECN also offers more "
-            "significant gains in performance when the target delay is small (5 ms).\" §6.3: \"ECN has a "
-            "more significant benefit when the ARED target queue is small. [...] For the severely congested "
-            "case, ECN provides even more advantages, especially when coupled with a small target delay.\"",
-            ecn_gain_grows),
-    Verdict("w06-little-benefit-below-80",
-            "Much below 80 % load (50-60 %) there is little benefit from (A)RED: equal utilization, no "
-            "loss over 3 % (§6.6, §7)",
-            "§6.6: \"Much below 80% offered load, SACK and Reno have identical performance, and ARED + ECN "
-            "performs only marginally better than drop-tail. At these loads, there is no difference in link "
-            "utilization between any of the queue management techniques. There is also very little packet "
-            "loss (no average loss over 3%).\"", little_benefit_below_80),
-    Verdict("w06-ecn5-beats-dt-80",
-            "At 80 % load ARED+ECN-5ms beats DT-148q for ~75 % of responses, marginally worse for the rest "
-            "(§6.5, §7)",
-            "§6.5: \"At 80% load, Reno-ARED + ECN-5 ms offers better response-time performance for nearly "
-            "75% of responses but marginally worse for the rest.\"", ecn5_beats_dt_at_80),
-    Verdict("w06-tradeoff-105",
-            "At 105 % load ARED+ECN-5ms improves about half the responses and worsens the other half; "
-            "drop-tail has significantly higher utilization (§6.5, §7)",
-            "§6.5: \"At levels of severe congestion the improvements in response times for Reno-ARED + ECN-5 "
-            "ms apply to around 50% of responses while the response times of the other 50% are degraded "
-            "significantly.\" §7: \"ARED can improve the response time of about half the responses but "
-            "worsens the other half. Link utilization is significantly better with drop-tail.\"",
-            tradeoff_at_105),
-    Verdict("w06-dt-equals-ecn60", "At all loads little difference between DT-148q and ARED+ECN-60ms (§7)",
-            "§7: \"At all loads there is little difference between the performance of drop-tail with 2 × BDP "
-            "queue size and ARED with ECN marking and a larger target delay (60 ms).\"", dt_equals_ecn60),
-    Verdict("w06-dt111-vs-dt148",
-            "DT-111q and DT-148q differ little; at 80 % load 80 % of responses finish within 700 ms (§6.1)",
-            "§6.1: \"There is little performance difference between the two queue sizes [...] At 80% load, "
-            "the crossover is at coordinate (700 ms, 80%). This means that for both DT-111q and DT-148q, 80% "
-            "of the HTTP responses completed in 700 ms or less.\"", dt111_vs_dt148),
-    Verdict("w06-ared5-vs-ared60",
-            "ARED-5ms vs ARED-60ms: a crossover (near 400 ms) — 5 ms better for short responses, worse for "
-            "long; at 105 % drop-tail and ARED-60ms beat ARED-5ms for the slower ~60 % (§6.2)",
-            "§6.2: \"There is a distinct crossover point between Reno-ARED-5ms and Reno-ARED-60 ms [...] near "
-            "400 ms. [...] For responses that complete in less than 400 ms, ARED-5ms offers better "
-            "performance. For responses that complete in over 400 ms, ARED-60 ms, Reno-DT-111q, or "
-            "Reno-DT-148q are preferable.\" \"At 105% load about 60% of responses (those taking longer than "
-            "300–400 ms to complete) have better response times with the drop-tail queue [...] For this same "
-            "60% of responses, ARED-60 ms is also superior to ARED-5ms.\"", ared5_vs_ared60),
-    Verdict("w06-ared-beats-red",
-            "ARED (adaptive max_p, gentle) improves on the original RED, more at 90 % than at 80 % load "
-            "(§6.2, Figs. 11-12)",
-            "§6.2: \"Taken together, Figs. 11 and 12 show that the adaptation of max_p and the linear "
-            "increase in drop probability from max_p to 1.0 in ARED is an improvement over the original RED "
-            "design and that the improvement is more significant as the level of congestion increases.\"",
-            ared_beats_red),
-    Verdict("w06-droptail-util-loss",
-            "Drop-tail gives the highest utilization and the lowest drop rates under congestion (§6.3)",
-            "§6.3: \"As expected, drop-tail results in the highest link utilization and the lowest drop "
-            "rates.\"", droptail_util_and_loss),
-    Verdict("w06-ecn5-small-queue",
-            "ARED+ECN-5ms keeps a small mean queue at the cost of lower utilization than ARED+ECN-60ms (§6.3)",
-            "§6.3: \"Overall, ARED + ECN-5 ms produces lower link utilization than ARED + ECN-60 ms. [...] "
-            "ARED + ECN-5 ms keeps the average queue size small (Fig. 7)\"", ecn5_small_queue_low_util),
-    Verdict("w06-ared5-flows-drops",
-            "With ARED-5ms many flows experience drops: more than with DT-148q or ARED-60ms (§6.2, Fig. 6)",
-            "§6.2: \"ARED-5ms keeps a much shorter average queue than ARED-60 ms (Fig. 7), but at the "
-            "expense of longer response times for many responses. With ARED-5ms, many flows experience "
-            "packet drops.\"", ared5_many_flows_with_drops),
-    Verdict("w06-sack-helps-large",
-            "For responses > 50 KB SACK improves on Reno: clearly with drop-tail, a bit with ARED+ECN-5ms "
-            "(§6.4, Fig. 18)",
-            "§6.4: \"Using SACK improves performance for ARED + ECN a bit, but it is still far below that of "
-            "drop-tail. With drop-tail, SACK improves performance of these long flows over that of Reno.\" "
-            "\"the difference between Reno and SACK and drop-tail and ARED + ECN are dramatic for larger "
-            "[flows]\"", sack_helps_large),
-    Verdict("w06-ecn5-poor-large",
-            "For responses > 50 KB ARED+ECN-5ms is far worse than drop-tail, with Reno and with SACK "
-            "(§6.4, Fig. 18)",
-            "§6.4: \"Although we have shown that ARED + ECN with a 5 ms target delay performs well for flows "
-            "that have short responses and finish quickly, the performance for larger flows is very poor. "
-            "Using SACK improves performance for ARED + ECN a bit, but it is still far below that of "
-            "drop-tail.\"", ecn5_poor_for_large),
-)  # fmt: skip
+    Verdict(
+        "w06-reno-sack-same",
+        "Reno and SACK perform the same for typical (short) HTTP responses: identical with ARED+ECN, "
+        "SACK no better with drop-tail (§6.4, §7)",
+        '§6.4: "Overall, SACK provides no better performance than Reno. When paired with ARED + ECN, '
+        "SACK and Reno are essentially identical independent of load. When paired with drop-tail, Reno "
+        'appears to provide somewhat superior response times especially when congestion is severe." '
+        '§7: "There is no difference in performance between Reno and SACK for typical short-lived '
+        'HTTP flows independent of load and pairing with queue management algorithm."',
+        reno_equals_sack,
+    ),
+    Verdict(
+        "w06-ecn-beats-drops",
+        "ARED with ECN marking performs better than ARED with packet drops (§6.3, §7)",
+        '§6.3: "Up to 90% load, ARED + ECN-5 ms delivers superior or equivalent performance for all '
+        'response times." §7: "As expected, ARED with ECN marking performs better than ARED with '
+        'packet dropping"',
+        ecn_beats_drops,
+    ),
+    Verdict(
+        "w06-ecn-value-grows",
+        "The value of ECN grows with load and is larger with the 5 ms target (§6.3, §7)",
+        '§7: "the value of ECN marking increases as the offered load increases. ECN also offers more '
+        'significant gains in performance when the target delay is small (5 ms)." §6.3: "ECN has a '
+        "more significant benefit when the ARED target queue is small. [...] For the severely congested "
+        'case, ECN provides even more advantages, especially when coupled with a small target delay."',
+        ecn_gain_grows,
+    ),
+    Verdict(
+        "w06-little-benefit-below-80",
+        "Much below 80 % load (50-60 %) there is little benefit from (A)RED: equal utilization, no "
+        "loss over 3 % (§6.6, §7)",
+        '§6.6: "Much below 80% offered load, SACK and Reno have identical performance, and ARED + ECN '
+        "performs only marginally better than drop-tail. At these loads, there is no difference in link "
+        "utilization between any of the queue management techniques. There is also very little packet "
+        'loss (no average loss over 3%)."',
+        little_benefit_below_80,
+    ),
+    Verdict(
+        "w06-ecn5-beats-dt-80",
+        "At 80 % load ARED+ECN-5ms beats DT-148q for ~75 % of responses, marginally worse for the rest "
+        "(§6.5, §7)",
+        '§6.5: "At 80% load, Reno-ARED + ECN-5 ms offers better response-time performance for nearly '
+        '75% of responses but marginally worse for the rest."',
+        ecn5_beats_dt_at_80,
+    ),
+    Verdict(
+        "w06-tradeoff-105",
+        "At 105 % load ARED+ECN-5ms improves about half the responses and worsens the other half; "
+        "drop-tail has significantly higher utilization (§6.5, §7)",
+        '§6.5: "At levels of severe congestion the improvements in response times for Reno-ARED + ECN-5 '
+        "ms apply to around 50% of responses while the response times of the other 50% are degraded "
+        'significantly." §7: "ARED can improve the response time of about half the responses but '
+        'worsens the other half. Link utilization is significantly better with drop-tail."',
+        tradeoff_at_105,
+    ),
+    Verdict(
+        "w06-dt-equals-ecn60",
+        "At all loads little difference between DT-148q and ARED+ECN-60ms (§7)",
+        '§7: "At all loads there is little difference between the performance of drop-tail with 2 × BDP '
+        'queue size and ARED with ECN marking and a larger target delay (60 ms)."',
+        dt_equals_ecn60,
+    ),
+    Verdict(
+        "w06-dt111-vs-dt148",
+        "DT-111q and DT-148q differ little; at 80 % load 80 % of responses finish within 700 ms (§6.1)",
+        '§6.1: "There is little performance difference between the two queue sizes [...] At 80% load, '
+        "the crossover is at coordinate (700 ms, 80%). This means that for both DT-111q and DT-148q, 80% "
+        'of the HTTP responses completed in 700 ms or less."',
+        dt111_vs_dt148,
+    ),
+    Verdict(
+        "w06-ared5-vs-ared60",
+        "ARED-5ms vs ARED-60ms: a crossover (near 400 ms) — 5 ms better for short responses, worse for "
+        "long; at 105 % drop-tail and ARED-60ms beat ARED-5ms for the slower ~60 % (§6.2)",
+        '§6.2: "There is a distinct crossover point between Reno-ARED-5ms and Reno-ARED-60 ms [...] near '
+        "400 ms. [...] For responses that complete in less than 400 ms, ARED-5ms offers better "
+        "performance. For responses that complete in over 400 ms, ARED-60 ms, Reno-DT-111q, or "
+        'Reno-DT-148q are preferable." "At 105% load about 60% of responses (those taking longer than '
+        "300–400 ms to complete) have better response times with the drop-tail queue [...] For this same "
+        '60% of responses, ARED-60 ms is also superior to ARED-5ms."',
+        ared5_vs_ared60,
+    ),
+    Verdict(
+        "w06-ared-beats-red",
+        "ARED (adaptive max_p, gentle) improves on the original RED, more at 90 % than at 80 % load "
+        "(§6.2, Figs. 11-12)",
+        '§6.2: "Taken together, Figs. 11 and 12 show that the adaptation of max_p and the linear '
+        "increase in drop probability from max_p to 1.0 in ARED is an improvement over the original RED "
+        'design and that the improvement is more significant as the level of congestion increases."',
+        ared_beats_red,
+    ),
+    Verdict(
+        "w06-droptail-util-loss",
+        "Drop-tail gives the highest utilization and the lowest drop rates under congestion (§6.3)",
+        '§6.3: "As expected, drop-tail results in the highest link utilization and the lowest drop rates."',
+        droptail_util_and_loss,
+    ),
+    Verdict(
+        "w06-ecn5-small-queue",
+        "ARED+ECN-5ms keeps a small mean queue at the cost of lower utilization than ARED+ECN-60ms (§6.3)",
+        '§6.3: "Overall, ARED + ECN-5 ms produces lower link utilization than ARED + ECN-60 ms. [...] '
+        'ARED + ECN-5 ms keeps the average queue size small (Fig. 7)"',
+        ecn5_small_queue_low_util,
+    ),
+    Verdict(
+        "w06-ared5-flows-drops",
+        "With ARED-5ms many flows experience drops: more than with DT-148q or ARED-60ms (§6.2, Fig. 6)",
+        '§6.2: "ARED-5ms keeps a much shorter average queue than ARED-60 ms (Fig. 7), but at the '
+        "expense of longer response times for many responses. With ARED-5ms, many flows experience "
+        'packet drops."',
+        ared5_many_flows_with_drops,
+    ),
+    Verdict(
+        "w06-sack-helps-large",
+        "For responses > 50 KB SACK improves on Reno: clearly with drop-tail, a bit with ARED+ECN-5ms "
+        "(§6.4, Fig. 18)",
+        '§6.4: "Using SACK improves performance for ARED + ECN a bit, but it is still far below that of '
+        'drop-tail. With drop-tail, SACK improves performance of these long flows over that of Reno." '
+        '"the difference between Reno and SACK and drop-tail and ARED + ECN are dramatic for larger '
+        '[flows]"',
+        sack_helps_large,
+    ),
+    Verdict(
+        "w06-ecn5-poor-large",
+        "For responses > 50 KB ARED+ECN-5ms is far worse than drop-tail, with Reno and with SACK "
+        "(§6.4, Fig. 18)",
+        '§6.4: "Although we have shown that ARED + ECN with a 5 ms target delay performs well for flows '
+        "that have short responses and finish quickly, the performance for larger flows is very poor. "
+        "Using SACK improves performance for ARED + ECN a bit, but it is still far below that of "
+        'drop-tail."',
+        ecn5_poor_for_large,
+    ),
+)
 
-_BOTH = ("open: both readings of \"packet mode\" ran in full and fail it (studies/weigle2006/README.md, "
-         "\"Two readings\"); the ns-2.35 run of the same grid is the next check")
+_BOTH = (
+    'open: both readings of "packet mode" ran in full and fail it (studies/weigle2006/README.md, '
+    '"Two readings"); the ns-2.35 run of the same grid is the next check'
+)
 #: Documented causes (Study.causes), from studies/weigle2006/README.md.
 CAUSES = {
     "w06-reno-sack-same": "open: as stated (packet mode) ARED-ECN-5ms at 80-105 % separates Reno and SACK; "
-    "the ns-2.35 byte-mode reading held the old rule (studies/weigle2006/README.md, \"Two readings\")",
-    **{k: _BOTH for k in ("w06-ecn-beats-drops", "w06-ecn-value-grows", "w06-ecn5-beats-dt-80", "w06-tradeoff-105",
-                          "w06-dt-equals-ecn60", "w06-dt111-vs-dt148", "w06-ared-beats-red")},
-}  # fmt: skip
+    'the ns-2.35 byte-mode reading held the old rule (studies/weigle2006/README.md, "Two readings")',
+    **{
+        k: _BOTH
+        for k in (
+            "w06-ecn-beats-drops",
+            "w06-ecn-value-grows",
+            "w06-ecn5-beats-dt-80",
+            "w06-tradeoff-105",
+            "w06-dt-equals-ecn60",
+            "w06-dt111-vs-dt148",
+            "w06-ared-beats-red",
+        )
+    },
+}
 
 # The paper's Table 3 says "packet mode"; its ns-2 (a modified 2.1b9, 2002) had packet mode as the
 # default and the rules the sweep files state (docs/ns2-red-history.md). The other reading is

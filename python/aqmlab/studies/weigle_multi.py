@@ -167,8 +167,12 @@ def check_dt_best_goodput(res) -> Check:
     parts = []
     for n in (1, 2, 3):
         dt = _v(res, n, _dt(n), "ll_goodput_kbps")
-        best_row = max((r for a in AQMS for r in _rows(n, a)), key=lambda r: _v(res, n, r, "ll_goodput_kbps").mean)
-        parts.append(ge(dt, _v(res, n, best_row, "ll_goodput_kbps"), f"{n}CL DT vs best AQM row {best_row} (kbps)"))
+        best_row = max(
+            (r for a in AQMS for r in _rows(n, a)), key=lambda r: _v(res, n, r, "ll_goodput_kbps").mean
+        )
+        parts.append(
+            ge(dt, _v(res, n, best_row, "ll_goodput_kbps"), f"{n}CL DT vs best AQM row {best_row} (kbps)")
+        )
     return all_of(parts)
 
 
@@ -207,8 +211,11 @@ def check_pi_rem_beat_ared(res) -> Check:
     share = Outcome.HOLDS if lo >= 0.8 else Outcome.FAILS if hi < 0.8 else Outcome.NOISE
     bad = [c for c in loss if c.outcome != Outcome.HOLDS]
     loss_c = all_of(loss)
-    text = (f"PI/REM goodput > ARED in {wins}/{total} rows beyond noise, {noisy} within noise (rule ≥ 80 %); "
-            f"loss lower in {len(loss) - len(bad)}/{len(loss)} rows" + ("; " + "; ".join(c.text for c in bad[:3]) if bad else ""))  # fmt: skip
+    text = (
+        f"PI/REM goodput > ARED in {wins}/{total} rows beyond noise, {noisy} within noise (rule ≥ 80 %); "
+        f"loss lower in {len(loss) - len(bad)}/{len(loss)} rows"
+        + ("; " + "; ".join(c.text for c in bad[:3]) if bad else "")
+    )
     return all_of([Check(share, ""), Check(loss_c.outcome, text, loss_c.notes)], sep="")
 
 
@@ -218,8 +225,10 @@ def check_pi_rem_minimal_loss(res) -> Check:
     parts = []
     for n in (1, 2, 3):
         for a in ("PI", "REM"):
-            parts += [lt(_v(res, n, _all(n, a), m), 0.5, f"{n}CL {a} {w} loss %")
-                      for m, w in (("ll_loss_pct", "long-lived"), ("http_loss_pct", "HTTP"))]  # fmt: skip
+            parts += [
+                lt(_v(res, n, _all(n, a), m), 0.5, f"{n}CL {a} {w} loss %")
+                for m, w in (("ll_loss_pct", "long-lived"), ("http_loss_pct", "HTTP"))
+            ]
     return all_of(parts)
 
 
@@ -234,8 +243,11 @@ def check_aqm_lowers_response_times(res) -> Check:
             full = _all(n, a)
             m, p1 = _v(res, n, full, "e2e_median_rt_ms"), _v(res, n, full, "e2e_pct_le_1s")
             best = lowest(_v(res, n, r, "e2e_median_rt_ms") for r in _rows(n, a))
-            parts += [lt(m, dt_m, f"{n}CL {full} vs DT median ms"), gt(p1, dt_1, f"{n}CL {full} vs DT ≤1 s %"),
-                      le(m, best, f"{n}CL {full} vs its best mix median ms")]  # fmt: skip
+            parts += [
+                lt(m, dt_m, f"{n}CL {full} vs DT median ms"),
+                gt(p1, dt_1, f"{n}CL {full} vs DT ≤1 s %"),
+                le(m, best, f"{n}CL {full} vs its best mix median ms"),
+            ]
     return all_of(parts)
 
 
@@ -259,13 +271,25 @@ def check_dt_rem_beats_rem_dt(res) -> Check:
     """Rule (2CL): DT-REM has a lower median response time and a higher share ≤ 1 s than REM-DT,
     and REM-DT's HTTP loss is at least 1.5 × DT-REM's ("almost twice"; paper: 1.10 vs 0.64 %,
     1.7 ×)."""
-    return all_of([
-        lt(_v(res, 2, "DT-REM", "e2e_median_rt_ms"), _v(res, 2, "REM-DT", "e2e_median_rt_ms"),
-           "median ms DT-REM vs REM-DT"),
-        gt(_v(res, 2, "DT-REM", "e2e_pct_le_1s"), _v(res, 2, "REM-DT", "e2e_pct_le_1s"), "≤1 s % DT-REM vs REM-DT"),
-        ge(_v(res, 2, "REM-DT", "http_loss_pct"), 1.5 * _v(res, 2, "DT-REM", "http_loss_pct"),
-           "HTTP loss % REM-DT vs 1.5 × DT-REM"),
-    ])  # fmt: skip
+    return all_of(
+        [
+            lt(
+                _v(res, 2, "DT-REM", "e2e_median_rt_ms"),
+                _v(res, 2, "REM-DT", "e2e_median_rt_ms"),
+                "median ms DT-REM vs REM-DT",
+            ),
+            gt(
+                _v(res, 2, "DT-REM", "e2e_pct_le_1s"),
+                _v(res, 2, "REM-DT", "e2e_pct_le_1s"),
+                "≤1 s % DT-REM vs REM-DT",
+            ),
+            ge(
+                _v(res, 2, "REM-DT", "http_loss_pct"),
+                1.5 * _v(res, 2, "DT-REM", "http_loss_pct"),
+                "HTTP loss % REM-DT vs 1.5 × DT-REM",
+            ),
+        ]
+    )
 
 
 def _tables() -> tuple[Table, ...]:
@@ -303,57 +327,57 @@ VERDICTS = (
     Verdict(
         "wm-dt-best-goodput",
         "Long-lived flows get the highest goodput with drop-tail (§IV-A, §V)",
-        "§IV-A: \"As expected, the long-lived flows receive the highest goodput when drop-tail queuing is "
-        "used.\" §V: \"For long-lived traffic, no AQM technique provides better goodput than drop-tail "
+        '§IV-A: "As expected, the long-lived flows receive the highest goodput when drop-tail queuing is '
+        'used." §V: "For long-lived traffic, no AQM technique provides better goodput than drop-tail '
         "queuing, despite drop-tail's higher loss rates.\"",
         check_dt_best_goodput,
     ),
     Verdict(
         "wm-goodput-falls",
         "Long-lived goodput decreases as AQM routers are added on congested links (§V)",
-        "§V: \"The goodput of long-lived flows decreases with the addition of AQM routers on congested "
-        "links due to increased congestion notifications.\"",
+        '§V: "The goodput of long-lived flows decreases with the addition of AQM routers on congested '
+        'links due to increased congestion notifications."',
         check_goodput_falls_with_aqm_routers,
     ),
     Verdict(
         "wm-pi-rem-beat-ared",
         "PI and REM give long-lived flows lower loss and better goodput than ARED (§IV-A, §V)",
-        "§IV-A: \"The long-lived flows receive the lowest goodput when any ARED router is used, but "
+        '§IV-A: "The long-lived flows receive the lowest goodput when any ARED router is used, but '
         "similar goodput when either PI or REM is used [...] The difference in performance between ARED "
-        "and either PI or REM can be explained by looking at the packet loss rates.\" §V: \"PI and REM "
-        "provide better performance for long-lived traffic than ARED, primarily due to lower loss rates.\"",
+        'and either PI or REM can be explained by looking at the packet loss rates." §V: "PI and REM '
+        'provide better performance for long-lived traffic than ARED, primarily due to lower loss rates."',
         check_pi_rem_beat_ared,
     ),
     Verdict(
         "wm-pi-rem-minimal-loss",
         "PI and REM with ECN have very minimal loss (§IV-B)",
-        "§IV-B: \"PI and REM both have very minimal loss. When ECN is used with these AQM techniques, "
-        "packets chosen for marking are forwarded with the ECN bit set.\"",
+        '§IV-B: "PI and REM both have very minimal loss. When ECN is used with these AQM techniques, '
+        'packets chosen for marking are forwarded with the ECN bit set."',
         check_pi_rem_minimal_loss,
     ),
     Verdict(
         "wm-aqm-lowers-rt",
         "AQM routers lower HTTP response times; most with an AQM router on every congested link (§V)",
-        "§V: \"For short-lived HTTP traffic, the addition of AQM routers lowers response times "
+        '§V: "For short-lived HTTP traffic, the addition of AQM routers lowers response times '
         "(regardless of whether the AQM technique is ARED, REM, or PI). The performance improvement "
-        "over drop-tail is maximized when there is an AQM router for each congested link.\"",
+        'over drop-tail is maximized when there is an AQM router for each congested link."',
         check_aqm_lowers_response_times,
     ),
     Verdict(
         "wm-more-links-slower",
         "HTTP response times grow with the number of congested links; drop-tail is worst and degrades "
         "most (§IV-C)",
-        "§IV-C: \"We found that as the number of congested links increases, the performance of HTTP "
+        '§IV-C: "We found that as the number of congested links increases, the performance of HTTP '
         "traffic with each queuing technique decreases. [...] For up to 2000 ms of response time, "
         "drop-tail provides the worst performance and experiences the largest performance degradation "
-        "as the number of congested links increases.\"",
+        'as the number of congested links increases."',
         check_more_links_slower,
     ),
     Verdict(
         "wm-dt-rem-beats-rem-dt",
         "With 2 congested links DT-REM beats REM-DT for HTTP, which sees ~2× the HTTP loss (§IV-C)",
-        "§IV-C: \"In Figure 3, DT-REM [...] outperforms REM-DT for HTTP response times. Referring back "
-        "to Table I, HTTP flows experienced almost twice as much loss with REM-DT as with DT-REM.\"",
+        '§IV-C: "In Figure 3, DT-REM [...] outperforms REM-DT for HTTP response times. Referring back '
+        'to Table I, HTTP flows experienced almost twice as much loss with REM-DT as with DT-REM."',
         check_dt_rem_beats_rem_dt,
     ),
 )

@@ -16,11 +16,14 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    interval (aqmlab.stats.summary_ci; NaN with one replication).
 3. paper.csv (table,row,metric,value) is joined on (table, row, metric): the difference is
    aqmlab's mean − the paper's value.
-4. Each verdict's check gets {table id: results}; a check that raises (e.g. a row that quick
-   mode does not run) is reported as not evaluated, with the reason.
+4. Each verdict's rule runs on aqmlab's {table id: results}, on the paper's own numbers
+   (paper.csv as a results dict) and, if given, on ns-2.35's results of the same grid
+   (aqmlab.verdicts, docs/verdicts.md): holds, fails, within noise (95 % intervals), or not
+   evaluated with the reason (e.g. a row that quick mode does not run).
 5. OUT/report.md and OUT/report.html (self-contained) hold the date, the command (as a user can
    rerun it from the repository root: `rerunnable_argv`), per
-   table the paper / aqmlab ± CI / difference lines, the verdict table, and the figures of
+   table the paper / aqmlab ± CI / difference lines, the verdict table (claim, aqmlab,
+   ns-2.35, paper, cause, evidence; the quotes under it), and the figures of
    each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
    Every file is written under a temporary name and renamed.
 

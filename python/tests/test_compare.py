@@ -34,18 +34,22 @@ def e(mean: float, ci: float) -> Est:
 
 
 def test_a_below_b_at_the_edges():
-    a = e(10, 1)  # [9, 11]
-    assert lt(a, e(12.5, 1)).outcome == H  # [11.5, 13.5]: wholly above
-    # [11, 13] touches a's upper bound 11: "<" needs a gap, "≤" holds.
-    assert lt(a, e(12, 1)).outcome == N
-    assert le(a, e(12, 1)).outcome == H
-    assert lt(a, e(11.9, 1)).outcome == N  # overlap
-    # [7, 9] touches a's lower bound 9: "<" fails (B − A ≤ 0 everywhere), "≤" is still noise.
-    assert lt(a, e(8, 1)).outcome == F
-    assert le(a, e(8, 1)).outcome == N
-    assert le(a, e(7.9, 1)).outcome == F
-    # Means alone would say 10 < 10.5 holds; the intervals overlap.
-    assert lt(a, e(10.5, 1)).outcome == N
+    # Half-widths 3 and 4 combine to 5 (√(3² + 4²)): B − A spans (b − 10) ± 5.
+    a = e(10, 3)
+    assert lt(a, e(15.1, 4)).outcome == H  # [0.1, 10.1] above 0
+    # [0, 10] touches 0: "<" needs B − A > 0 everywhere, "≤" holds.
+    assert lt(a, e(15, 4)).outcome == N
+    assert le(a, e(15, 4)).outcome == H
+    assert lt(a, e(14.9, 4)).outcome == N
+    # [−10, 0]: "<" fails (B − A ≤ 0 everywhere), "≤" is still within noise.
+    assert lt(a, e(5, 4)).outcome == F
+    assert le(a, e(5, 4)).outcome == N
+    assert le(a, e(4.9, 4)).outcome == F
+    # Means alone would say 10 < 10.5 holds; the interval of the difference straddles 0.
+    assert lt(a, e(10.5, 4)).outcome == N
+    # The examples of issue 34: 465 ± 46 vs 452 ± 20 ms, 24449 ± 280 vs 24615 ± 284 objects.
+    assert lt(e(465, 46), e(452, 20)).outcome == N
+    assert ge(e(24449, 280), e(24615, 284)).outcome == N
 
 
 def test_bound_beyond_noise():
@@ -59,27 +63,27 @@ def test_bound_beyond_noise():
 
 
 def test_within_a_tolerance():
-    # a − b = 2.6 ± 2.5 = [0.1, 5.1]
-    assert within(e(95.6, 1), e(93, 1.5), 5.0).outcome == N
-    assert within(e(95.6, 1), e(93, 1.5), 5.1).outcome == H
-    assert within(e(100, 1), e(93, 1.5), 5.0).outcome == N  # [4.5, 9.5]
-    assert within(e(101, 1), e(93, 1.5), 5.0).outcome == F  # [5.5, 10.5]
-    assert within(e(85, 1), e(93, 1.5), 5.0).outcome == F  # [−10.5, −5.5]
+    # a − b = (a − 93) ± 5
+    assert within(e(95, 3), e(93, 4), 5.0).outcome == N  # [−3, 7]
+    assert within(e(95, 3), e(93, 4), 7.0).outcome == H  # [−3, 7] inside ± 7
+    assert within(e(101, 3), e(93, 4), 5.0).outcome == N  # [3, 13]
+    assert within(e(103.1, 3), e(93, 4), 5.0).outcome == F  # [5.1, 15.1]
+    assert within(e(83, 3), e(93, 4), 5.0).outcome == N  # [−15, −5] touches −5
+    assert within(e(82.9, 3), e(93, 4), 5.0).outcome == F
 
 
 def test_interval_arithmetic():
-    b = 1.1 * e(100, 10)  # [99, 121]
+    b = 1.1 * e(100, 10)
     assert (b.lo, b.hi, b.mean) == pytest.approx((99, 121, 110))
-    assert le(e(98, 1), b).outcome == H  # [97, 99] ≤ [99, 121]
-    d = e(10, 1) - e(4, 2)  # [9 − 6, 11 − 2]
-    assert (d.lo, d.hi, d.mean) == (3, 9, 6)
-    m = mean_of([e(10, 1), e(20, 3)])
-    assert (m.mean, m.lo, m.hi) == (15, 13, 17)
+    d = e(10, 3) - e(4, 4)  # 6 ± 5
+    assert (d.mean, d.half) == (6, 5)
+    m = mean_of([e(10, 3), e(20, 4), e(30, 0)])  # (60 ± 5) / 3
+    assert (m.mean, m.half) == pytest.approx((20, 5 / 3))
     hi = best([e(10, 1), e(10.5, 3)])
-    assert (hi.mean, hi.lo, hi.hi) == (10.5, 9, 13.5)
-    assert str(hi) == "10.5 [9.00, 13.5]"
+    assert (hi.mean, hi.half) == (10.5, 3) and str(hi) == "10.5 ± 3.00"
     lo = lowest([e(10, 1), e(10.5, 3)])
-    assert (lo.mean, lo.lo, lo.hi) == (10, 7.5, 11)
+    assert (lo.mean, lo.half) == (10, 1)
+    assert str(e(0.014, 0.0021)) == "0.014 ± 0.0021"
 
 
 def test_one_replication_has_no_interval():

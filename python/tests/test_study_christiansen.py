@@ -180,7 +180,7 @@ def test_v6_fails_when_one_series_spreads_more_than_5_points(paper):
 
 
 def test_v6_spread_with_intervals_is_within_noise():
-    # Two rows 4 points apart, each ± 1: the spread spans [2, 6] = 4 ± 2 around the 5-point line.
+    # Two rows 4 points apart, each ± 1: the spread is 4 ± √2, around the 5-point line.
     rows = [f"load=90 min_th=5 max_th={m}" for m in c_.B7_PAIRS[5]]
     b7 = pd.DataFrame(
         {"row": rows, "pct_le_1s": [90.0] * 5 + [94.0], "pct_le_1s_ci": [1.0] * 6, "n": [3] * 6}
@@ -192,7 +192,7 @@ def test_v6_spread_with_intervals_is_within_noise():
         {"row": [f"load=90 min_th={m} max_th=150" for m in (5, 30, 60, 90, 120)], "pct_le_1s": [90.0] * 5}
     )
     c = c_.v6_one_threshold_marginal({"B.7": pd.concat([b7, b7r]), "B.8": b8})
-    assert c.outcome == N and "4.00 ± 2.00 ≤ 5.00 (within noise)" in c.text
+    assert c.outcome == N and "4.00 ± 1.41 ≤ 5.00 (within noise)" in c.text
 
 
 def test_v7_needs_max_p_quarter_lowest_at_every_load(paper):

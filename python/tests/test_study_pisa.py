@@ -119,12 +119,12 @@ def test_row_labels(study):
                 assert ((paper.table == t.id) & (paper.row == lab)).any(), (t.id, lab)
 
 
-def _objects(pi, pisa, pimc, ci=5.0, n=5):
+def _objects(pi, pisa, pimc, ci=(5.0, 8.0, 8.0), n=5):
     return pd.DataFrame(
         {
             "row": ["PI", "PISA", "PIMC"],
             "responses_completed": [pi, pisa, pimc],
-            "responses_completed_ci": [ci] * 3,
+            "responses_completed_ci": list(ci),
             "n": [n] * 3,
         }
     )
@@ -141,29 +141,29 @@ def _out(v, res):
 
 def test_objects_gain_rule_by_hand(study):
     v = _verdict(study, "pisa-gain-std")
-    # PI 1000 ± 5 → 1.2 × PI spans [1194, 1206].
-    c = v.check({"5.4": _objects(1000, 1220, 1180)})  # [1215, 1225]
-    assert c.outcome == H and "+22.0 %" in c.evidence and "1220 ± 5.00 ≥ 1200 ± 6.00" in c.evidence
-    assert _out(v, {"5.4": _objects(1000, 1211, 1180)}) == H  # lower bound 1206: just holds
-    assert _out(v, {"5.4": _objects(1000, 1210, 1180)}) == N  # [1205, 1215] straddles 1206
-    assert _out(v, {"5.4": _objects(1000, 1189, 1180)}) == N  # upper bound 1194 touches
-    assert _out(v, {"5.4": _objects(1000, 1188, 1180)}) == F
+    # PI 1000 ± 5 → 1.2 × PI = 1200 ± 6; PISA ± 8: PISA − 1.2 × PI = (PISA − 1200) ± 10.
+    c = v.check({"5.4": _objects(1000, 1220, 1180)})
+    assert c.outcome == H and "+22.0 %" in c.evidence and "1220 ± 8.00 ≥ 1200 ± 6.00" in c.evidence
+    assert _out(v, {"5.4": _objects(1000, 1210, 1180)}) == H  # [0, 20]: just holds
+    assert _out(v, {"5.4": _objects(1000, 1209, 1180)}) == N  # [−1, 19]
+    assert _out(v, {"5.4": _objects(1000, 1190, 1180)}) == N  # [−20, 0]
+    assert _out(v, {"5.4": _objects(1000, 1189, 1180)}) == F
     # One replication: no interval, the means decide (19.9 % < 20 %), and the evidence says so.
-    c = v.check({"5.4": _objects(1000, 1199, 1180, ci=math.nan, n=1)})
+    c = v.check({"5.4": _objects(1000, 1199, 1180, ci=(math.nan,) * 3, n=1)})
     assert c.outcome == F and "n=1, no interval" in c.evidence
-    pimc = _verdict(study, "pimc-gain-std")  # 1.15 × PI spans [1144.25, 1155.75]
+    pimc = _verdict(study, "pimc-gain-std")  # 1.15 × PI = 1150 ± 5.75; PIMC ± 8: ± 9.85
     assert _out(pimc, {"5.4": _objects(1000, 1220, 1161)}) == H
     assert _out(pimc, {"5.4": _objects(1000, 1220, 1150)}) == N
-    assert _out(pimc, {"5.4": _objects(1000, 1220, 1138)}) == F
+    assert _out(pimc, {"5.4": _objects(1000, 1220, 1139)}) == F
 
 
 def test_pisa_vs_pimc_needs_all_three_tables(study):
     v = _verdict(study, "pisa-beats-pimc")
     good = {t: _objects(1000, 1300, 1200) for t in ("5.4", "5.7", "5.9")}
     assert _out(v, good) == H
-    # 1300 ± 5 vs 1301 ± 5: inside the noise; without intervals the means fail it.
+    # 1300 ± 8 vs 1301 ± 8: inside the noise; without intervals the means fail it.
     assert _out(v, dict(good, **{"5.7": _objects(1000, 1300, 1301)})) == N
-    assert _out(v, dict(good, **{"5.7": _objects(1000, 1300, 1301, ci=math.nan, n=1)})) == F
+    assert _out(v, dict(good, **{"5.7": _objects(1000, 1300, 1301, ci=(math.nan,) * 3, n=1)})) == F
     assert _out(v, dict(good, **{"5.9": _objects(1000, 1300, 1320)})) == F
 
 
@@ -199,7 +199,7 @@ def test_drop_and_queue_rules_by_hand(study, paper_res):
     assert _out(dt, _set(paper_res, "5.1", "Drop tail", "drops_per_s", 0.44)) == H
     assert _out(dt, _set(paper_res, "5.1", "Drop tail", "drops_per_s", 0.45)) == F
     assert _out(dt, _set(paper_res, "5.2", "Drop Tail", "mean_qlen", 390.0)) == F  # < 2 × 197
-    # With intervals: 0.3 ± 0.2 vs 0.1 × (4.436 ± 0.5) = [0.394, 0.494]: within noise.
+    # With intervals: 0.1 × (4.436 ± 0.5) − (0.3 ± 0.2) = 0.1436 ± 0.206: within noise.
     t51 = pd.DataFrame(
         {"row": ["PI", "Drop tail"], "drops_per_s": [4.436, 0.3], "drops_per_s_ci": [0.5, 0.2]}
     )

@@ -1,17 +1,19 @@
 """Comparisons of intervals for the studies' verdict rules (issue 34; docs/verdicts.md).
 
-A value is an `Est`: a mean with the bounds of its 95 % Student-t interval over replications
+A value is an `Est`: a mean with the half-width of its 95 % Student-t interval over replications
 (aqmlab.stats.summary_ci). A rule compares intervals, not means, and comes out three-valued:
 
-- `holds`: the relation holds at every point of the intervals (e.g. A < B: A's upper bound is
-  below B's lower bound);
-- `fails`: it fails at every point (A's lower bound is at or above B's upper bound);
-- `within noise`: the intervals straddle the line the rule draws.
+- `holds`: the relation holds over the whole 95 % interval of what the rule compares (e.g. A < B:
+  the interval of B − A lies above 0);
+- `fails`: it fails over the whole interval (B − A ≤ 0 everywhere);
+- `within noise`: the interval straddles the line the rule draws.
 
-Arithmetic on Ests is interval arithmetic (A − B spans [A.lo − B.hi, A.hi − B.lo]), so a rule on
-a difference, a ratio bound (A ≤ 1.1 · B) or a best-of-several is as wide as its inputs allow.
-A value without an interval (one replication, or a number of the paper) counts as a point; the
-check then says so ("n=1, no interval") instead of inventing a width.
+The interval of a sum or difference combines the half-widths in quadrature, √(h_A² + h_B²), as
+for independent means (the replications of two variants share their seeds, so they are if
+anything positively correlated and this is on the wide side); k · A scales it; the best of
+several values is the one with the highest mean, with its own interval. A value without an
+interval (one replication, or a number of the paper) counts as a point; the check then says so
+("n=1, no interval") instead of inventing a width.
 """
 
 from __future__ import annotations
@@ -47,38 +49,45 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True)
 class Est:
-    """A mean and its interval [lo, hi] (lo = hi: a point); `notes` say why a value has no
-    interval (N1, NO_INTERVAL)."""
+    """A mean and the half-width `half` of its 95 % interval (0: a point); `notes` say why a
+    value has no interval (N1, NO_INTERVAL)."""
 
     mean: float
-    lo: float
-    hi: float
+    half: float = 0.0
     notes: frozenset[str] = field(default_factory=frozenset)
 
     @classmethod
     def of(cls, mean: float, ci: float = math.nan, n: int | None = None) -> Est:
         """From a mean and a 95 % CI half-width (NaN: none; then `n` = 1 says "n=1")."""
-        mean = float(mean)
         if ci is not None and math.isfinite(float(ci)):
-            return cls(mean, mean - float(ci), mean + float(ci))
-        return cls(mean, mean, mean, frozenset({N1 if n == 1 else NO_INTERVAL}))
+            return cls(float(mean), abs(float(ci)))
+        return cls(float(mean), 0.0, frozenset({N1 if n == 1 else NO_INTERVAL}))
 
     @classmethod
     def point(cls, v: float) -> Est:
         """A number of the rule itself (a bound, a tolerance): exact, no note."""
-        return cls(float(v), float(v), float(v))
+        return cls(float(v))
 
-    def _lift(self, other: Est | float) -> Est:
+    @staticmethod
+    def _lift(other: Est | float) -> Est:
         return other if isinstance(other, Est) else Est.point(other)
+
+    @property
+    def lo(self) -> float:
+        return self.mean - self.half
+
+    @property
+    def hi(self) -> float:
+        return self.mean + self.half
 
     def __add__(self, other: Est | float) -> Est:
         o = self._lift(other)
-        return Est(self.mean + o.mean, self.lo + o.lo, self.hi + o.hi, self.notes | o.notes)
+        return Est(self.mean + o.mean, math.hypot(self.half, o.half), self.notes | o.notes)
 
     __radd__ = __add__
 
     def __neg__(self) -> Est:
-        return Est(-self.mean, -self.hi, -self.lo, self.notes)
+        return Est(-self.mean, self.half, self.notes)
 
     def __sub__(self, other: Est | float) -> Est:
         return self + (-self._lift(other))
@@ -87,8 +96,7 @@ class Est:
         return Est.point(other) - self
 
     def __mul__(self, k: float) -> Est:
-        lo, hi = sorted((self.lo * k, self.hi * k))
-        return Est(self.mean * k, lo, hi, self.notes)
+        return Est(self.mean * k, self.half * abs(k), self.notes)
 
     __rmul__ = __mul__
 
@@ -97,38 +105,33 @@ class Est:
 
     @property
     def has_interval(self) -> bool:
-        return self.lo != self.hi
+        return self.half > 0
 
     def __str__(self) -> str:
         m = fmt(self.mean)
         if not self.has_interval or math.isinf(self.mean):
             return m
-        up, down = self.hi - self.mean, self.mean - self.lo
-        if math.isclose(up, down, rel_tol=1e-6, abs_tol=1e-12):
-            return f"{m} ± {fmt(up)}"
-        return f"{m} [{fmt(self.lo)}, {fmt(self.hi)}]"
+        return f"{m} ± {fmt(self.half)}"
 
 
 def best(values: Iterable[Est]) -> Est:
-    """The largest of several values: the interval of max() over their intervals."""
+    """The value with the highest mean, with its own interval."""
     v = list(values)
     if not v:
         raise KeyError("no values to take the largest of")
-    return Est(
-        max(x.mean for x in v),
-        max(x.lo for x in v),
-        max(x.hi for x in v),
-        frozenset().union(*(x.notes for x in v)),
-    )
+    return max(v, key=lambda x: x.mean)
 
 
 def lowest(values: Iterable[Est]) -> Est:
-    """The smallest of several values (interval of min())."""
-    return -best(-x for x in values)
+    """The value with the lowest mean, with its own interval."""
+    v = list(values)
+    if not v:
+        raise KeyError("no values to take the smallest of")
+    return min(v, key=lambda x: x.mean)
 
 
 def mean_of(values: Sequence[Est]) -> Est:
-    """The mean of several values (interval arithmetic on their sum)."""
+    """The mean of several values (their sum's interval, divided by their number)."""
     if not values:
         raise KeyError("no values to average")
     return sum(values, Est.point(0.0)) / len(values)

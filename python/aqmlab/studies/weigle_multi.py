@@ -382,12 +382,23 @@ VERDICTS = (
     ),
 )
 
+#: Documented causes (Study.causes), from studies/weigle-multi/README.md ("Published results and the
+#: two readings", 2026-11-26).
+CAUSES = {
+    "wm-pi-rem-minimal-loss": "open for PI: long-lived 0.36-0.52 %, HTTP 0.97-1.49 % under both readings "
+    "of REM's ECN rule; REM's half is the tested setup difference of that rule (ns-2's markpkts_: HTTP "
+    "loss 0.86 → 0.31 % at 1CL, docs/reproductions/weigle-multi-ns2-rem-markpkts/)",
+    "wm-dt-rem-beats-rem-dt": "open: the same under both readings of REM's ECN rule (2CL medians 465 vs "
+    "452-458 ms, equal HTTP loss; studies/weigle-multi/README.md)",
+}
+
 STUDY = Study(
     name="weigle-multi",
     paper="M. C. Weigle, D. Vembar, Z. Du, Assessing the Impact of Multiple Active Queue "
     "Management Routers (seed 002)",
     tables=_tables(),
     verdicts=VERDICTS,
+    causes=CAUSES,
     # Quick: 60 s warm-up kept (the long-lived flows start at 60 s), 150 s measured, one seed:
     # 36 runs × ≈ 4 s on one core.
     quick_overrides={"run.duration": "150s", "sweep.replications": 1},

@@ -427,7 +427,7 @@ VERDICTS = (
         '§5.4: "At loads that approach link saturation (above 90%), RED can be carefully tuned to yield '
         "performance somewhat superior to properly configured tail-drop. In our experiments, the difference "
         "is significant only between 90% and 100% loads because response times degrade so rapidly above "
-        "this level that any 'improvement' from tuning RED (or tail-drop) is, at best, a second-order "
+        "this level that any 'improvement' from tuning RED(or tail-drop) is, at best, a second-order "
         'effect."',
         v2_high_load_red_no_better,
     ),

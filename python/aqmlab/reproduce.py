@@ -394,7 +394,7 @@ def write_report(
     ]
     body += [
         "<h2>Verdicts</h2>",
-        *(f"<p>{html.escape(line)}</p>" for line in _verdict_intro(verdicts)),
+        *(f"<p>{html.escape(line).replace('`', '')}</p>" for line in _verdict_intro(verdicts)),
         _html_verdicts(verdicts),
         "<ul>"
         + "".join(

@@ -16,11 +16,14 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    interval (aqmlab.stats.summary_ci; NaN with one replication).
 3. paper.csv (table,row,metric,value) is joined on (table, row, metric): the difference is
    aqmlab's mean − the paper's value.
-4. Each verdict's check gets {table id: results}; a check that raises (e.g. a row that quick
-   mode does not run) is reported as not evaluated, with the reason.
+4. Each verdict's rule runs on aqmlab's {table id: results}, on the paper's own numbers
+   (paper.csv as a results dict) and, if given, on ns-2.35's results of the same grid
+   (aqmlab.verdicts, docs/verdicts.md): holds, fails, within noise (95 % intervals), or not
+   evaluated with the reason (e.g. a row that quick mode does not run).
 5. OUT/report.md and OUT/report.html (self-contained) hold the date, the command (as a user can
    rerun it from the repository root: `rerunnable_argv`), per
-   table the paper / aqmlab ± CI / difference lines, the verdict table, and the figures of
+   table the paper / aqmlab ± CI / difference lines, the verdict table (claim, aqmlab,
+   ns-2.35, paper, cause, evidence; the quotes under it), and the figures of
    each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
    Every file is written under a temporary name and renamed.
 
@@ -57,6 +60,15 @@ from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
 from aqmlab.studies import Reading, Study, Table
 from aqmlab.sweepspec import PathError, set_path
+from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
+    HEADER,
+    VerdictResult,
+    VerdictRow,
+    evaluate,
+    paper_results,
+    tally,
+    verdict_table,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PAPER_CSV = "paper.csv"
@@ -210,28 +222,7 @@ def join_paper(paper: pd.DataFrame, table: Table, results: pd.DataFrame) -> list
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. verdicts
-
-
-@dataclass(frozen=True)
-class VerdictResult:
-    """A verdict as evaluated: `holds` is True/False, or None when the check could not run."""
-
-    claim: str
-    holds: bool | None
-    evidence: str
-
-
-def evaluate(study: Study, results: dict[str, pd.DataFrame]) -> list[VerdictResult]:
-    """Run every verdict check of `study` on `results` (table id → table_results)."""
-    out = []
-    for v in study.verdicts:
-        try:
-            holds, evidence = v.check(results)
-            out.append(VerdictResult(v.claim, bool(holds), str(evidence)))
-        except Exception as e:  # noqa: BLE001 - a check on missing rows is reported, not raised
-            out.append(VerdictResult(v.claim, None, f"not evaluated: {type(e).__name__}: {e}"))
-    return out
+# 4. verdicts: aqmlab.verdicts (evaluate, VerdictResult are re-exported here)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,8 +285,32 @@ _CSS = (
 )
 
 
-def _holds(h: bool | None) -> str:
-    return "n/a" if h is None else ("yes" if h else "no")
+def _verdict_intro(verdicts: list[VerdictRow]) -> list[str]:
+    return [
+        f"aqmlab: {tally(verdicts)}. Each rule compares 95 % intervals over replications "
+        "(docs/verdicts.md): `within noise` = the intervals straddle the rule's line. `paper`: the "
+        "rule on the paper's own numbers (paper.csv); `cause`: why a conclusion does not hold. "
+        "The quote each rule checks is listed under the table."
+    ]
+
+
+def _verdict_notes_md(verdicts: list[VerdictRow]) -> list[str]:
+    out = []
+    for v in verdicts:
+        notes = v.notes()
+        out.append(f"- `{v.id}`: {notes[0]}")
+        out += [f"  - {n}" for n in notes[1:]]
+    return out
+
+
+def _html_verdicts(verdicts: list[VerdictRow]) -> str:
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in HEADER)
+    trs = []
+    for v in verdicts:
+        cells = v.cells()
+        first = f'<td title="{html.escape(v.quote, quote=True)}">{html.escape(cells[0])}</td>'
+        trs.append("<tr>" + first + "".join(f"<td>{html.escape(c)}</td>" for c in cells[1:]) + "</tr>")
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(trs)}</tbody></table>"
 
 
 @dataclass
@@ -329,7 +344,7 @@ def write_report(
     out: Path,
     study: Study,
     tables: list[tuple[Table, list[dict]]],
-    verdicts: list[VerdictResult],
+    verdicts: list[VerdictRow],
     sweeps: list[SweepOutcome],
     command: str,
     date: str,
@@ -367,10 +382,27 @@ def write_report(
         f"<p>{html.escape(line).replace('`', '')}</p>" for line in intro
     ]
 
-    vh = ["claim", "holds", "evidence"]
-    vrows = [[v.claim, _holds(v.holds), v.evidence] for v in verdicts]
-    md += ["## Verdicts", "", _md_table(vh, vrows), ""]
-    body += ["<h2>Verdicts</h2>", _html_table(vh, vrows)]
+    md += [
+        "## Verdicts",
+        "",
+        *_verdict_intro(verdicts),
+        "",
+        _md_table(list(HEADER), [v.cells() for v in verdicts]),
+        "",
+        *_verdict_notes_md(verdicts),
+        "",
+    ]
+    body += [
+        "<h2>Verdicts</h2>",
+        *(f"<p>{html.escape(line).replace('`', '')}</p>" for line in _verdict_intro(verdicts)),
+        _html_verdicts(verdicts),
+        "<ul>"
+        + "".join(
+            f"<li><b>{html.escape(v.id)}</b>: " + "<br>".join(html.escape(n) for n in v.notes()) + "</li>"
+            for v in verdicts
+        )
+        + "</ul>",
+    ]
 
     for table, joined in tables:
         name = f"Table {table.id}: {table.title}"
@@ -433,10 +465,13 @@ def reproduce(
     progress: bool = True,
     log=None,
     reading: str | None = None,
-) -> tuple[Path, Path, list[VerdictResult]]:
+    ns2_results: dict[str, pd.DataFrame] | None = None,
+) -> tuple[Path, Path, list[VerdictRow]]:
     """Reproduce `study` (a Study or its name) into `out` (see the module doc); returns the
-    paths of report.md and report.html and the evaluated verdicts. `studies_dir` holds
-    NAME/ (default: the repository's studies/); `reading` names one of the study's readings."""
+    paths of report.md and report.html and the verdict table. `studies_dir` holds
+    NAME/ (default: the repository's studies/); `reading` names one of the study's readings;
+    `ns2_results` (table id → DataFrame of the same shape, from ns-2.35 runs of the same grid)
+    fills the table's ns-2.35 column."""
     from aqmlab.studies import load
     from aqmlab.sweep import run_sweep
 
@@ -487,7 +522,8 @@ def reproduce(
         res = table_results(frames[table.scenario], table)
         results[table.id] = res
         joined.append((table, join_paper(paper, table, res)))
-    verdicts = evaluate(study, results)
+    ns2 = evaluate(study, ns2_results) if ns2_results is not None else None
+    verdicts = verdict_table(study, evaluate(study, results), evaluate(study, paper_results(paper)), ns2)
     md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick, rd)
     return md, htm, verdicts
 
@@ -583,7 +619,7 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
         progress=not args.quiet, log=lambda m: print(m, file=sys.stderr), reading=args.reading,
     )  # fmt: skip
     for v in verdicts:
-        print(f"[{_holds(v.holds):>3}] {v.claim}: {v.evidence}")
+        print(f"[{v.aqmlab.outcome.value}] {v.id}: {v.aqmlab.evidence}")
     print(f"report: {md}  {htm}")
     if args.publish:
         rd = study.reading(args.reading)

@@ -23,6 +23,7 @@ from aqmlab.reproduce import (
     table_results,
 )
 from aqmlab.studies import Study, Table, Verdict
+from aqmlab.studies.compare import Outcome, get, gt, lt
 
 TOY_SWEEP = """\
 [run]
@@ -77,15 +78,13 @@ def _row(r: pd.Series) -> str | None:
 
 
 def _more_at_60(results):
-    t = results["T1"]
-    a = float(t[t["row"] == "qlen=60"]["kb_per_s"].iloc[0])
-    b = float(t[t["row"] == "qlen=10"]["kb_per_s"].iloc[0])
-    return a > b, f"{a} vs {b}"
+    return gt(
+        get(results, "T1", "qlen=60", "kb_per_s"), get(results, "T1", "qlen=10", "kb_per_s"), "kb/s 60 vs 10"
+    )
 
 
 def _missing(results):
-    t = results["T1"]
-    return bool(t[t["row"] == "qlen=7"]["kb_per_s"].iloc[0] > 0), "never"
+    return gt(get(results, "T1", "qlen=7", "kb_per_s"), 0.0)
 
 
 TOY = Study(
@@ -93,8 +92,8 @@ TOY = Study(
     paper="a toy paper",
     tables=(Table("T1", "toy table", "sw.toml", ("kb_per_s", "drops_pct"), _row),),
     verdicts=(
-        Verdict("a longer queue carries more", _more_at_60),
-        Verdict("a row that does not exist", _missing),
+        Verdict("toy-longer", "a longer queue carries more", '§1: "longer queues carry more"', _more_at_60),
+        Verdict("toy-missing", "a row that does not exist", '§2: "qlen 7"', _missing),
     ),
     quick_overrides={"run.duration": "7s", "sweep.replications": 1, "sweep.grid.queue.limit": [10, 60]},
 )
@@ -205,10 +204,13 @@ def test_bad_paper_csv_names_file_and_line(tmp_path):
 def test_verdicts_hold_fail_or_are_not_evaluated():
     res = {"T1": pd.DataFrame({"row": ["qlen=10", "qlen=60"], "kb_per_s": [1011.0, 1062.0]})}
     v = evaluate(TOY, res)
-    assert (v[0].holds, v[0].evidence) == (True, "1062.0 vs 1011.0")
-    assert v[1].holds is None and v[1].evidence.startswith("not evaluated: IndexError")
+    assert (v[0].id, v[0].outcome) == ("toy-longer", Outcome.HOLDS)
+    assert v[0].evidence == "kb/s 60 vs 10: 1062 > 1011 (no interval: decided on the means)"
+    assert (
+        v[1].outcome == Outcome.NOT_EVALUATED and v[1].evidence == "KeyError: \"table T1: no row 'qlen=7'\""
+    )
     res["T1"]["kb_per_s"] = [1011.0, 900.0]
-    assert evaluate(TOY, res)[0].holds is False
+    assert evaluate(TOY, res)[0].outcome == Outcome.FAILS
 
 
 def test_full_run_report_resume(tmp_path, toy_dir, fake):
@@ -216,7 +218,7 @@ def test_full_run_report_resume(tmp_path, toy_dir, fake):
     md, htm, verdicts = reproduce(TOY, out, jobs=1, studies_dir=toy_dir, command="aqmlab x", progress=False)
     # 3 limits × 2 replications, seeds 1 and 2, at the file's 20 s.
     assert sorted(fake.calls) == [(q, s, "20s") for q in (5, 10, 60) for s in (1, 2)]
-    assert [v.holds for v in verdicts] == [True, None]
+    assert [v.aqmlab.outcome for v in verdicts] == [Outcome.HOLDS, Outcome.NOT_EVALUATED]
     text = md.read_text()
     # qlen=10: kb 1011, 1012 → mean 1011.5, half width t(0.975, 1) · 0.7071 / √2 = 6.353;
     # paper 1000 → difference +11.5. drops 1.0 (paper 2.5) → −1.5. Cells: 3 significant digits
@@ -225,9 +227,19 @@ def test_full_run_report_resume(tmp_path, toy_dir, fake):
     assert "| aqmlab (n=2) | 1012 ± 6.35 | 1.00 ± 0 |" in text
     assert "| difference | +11.5 | -1.50 |" in text
     assert "| qlen=999 | paper | 1.00 | – |" in text and "qlen=5 " not in text
+    assert "Command (from the repository root): `aqmlab x`" in text
+    # The verdict table: 1061.5 ± 6.35 vs 1011.5 ± 6.35 do not overlap → holds; the paper's own
+    # 1100 > 1000 holds; ns-2.35 not run; a holding verdict has no cause.
+    assert "| claim | aqmlab | ns-2.35 | paper | cause | evidence |" in text
     assert (
-        "Command (from the repository root): `aqmlab x`" in text
-        and "| a longer queue carries more | yes | 1061.5 vs 1011.5 |" in text
+        "| a longer queue carries more [toy-longer] | holds | not run | holds |  | "
+        "kb/s 60 vs 10: 1062 ± 6.35 > 1012 ± 6.35 |" in text
+    )
+    assert "| a row that does not exist [toy-missing] | not evaluated | not run | no numbers |  |" in text
+    assert '- `toy-longer`: quote: §1: "longer queues carry more"' in text
+    assert (
+        '<td title="§1: &quot;longer queues carry more&quot;">a longer queue carries more [toy-longer]</td>'
+        in (htm.read_text())
     )
     assert "1012 ± 6.35" in htm.read_text() and "data:image/png;base64," in htm.read_text()
     figs = sorted(p.name for p in (out / "figures").iterdir())
@@ -247,6 +259,7 @@ def test_quick_mode_applies_overrides(tmp_path, toy_dir, fake):
     assert resolved["sweep"]["grid"] == {"queue.limit": [10, 60]} and resolved["run"]["duration"] == "7s"
     text = md.read_text()
     assert "| aqmlab (n=1) | 1011 | 1.00 |" in text  # one replication: no interval
+    assert "kb/s 60 vs 10: 1061 > 1011 (n=1, no interval: decided on the means)" in text
     assert "Command (from the repository root): `aqmlab reproduce toy --quick`" in text
 
 
@@ -263,12 +276,12 @@ def test_toy_study_for_real(tmp_path, toy_dir):
     # must carry each run's own summary through unchanged.
     study = Study(
         "toy", "toy", TOY.tables,
-        verdicts=(Verdict("60 packets drop less than 10", lambda r: _fewer_drops(r)),),
+        verdicts=(Verdict("toy-drops", "60 packets drop less than 10", "toy", lambda r: _fewer_drops(r)),),
         quick_overrides={"sweep.replications": 1},
     )  # fmt: skip
     out = tmp_path / "real"
     md, _, verdicts = reproduce(study, out, quick=True, jobs=1, studies_dir=toy_dir, progress=False)
-    assert verdicts[0].holds is True, verdicts[0].evidence
+    assert verdicts[0].aqmlab.outcome == Outcome.HOLDS, verdicts[0].aqmlab.evidence
     from aqmlab import load_sweep
 
     df = load_sweep(out / "sweeps" / "sw")
@@ -279,9 +292,7 @@ def test_toy_study_for_real(tmp_path, toy_dir):
 
 
 def _fewer_drops(results):
-    t = results["T1"].set_index("row")
-    a, b = t.loc["qlen=60", "drops_pct"], t.loc["qlen=10", "drops_pct"]
-    return a < b, f"{a} vs {b}"
+    return lt(get(results, "T1", "qlen=60", "drops_pct"), get(results, "T1", "qlen=10", "drops_pct"))
 
 
 def test_quick_copy_resolves_data_files_next_to_the_original(tmp_path):

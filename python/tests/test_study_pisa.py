@@ -1,14 +1,21 @@
 """The seed-003 study definition (aqmlab.studies.pisa): transcription of the thesis's tables,
-row labels, the verdict rules on hand-made results, and the sweep files."""
+row labels, the verdict rules on the thesis's own numbers and on hand-made results with intervals
+(holds, fails, within noise), and the sweep files."""
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from aqmlab.reproduce import read_paper
 from aqmlab.studies import load, pisa
+from aqmlab.studies.compare import Outcome
 from aqmlab.sweepspec import expand, validate
+from aqmlab.verdicts import evaluate, paper_results
+
+H, F, N = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY_DIR = ROOT / "studies" / "pisa"
@@ -112,68 +119,95 @@ def test_row_labels(study):
                 assert ((paper.table == t.id) & (paper.row == lab)).any(), (t.id, lab)
 
 
-def _objects(pi, pisa, pimc):
+def _objects(pi, pisa, pimc, ci=(5.0, 8.0, 8.0), n=5):
     return pd.DataFrame(
         {
             "row": ["PI", "PISA", "PIMC"],
             "responses_completed": [pi, pisa, pimc],
-            "responses_completed_ci": [10.0] * 3,
+            "responses_completed_ci": list(ci),
+            "n": [n] * 3,
         }
     )
 
 
-def _verdict(study, words):
-    (v,) = [v for v in study.verdicts if words in v.claim]
+def _verdict(study, vid):
+    (v,) = [v for v in study.verdicts if v.id == vid]
     return v
 
 
+def _out(v, res):
+    return v.check(res).outcome
+
+
 def test_objects_gain_rule_by_hand(study):
-    v = _verdict(study, "PISA delivers ≥ 20 %")
-    ok, ev = v.check({"5.4": _objects(1000, 1220, 1180)})
-    assert ok and "+22.0 %" in ev
-    ok, _ = v.check({"5.4": _objects(1000, 1199, 1180)})  # 19.9 % < 20 %
-    assert not ok
-    pimc = _verdict(study, "PIMC delivers ≥ 15 %")
-    assert pimc.check({"5.4": _objects(1000, 1220, 1151)})[0]
-    assert not pimc.check({"5.4": _objects(1000, 1220, 1149)})[0]
+    v = _verdict(study, "pisa-gain-std")
+    # PI 1000 ± 5 → 1.2 × PI = 1200 ± 6; PISA ± 8: PISA − 1.2 × PI = (PISA − 1200) ± 10.
+    c = v.check({"5.4": _objects(1000, 1220, 1180)})
+    assert c.outcome == H and "+22.0 %" in c.evidence and "1220 ± 8.00 ≥ 1200 ± 6.00" in c.evidence
+    assert _out(v, {"5.4": _objects(1000, 1210, 1180)}) == H  # [0, 20]: just holds
+    assert _out(v, {"5.4": _objects(1000, 1209, 1180)}) == N  # [−1, 19]
+    assert _out(v, {"5.4": _objects(1000, 1190, 1180)}) == N  # [−20, 0]
+    assert _out(v, {"5.4": _objects(1000, 1189, 1180)}) == F
+    # One replication: no interval, the means decide (19.9 % < 20 %), and the evidence says so.
+    c = v.check({"5.4": _objects(1000, 1199, 1180, ci=(math.nan,) * 3, n=1)})
+    assert c.outcome == F and "n=1, no interval" in c.evidence
+    pimc = _verdict(study, "pimc-gain-std")  # 1.15 × PI = 1150 ± 5.75; PIMC ± 8: ± 9.85
+    assert _out(pimc, {"5.4": _objects(1000, 1220, 1161)}) == H
+    assert _out(pimc, {"5.4": _objects(1000, 1220, 1150)}) == N
+    assert _out(pimc, {"5.4": _objects(1000, 1220, 1139)}) == F
 
 
 def test_pisa_vs_pimc_needs_all_three_tables(study):
-    v = _verdict(study, "at least as well as PIMC")
+    v = _verdict(study, "pisa-beats-pimc")
     good = {t: _objects(1000, 1300, 1200) for t in ("5.4", "5.7", "5.9")}
-    assert v.check(good)[0]
-    bad = dict(good, **{"5.7": _objects(1000, 1300, 1301)})
-    assert not v.check(bad)[0]
+    assert _out(v, good) == H
+    # 1300 ± 8 vs 1301 ± 8: inside the noise; without intervals the means fail it.
+    assert _out(v, dict(good, **{"5.7": _objects(1000, 1300, 1301)})) == N
+    assert _out(v, dict(good, **{"5.7": _objects(1000, 1300, 1301, ci=(math.nan,) * 3, n=1)})) == F
+    assert _out(v, dict(good, **{"5.9": _objects(1000, 1300, 1320)})) == F
 
 
-def _drops(rows):
-    return pd.DataFrame(
-        {
-            "row": [r[0] for r in rows],
-            "drops": [r[1] for r in rows],
-            "measured_s": [500.0] * len(rows),
-            "mean_qlen": [r[2] for r in rows],
-        }
+@pytest.fixture(scope="module")
+def paper_res():
+    return paper_results(read_paper(STUDY_DIR / "paper.csv"))
+
+
+def test_every_rule_on_the_thesis_numbers(study, paper_res):
+    got = {r.id: r for r in evaluate(study, paper_res)}
+    # The thesis's own Table 5.7 has PISA 27580 < PIMC 27597 objects: "PISA performs at least as
+    # well as PIMC" fails on the paper's numbers (issue 34); every other rule holds on them.
+    assert got["pisa-beats-pimc"].outcome == F
+    assert "Table 5.7: PISA vs PIMC objects: 27580 ≥ 27597 ✗" in got["pisa-beats-pimc"].evidence
+    assert {k: r.outcome for k, r in got.items() if k != "pisa-beats-pimc"} == {
+        k: H for k in got if k != "pisa-beats-pimc"
+    }
+    assert "gain +22.1 %" in got["pisa-gain-std"].evidence  # 34574 / 28313
+
+
+def _set(res, table, row, metric, value):
+    t = res[table].copy()
+    assert (t["row"] == row).sum() == 1
+    t.loc[t["row"] == row, metric] = value
+    return {**res, table: t}
+
+
+def test_drop_and_queue_rules_by_hand(study, paper_res):
+    dt, q, drops = (
+        _verdict(study, i) for i in ("pisa-droptail-few-drops", "pisa-lowest-queue", "pisa-pimc-fewer-drops")
     )
-
-
-def test_drop_and_queue_rules_by_hand(study):
-    t52 = _drops(
-        [("PI", 2218.0, 197.0), ("PISA", 1863.0, 162.0), ("PIMC", 1311.0, 195.0), ("Drop Tail", 7.0, 505.0)]
+    # Drop-tail "almost zero" beside PI's 4.436/s: below a tenth of it (0.4436).
+    assert _out(dt, _set(paper_res, "5.1", "Drop tail", "drops_per_s", 0.44)) == H
+    assert _out(dt, _set(paper_res, "5.1", "Drop tail", "drops_per_s", 0.45)) == F
+    assert _out(dt, _set(paper_res, "5.2", "Drop Tail", "mean_qlen", 390.0)) == F  # < 2 × 197
+    # With intervals: 0.1 × (4.436 ± 0.5) − (0.3 ± 0.2) = 0.1436 ± 0.206: within noise.
+    t51 = pd.DataFrame(
+        {"row": ["PI", "Drop tail"], "drops_per_s": [4.436, 0.3], "drops_per_s_ci": [0.5, 0.2]}
     )
-    t51 = _drops([("PI", 2218.0, 197.0), ("Drop tail", 7.0, 505.0)])
-    res = {"5.1": t51, "5.2": t52}
-    # the thesis's own numbers (drops/s × 500 s) satisfy every rule
-    assert _verdict(study, "lowest average queue").check(res)[0]
-    ok, ev = _verdict(study, "drop fewer packets").check(res)
-    assert ok and "PI 4.436" in ev  # 2218 / 500
-    assert _verdict(study, "Drop-tail").check(res)[0]
-    # 0.1 drops/s (50 in 500 s) is the limit of "almost nothing"
-    t51b = _drops([("PI", 2218.0, 197.0), ("Drop tail", 50.0, 505.0)])
-    assert not _verdict(study, "Drop-tail").check({"5.1": t51b, "5.2": t52})[0]
-    t52b = t52.copy()
-    t52b.loc[t52b.row == "PISA", "mean_qlen"] = 195.5
-    assert not _verdict(study, "lowest average queue").check({"5.2": t52b})[0]
+    assert _out(dt, {**paper_res, "5.1": t51}) == N
+    # Table 5.6 counts too: PISA's queue above PI's there fails it, PIMC's drops above PI's too.
+    assert _out(q, paper_res) == H
+    assert _out(q, _set(paper_res, "5.6", "PISA", "mean_qlen", 210.0)) == F
+    assert _out(drops, _set(paper_res, "5.8", "PIMC", "drops_per_s", 28.0)) == F
 
 
 @pytest.mark.parametrize(
@@ -292,15 +326,15 @@ def _shares(rows: dict[str, float], table: str) -> dict[str, pd.DataFrame]:
 
 
 def test_fragile_share_rule_by_hand(study):
-    v = _verdict(study, "fragile 2000-ms")
+    v = _verdict(study, "pimc-fragile-share")
     # the thesis's own shares pass (5.10: 5.7 each; 5.11: PI 5.7, PISA 5.6, PIMC 5.7)
     res = {**_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.7}, "5.10%"),
            **_shares({"PI": 5.7, "PISA": 5.6, "PIMC": 5.7}, "5.11%")}  # fmt: skip
-    ok, ev = v.check(res)
-    assert ok and "5.11: PI 5.70 %, PISA 5.60 %" in ev
+    c = v.check(res)
+    assert c.outcome == H and "Table 5.11 2000-ms share PISA vs PI − 0.5 pp: 5.60 ≥ 5.20" in c.evidence
     # PIMC 0.6 pp below PI in one table → fails; 0.5 pp below still holds
-    assert not v.check({**res, **_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.1}, "5.10%")})[0]
-    assert v.check({**res, **_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.2}, "5.10%")})[0]
-    assert not v.check({**res, **_shares({"PI": 5.7, "PISA": 5.0, "PIMC": 5.7}, "5.11%")})[0]  # PISA
+    assert _out(v, {**res, **_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.1}, "5.10%")}) == F
+    assert _out(v, {**res, **_shares({"PI": 5.7, "PISA": 5.7, "PIMC": 5.2}, "5.10%")}) == H
+    assert _out(v, {**res, **_shares({"PI": 5.7, "PISA": 5.0, "PIMC": 5.7}, "5.11%")}) == F  # PISA
     with pytest.raises(KeyError):
         v.check({"5.10%": res["5.10%"]})  # 5.11 missing

@@ -17,6 +17,7 @@ import pytest
 from aqmlab.studies import load
 from aqmlab.studies import weigle2006 as w
 from aqmlab.studies import weigle2006_rtt as rtt
+from aqmlab.studies.compare import Outcome
 from aqmlab.sweepspec import expand, validate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +27,7 @@ REF = ROOT / "docs" / "reference" / "packmime" / "long_rtt_invcdf.csv"
 RTT_CSV = SDIR / "packmime_rtt_server.csv"
 #: conn/s per unit of offered load, each direction (studies/weigle2006/README.md).
 RATE_PER_LOAD = 135.0
+H, F, N = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE
 
 
 def _cdf() -> tuple[np.ndarray, np.ndarray]:
@@ -94,24 +96,35 @@ def _cdfrow(p10, p25, p50, p75, p90, p95=None, **kw) -> dict:
     return d
 
 
+def _o(check, res) -> Outcome:
+    return check(res).outcome
+
+
+def _two(dt: dict, ecn: dict, load: int = 80) -> dict[str, pd.DataFrame]:
+    return _results({f"load={load},queue=DT-148q": dt, f"load={load},queue=ARED-ECN-5ms": ecn}, w.LOAD_TABLE)
+
+
 def test_ecn5_beats_dt_at_80_holds_and_fails():
-    dt = _cdfrow(100, 200, 300, 600, 1200)
-    ecn = _cdfrow(80, 150, 250, 550, 1500)
-    good = _results({"load=80,queue=DT-148q": dt, "load=80,queue=ARED-ECN-5ms": ecn}, w.LOAD_TABLE)
-    assert w.ecn5_beats_dt_at_80(good)[0] is True
+    dt = _cdfrow(100, 200, 300, 600, 1200, p95=1800)
+    # Shorter to the median, longer but within 1.25 × at p90 (1400 ≤ 1500) and p95 (2000 ≤ 2250).
+    assert _o(w.ecn5_beats_dt_at_80, _two(dt, _cdfrow(80, 150, 250, 550, 1400, p95=2000))) == H
+    # p75 is at the crossing ("nearly 75 %"): slightly longer there still holds.
+    assert _o(w.ecn5_beats_dt_at_80, _two(dt, _cdfrow(80, 150, 250, 650, 1400, p95=2000))) == H
     # Worse at the median: the CDFs cross below the 75th percentile → fails.
-    ecn = _cdfrow(80, 150, 350, 650, 1500)
-    bad = _results({"load=80,queue=DT-148q": dt, "load=80,queue=ARED-ECN-5ms": ecn}, w.LOAD_TABLE)
-    holds, ev = w.ecn5_beats_dt_at_80(bad)
-    assert holds is False and "[10, 25]" in ev
+    c = w.ecn5_beats_dt_at_80(_two(dt, _cdfrow(80, 150, 350, 650, 1400, p95=2000)))
+    assert c.outcome == F and "p50 ms: 350 < 300 ✗" in c.text
+    # Far worse for the rest (ns-2.35's packet-mode pattern, p90 6.1 s vs 1.1 s): not "marginally".
+    assert _o(w.ecn5_beats_dt_at_80, _two(dt, _cdfrow(80, 150, 250, 550, 6100, p95=8000))) == F
+    # Shorter everywhere: no "worse for the rest" → fails.
+    assert _o(w.ecn5_beats_dt_at_80, _two(dt, _cdfrow(80, 150, 250, 550, 1100, p95=1700))) == F
 
 
 def test_tradeoff_at_105_needs_the_utilization_gap():
     rows = {"load=105,queue=DT-148q": _cdfrow(200, 400, 700, 1200, 2500, utilization=0.95),
             "load=105,queue=ARED-ECN-5ms": _cdfrow(100, 300, 800, 1400, 3000, utilization=0.92)}  # fmt: skip
-    assert w.tradeoff_at_105(_results(rows, w.LOAD_TABLE))[0] is True
+    assert _o(w.tradeoff_at_105, _results(rows, w.LOAD_TABLE)) == H
     rows["load=105,queue=ARED-ECN-5ms"]["utilization"] = 0.94  # gap 0.01 < 0.02
-    assert w.tradeoff_at_105(_results(rows, w.LOAD_TABLE))[0] is False
+    assert _o(w.tradeoff_at_105, _results(rows, w.LOAD_TABLE)) == F
 
 
 def test_little_benefit_below_80_uses_the_loads_that_ran():
@@ -121,39 +134,145 @@ def test_little_benefit_below_80_uses_the_loads_that_ran():
             rows[f"load={ld},queue={q}"] = dict(pct_le_1s=90.0, utilization=0.5, drops_pct=1.0)
     rows["load=50,queue=ARED-ECN-5ms"]["pct_le_1s"] = 91.9  # +1.9 pp: still "little"
     rows["load=70,queue=ARED-5ms"]["drops_pct"] = 9.0  # 70 % is not "much below 80 %"
-    holds, ev = w.little_benefit_below_80(_results(rows, w.LOAD_TABLE))
-    assert holds is True and ev.startswith("50%") and "70%" not in ev and "60%" not in ev
+    c = w.little_benefit_below_80(_results(rows, w.LOAD_TABLE))
+    assert c.outcome == H and c.text.startswith("50%") and "70%" not in c.text and "60%" not in c.text
     rows["load=50,queue=DT-111q"]["drops_pct"] = 3.2  # loss over 3 % → fails
-    assert w.little_benefit_below_80(_results(rows, w.LOAD_TABLE))[0] is False
+    assert _o(w.little_benefit_below_80, _results(rows, w.LOAD_TABLE)) == F
 
 
-def test_reno_equals_sack_tolerance():
-    def res(sack_median):
-        return _results({"load=80,tcp=reno,queue=DT-148q": dict(median_rt_ms=300.0, p75_rt_ms=600.0),
-                         "load=80,tcp=sack,queue=DT-148q": dict(median_rt_ms=sack_median, p75_rt_ms=610.0)},
+def test_reno_equals_sack_identical_with_ecn_no_better_with_droptail():
+    def res(queue, sack_median):
+        return _results({f"load=80,tcp=reno,queue={queue}": dict(median_rt_ms=300.0, p75_rt_ms=600.0),
+                         f"load=80,tcp=sack,queue={queue}": dict(median_rt_ms=sack_median, p75_rt_ms=610.0)},
                         w.SACK_TABLE)  # fmt: skip
 
-    assert w.reno_equals_sack(res(329.0))[0] is True  # +9.7 %
-    assert w.reno_equals_sack(res(331.0))[0] is False  # +10.3 %
+    # ARED+ECN: "essentially identical": within 10 %.
+    assert _o(w.reno_equals_sack, res("ARED-ECN-5ms", 329.0)) == H  # +9.7 %
+    assert _o(w.reno_equals_sack, res("ARED-ECN-5ms", 331.0)) == F  # +10.3 %
+    # Drop-tail: "SACK provides no better performance", Reno "somewhat superior": SACK ≥ 0.9 × Reno.
+    assert _o(w.reno_equals_sack, res("DT-148q", 400.0)) == H  # Reno a third faster: allowed
+    assert _o(w.reno_equals_sack, res("DT-148q", 270.0)) == H
+    assert _o(w.reno_equals_sack, res("DT-148q", 269.0)) == F
+    # The published p75 at 80 % with ARED-ECN-5ms: reno 2516 ± 2416 vs sack 2038 ms: within noise.
+    noisy = _results(
+        {
+            "load=80,tcp=reno,queue=ARED-ECN-5ms": dict(
+                median_rt_ms=270.0, p75_rt_ms=2516.0, p75_rt_ms_ci=2416.0, median_rt_ms_ci=5.0
+            ),
+            "load=80,tcp=sack,queue=ARED-ECN-5ms": dict(
+                median_rt_ms=263.0, p75_rt_ms=2038.0, p75_rt_ms_ci=900.0, median_rt_ms_ci=5.0
+            ),
+        },
+        w.SACK_TABLE,
+    )
+    assert _o(w.reno_equals_sack, noisy) == N
+
+
+def _ecn_rows(gains: dict[tuple[int, str], float], medians: dict | None = None) -> dict[str, pd.DataFrame]:
+    rows = {}
+    for (ld, t), g in gains.items():
+        m = (medians or {}).get((ld, t), (300.0, 290.0))
+        rows[f"load={ld},queue=ARED-{t}"] = dict(pct_le_1s=80.0, median_rt_ms=m[0])
+        rows[f"load={ld},queue=ARED-ECN-{t}"] = dict(pct_le_1s=80.0 + g, median_rt_ms=m[1])
+    return _results(rows, w.LOAD_TABLE)
 
 
 def test_ecn_gain_grows_and_ared_beats_red():
-    rows = {}
-    for ld, gain5, gain60 in ((80, 1.0, 0.5), (105, 5.0, 2.0)):
-        rows[f"load={ld},queue=ARED-5ms"] = dict(pct_le_1s=80.0)
-        rows[f"load={ld},queue=ARED-ECN-5ms"] = dict(pct_le_1s=80.0 + gain5)
-        rows[f"load={ld},queue=ARED-60ms"] = dict(pct_le_1s=80.0)
-        rows[f"load={ld},queue=ARED-ECN-60ms"] = dict(pct_le_1s=80.0 + gain60)
-    holds, ev = w.ecn_gain_grows(_results(rows, w.LOAD_TABLE))
-    assert holds is True and "+1.0 pp" in ev and "+5.0 pp" in ev
+    gains = {(80, "5ms"): 1.0, (80, "60ms"): 0.5, (105, "5ms"): 5.0, (105, "60ms"): 2.0}
+    c = w.ecn_gain_grows(_ecn_rows(gains))
+    assert c.outcome == H and "5ms gain pp 105% vs 80%: 5.00 > 1.00" in c.text
+    # At 80 % the 60 ms target gains more than 5 ms: "more significant gains when the target
+    # delay is small" fails there.
+    assert _o(w.ecn_gain_grows, _ecn_rows({**gains, (80, "60ms"): 1.5})) == F
     pct = (
         (80, "ARED-5ms", 85), (80, "RED-5-15", 84), (80, "ARED-60ms", 86), (80, "RED-30-90", 86),
         (90, "ARED-5ms", 80), (90, "RED-5-15", 77), (90, "ARED-60ms", 82), (90, "RED-30-90", 81),
     )  # fmt: skip
     red = {f"load={ld},queue={q}": dict(pct_le_1s=v) for ld, q, v in pct}
-    assert w.ared_beats_red(_results(red, w.RED_TABLE))[0] is True  # gains 1+0 < 3+1
+    assert _o(w.ared_beats_red, _results(red, w.RED_TABLE)) == H  # gains 1+0 < 3+1
     red["load=90,queue=RED-30-90"]["pct_le_1s"] = 82.5  # ARED-60ms worse at 90 %
-    assert w.ared_beats_red(_results(red, w.RED_TABLE))[0] is False
+    assert _o(w.ared_beats_red, _results(red, w.RED_TABLE)) == F
+
+
+def test_ecn_beats_drops_holds_fails_and_noise():
+    gains = {(80, "5ms"): 3.0, (80, "60ms"): 0.6, (105, "5ms"): 1.4, (105, "60ms"): 1.2}
+    assert _o(w.ecn_beats_drops, _ecn_rows(gains)) == H
+    # The published 105 % 60 ms medians: drops 6014, ECN 6253 ms → fails without intervals ...
+    worse = _ecn_rows(gains, {(105, "60ms"): (6014.0, 6253.0)})
+    assert _o(w.ecn_beats_drops, worse) == F
+    # ... and is within noise with ± 400 and ± 300 ms.
+    t = worse[w.LOAD_TABLE]
+    t["median_rt_ms_ci"] = 1.0
+    t.loc[t["row"] == "load=105,queue=ARED-60ms", "median_rt_ms_ci"] = 300.0
+    t.loc[t["row"] == "load=105,queue=ARED-ECN-60ms", "median_rt_ms_ci"] = 400.0
+    assert _o(w.ecn_beats_drops, worse) == N
+
+
+def test_dt_equals_ecn60_holds_and_fails():
+    rows = {
+        f"load={ld},queue={q}": dict(median_rt_ms=m, pct_le_1s=p)
+        for ld, q, m, p in (
+            (50, "DT-148q", 197.0, 96.0),
+            (50, "ARED-ECN-60ms", 198.0, 96.2),
+            (90, "DT-148q", 391.0, 67.5),
+            (90, "ARED-ECN-60ms", 440.0, 65.0),
+        )
+    }
+    assert _o(w.dt_equals_ecn60, _results(rows, w.LOAD_TABLE)) == H  # 440 ≤ 391 · 1.15 = 449.7
+    rows["load=90,queue=ARED-ECN-60ms"].update(median_rt_ms=720.0, pct_le_1s=56.3)  # published 90 %
+    assert _o(w.dt_equals_ecn60, _results(rows, w.LOAD_TABLE)) == F
+
+
+def test_dt111_vs_dt148_holds_and_fails():
+    def res(le111):
+        return _results(
+            {
+                "load=80,queue=DT-111q": dict(pct_le_1s=le111, p75_rt_ms=546.0, p90_rt_ms=2249.0),
+                "load=80,queue=DT-148q": dict(pct_le_1s=84.6, p75_rt_ms=511.0, p90_rt_ms=1569.0),
+            },
+            w.LOAD_TABLE,
+        )
+
+    assert _o(w.dt111_vs_dt148, res(83.0)) == H
+    assert _o(w.dt111_vs_dt148, res(81.2)) == F  # the published 3.4 points
+
+
+def _q5(p10: float, p75: float, p90: float) -> dict:
+    return _cdfrow(p10, 2 * p10, 3 * p10, p75, p90)
+
+
+def test_ared5_vs_ared60_crossover():
+    rows = {}
+    for ld in (80, 105):
+        rows[f"load={ld},queue=ARED-5ms"] = _q5(50, 900, 3000)
+        rows[f"load={ld},queue=ARED-60ms"] = _q5(80, 700, 2000)
+        rows[f"load={ld},queue=DT-148q"] = _q5(90, 650, 1900)
+    assert _o(w.ared5_vs_ared60, _results(rows, w.LOAD_TABLE)) == H
+    rows["load=105,queue=ARED-5ms"] = _q5(50, 900, 1500)  # faster than ARED-60ms at p90 too
+    assert _o(w.ared5_vs_ared60, _results(rows, w.LOAD_TABLE)) == F
+
+
+def test_droptail_util_loss_and_ecn5_queue():
+    rows = {}
+    for ld, (u, d) in ((90, (0.932, 7.70)), (105, (0.992, 24.61))):
+        rows[f"load={ld},queue=DT-148q"] = dict(utilization=u, drops_pct=d)
+        for i, q in enumerate(w.AQMS):
+            rows[f"load={ld},queue={q}"] = dict(utilization=u - 0.04 - 0.01 * i, drops_pct=d + 0.37 + i)
+    assert _o(w.droptail_util_and_loss, _results(rows, w.LOAD_TABLE)) == H
+    rows["load=105,queue=DT-148q"]["drops_pct"] = 25.0  # above ARED-5ms's 24.98
+    assert _o(w.droptail_util_and_loss, _results(rows, w.LOAD_TABLE)) == F
+    q = {
+        f"load={ld},queue=ARED-ECN-{t}": dict(mean_qlen=ql, utilization=u)
+        for ld, t, ql, u in (
+            (80, "5ms", 13.6, 0.803),
+            (80, "60ms", 56.9, 0.845),
+            (105, "5ms", 19.5, 0.935),
+            (105, "60ms", 97.8, 0.942),
+        )
+    }
+    assert _o(w.ecn5_small_queue_low_util, _results(q, w.LOAD_TABLE)) == H
+    q["load=105,queue=ARED-ECN-5ms"]["utilization"] = 0.942  # equal, not lower
+    assert _o(w.ecn5_small_queue_low_util, _results(q, w.LOAD_TABLE)) == F
 
 
 def test_missing_row_raises_naming_it():
@@ -162,7 +281,7 @@ def test_missing_row_raises_naming_it():
 
 
 def test_every_verdict_decides_on_a_full_plausible_result_set():
-    # A complete, internally consistent set: every check returns a bool and evidence (no KeyError).
+    # A complete, internally consistent set: every check decides, with evidence (no KeyError).
     load_rows = {}
     for ld in (50, 60, 70, 80, 85, 90, 95, 100, 105):
         for q in ("DT-111q", "DT-148q", *w.AQMS):
@@ -189,8 +308,8 @@ def test_every_verdict_decides_on_a_full_plausible_result_set():
         **_results(sack_rows, w.SACK_TABLE),
     }
     for v in w.STUDY.verdicts:
-        holds, ev = v.check(res)
-        assert isinstance(holds, bool) and ev
+        c = v.check(res)
+        assert c.outcome in (H, F, N) and c.evidence
 
 
 # --- study definition, paper.csv, sweep files -------------------------------------------------
@@ -371,10 +490,10 @@ def test_ared5_many_flows_with_drops_holds_and_fails():
         for ld in (80, 105)
         for q, v in (("ARED-5ms", 12.0), ("DT-148q", 4.0), ("ARED-60ms", 6.0))
     }
-    holds, ev = w.ared5_many_flows_with_drops(_results(rows, w.LOAD_TABLE))
-    assert holds is True and "ARED-5ms 12.0 %" in ev
+    c = w.ared5_many_flows_with_drops(_results(rows, w.LOAD_TABLE))
+    assert c.outcome == H and "80% ARED-5ms vs DT-148q: 12.0 > 4.00" in c.text
     rows["load=105,queue=ARED-60ms"]["pct_flows_with_drops"] = 12.5
-    assert w.ared5_many_flows_with_drops(_results(rows, w.LOAD_TABLE))[0] is False
+    assert _o(w.ared5_many_flows_with_drops, _results(rows, w.LOAD_TABLE)) == F
 
 
 def _large(dt_reno, dt_sack, ecn_reno, ecn_sack) -> dict[str, pd.DataFrame]:
@@ -385,21 +504,21 @@ def _large(dt_reno, dt_sack, ecn_reno, ecn_sack) -> dict[str, pd.DataFrame]:
 
 
 def test_sack_helps_large_boundaries():
-    # DT: SACK 10 % faster (holds), 9 % faster (fails); ARED-ECN: SACK 2 % slower holds, 3 % fails
-    assert w.sack_helps_large(_large(2000.0, 1800.0, 8000.0, 8160.0))[0] is True
-    assert w.sack_helps_large(_large(2000.0, 1820.0, 8000.0, 8000.0))[0] is False
-    assert w.sack_helps_large(_large(2000.0, 1500.0, 8000.0, 8240.0))[0] is False
+    # DT: SACK 10 % faster holds, 9 % fails; ARED-ECN: SACK no slower than Reno ("a bit" better)
+    assert _o(w.sack_helps_large, _large(2000.0, 1800.0, 8000.0, 8000.0)) == H
+    assert _o(w.sack_helps_large, _large(2000.0, 1820.0, 8000.0, 8000.0)) == F
+    assert _o(w.sack_helps_large, _large(2000.0, 1500.0, 8000.0, 8160.0)) == F  # SACK 2 % slower
     # both DT medians unfinished (+inf): no evidence of an improvement
-    assert w.sack_helps_large(_large(math.inf, math.inf, 8000.0, 8000.0))[0] is False
-    holds, ev = w.sack_helps_large(_large(2000.0, 1500.0, 8000.0, 7000.0))
-    assert holds is True and "-25.0 %" in ev and "-12.5 %" in ev
+    assert _o(w.sack_helps_large, _large(math.inf, math.inf, 8000.0, 8000.0)) == F
+    c = w.sack_helps_large(_large(2000.0, 1500.0, 8000.0, 7000.0))
+    assert c.outcome == H and "DT-148q median ms SACK vs 0.9 × Reno: 1500 ≤ 1800" in c.text
 
 
 def test_ecn5_poor_for_large_holds_and_fails():
-    assert w.ecn5_poor_for_large(_large(2000.0, 1800.0, 3000.0, 2700.0))[0] is True  # 1.5 × each
-    assert w.ecn5_poor_for_large(_large(2000.0, 1800.0, 3000.0, 2690.0))[0] is False  # SACK 1.49 ×
-    assert w.ecn5_poor_for_large(_large(2000.0, 1800.0, math.inf, math.inf))[0] is True
-    assert w.ecn5_poor_for_large(_large(math.inf, 1800.0, math.inf, 2700.0))[0] is False
+    assert _o(w.ecn5_poor_for_large, _large(2000.0, 1800.0, 3000.0, 2700.0)) == H  # 1.5 × each
+    assert _o(w.ecn5_poor_for_large, _large(2000.0, 1800.0, 3000.0, 2690.0)) == F  # SACK 1.49 ×
+    assert _o(w.ecn5_poor_for_large, _large(2000.0, 1800.0, math.inf, math.inf)) == H
+    assert _o(w.ecn5_poor_for_large, _large(math.inf, 1800.0, math.inf, 2700.0)) == F
 
 
 def test_new_columns_are_on_their_tables():

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from aqmlab.studies.compare import Check
+
 
 @dataclass(frozen=True)
 class Table:
@@ -54,14 +56,19 @@ class Table:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One conclusion of the paper, checked on aqmlab's results.
+    """One conclusion of the paper and the rule that checks it (docs/verdicts.md).
 
-    `claim`: the paper's conclusion in words; `check(results) -> (holds, evidence)`, where
-    `results` maps table id → DataFrame with columns `row`, each metric's mean (`<metric>`) and
-    CI half-width (`<metric>_ci`), and `evidence` says which numbers decided it."""
+    `id`: short stable name (`w06-ecn-beats-drops`) that causes and the ns-2.35 side refer to;
+    `claim`: the paper's conclusion in words; `quote`: the paper's sentence(s) it checks, with
+    section/page; `check(results) -> aqmlab.studies.compare.Check` (outcome and evidence), where
+    `results` maps table id → DataFrame with columns `row`, each metric's mean (`<metric>`) and,
+    where there are replications, CI half-width (`<metric>_ci`) and count (`<metric>_n` or `n`):
+    aqmlab's, ns-2.35's or the paper's own numbers alike."""
 
+    id: str
     claim: str
-    check: Callable[[dict[str, pd.DataFrame]], tuple[bool, str]]
+    quote: str
+    check: Callable[[dict[str, pd.DataFrame]], Check]
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,22 @@ class Study:
     quick_overrides: dict[str, object] = field(default_factory=dict)
     readings: tuple[Reading, ...] = ()
     default_reading: str = "as-stated"
+    causes: dict[str, str] = field(default_factory=dict)
+    """Documented causes of failing verdicts that the table cannot derive (verdict id → text: a
+    setup difference that was tested, with the run that shows it, or "open: <what was tried>");
+    aqmlab.verdicts fills the report's `cause` column from them."""
+
+    def __post_init__(self) -> None:
+        ids = [v.id for v in self.verdicts]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"study {self.name}: verdict ids not unique: {', '.join(dup)}")
+        for v in self.verdicts:
+            if not v.id or not v.quote.strip():
+                raise ValueError(f"study {self.name}: verdict {v.claim!r}: needs an id and a quote")
+        unknown = sorted(set(self.causes) - set(ids))
+        if unknown:
+            raise ValueError(f"study {self.name}: causes: unknown verdict ids: {', '.join(unknown)}")
 
     def reading(self, name: str | None) -> Reading | None:
         """The reading called `name` (None or the default: no changes); ValueError if unknown."""

@@ -33,13 +33,28 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from aqmlab.studies import Reading, Study, Table, Verdict
+from aqmlab.studies.compare import (
+    Check,
+    Est,
+    Outcome,
+    all_of,
+    any_of,
+    best,
+    ge,
+    get,
+    gt,
+    le,
+    lowest,
+    lt,
+    within,
+)
 from aqmlab.tables import missing_columns
 
 LOAD_TABLE, RED_TABLE, SACK_TABLE = "4-10,13-14,19-21", "11-12", "16-18,21"
@@ -149,18 +164,10 @@ def sack_row(row: pd.Series) -> str:
     return f"load={load_pct(row)},tcp={row['tcp.variant']},queue={row['variant']}"
 
 
-def val(res: Results, table: str, row: str, metric: str) -> float:
-    """aqmlab's mean of `metric` at paper row `row` of `table` (KeyError naming what is missing)."""
-    df = res.get(table)
-    if df is None:
-        raise KeyError(f"no results for table {table}")
-    hit = df[df["row"] == row]
-    if hit.empty:
-        raise KeyError(f"table {table}: no row {row!r}")
-    v = float(hit[metric].iloc[0])
-    if math.isnan(v):
-        raise KeyError(f"table {table}: row {row!r}: {metric} is NaN")
-    return v
+def val(res: Results, table: str, row: str, metric: str) -> Est:
+    """The value (mean and interval) of `metric` at paper row `row` of `table` (KeyError naming
+    what is missing)."""
+    return get(res, table, row, metric)
 
 
 def loads_present(res: Results, table: str, queues: Iterable[str], want: Iterable[int]) -> list[int]:
@@ -174,7 +181,7 @@ def loads_present(res: Results, table: str, queues: Iterable[str], want: Iterabl
     return out
 
 
-def _q(res: Results, table: str, load: int, queue: str, metric: str) -> float:
+def _q(res: Results, table: str, load: int, queue: str, metric: str) -> Est:
     return val(res, table, f"load={load},queue={queue}", metric)
 
 
@@ -216,169 +223,211 @@ def origin_slope(x: list[float], y: list[float]) -> float:
 # --- verdict checks -----------------------------------------------------------------------
 
 
-def reno_equals_sack(res: Results) -> tuple[bool, str]:
-    """Rule: at every load and queue of the Reno/SACK table, SACK's median and p75 response time
-    lie within 10 % (or 10 ms) of Reno's."""
-    df = res[SACK_TABLE]
-    ev, ok = [], True
+def reno_equals_sack(res: Results) -> Check:
+    """Rule (§6.4: with ARED + ECN "SACK and Reno are essentially identical independent of load";
+    with drop-tail "Reno appears to provide somewhat superior response times especially when
+    congestion is severe"; "SACK provides no better performance than Reno"): at every load of the
+    Reno/SACK table, with ARED-ECN-5ms SACK's median and p75 lie within 10 % (at least 10 ms) of
+    Reno's; with DT-148q SACK's median and p75 are at least 0.9 × Reno's (no better)."""
+    df = res.get(SACK_TABLE)
+    if df is None:
+        raise KeyError(f"no results for table {SACK_TABLE}")
+    parts = []
     for row in sorted(r for r in df["row"] if ",tcp=reno," in r):
         srow = row.replace(",tcp=reno,", ",tcp=sack,")
+        what = row.replace(",tcp=reno", "")
         for m in ("median_rt_ms", "p75_rt_ms"):
             a, b = val(res, SACK_TABLE, row, m), val(res, SACK_TABLE, srow, m)
-            good = abs(b - a) <= max(0.10 * a, 10.0)
-            ok &= good
-            ev.append(
-                f"{row.replace(',tcp=reno', '')} {m[:-6]}: reno {a:.0f} sack {b:.0f}{'' if good else ' ✗'}"
-            )
-    if not ev:
-        raise KeyError(f"table {SACK_TABLE}: no Reno rows")
-    return ok, "; ".join(ev)
+            if row.endswith("queue=DT-148q"):
+                parts.append(ge(b, 0.9 * a, f"{what} {m[:-6]} ms: SACK vs 0.9 × Reno"))
+            else:
+                parts.append(within(b, a, max(0.10 * a.mean, 10.0), f"{what} {m[:-6]} ms: SACK vs Reno"))
+    return all_of(parts)
 
 
-def _ecn_gain(res: Results, load: int, target: str) -> float:
+def _ecn_gain(res: Results, load: int, target: str) -> Est:
     """pct_le_1s(ARED-ECN-target) − pct_le_1s(ARED-target) at `load`, percentage points."""
     return _q(res, LOAD_TABLE, load, f"ARED-ECN-{target}", "pct_le_1s") - _q(
         res, LOAD_TABLE, load, f"ARED-{target}", "pct_le_1s"
     )
 
 
-def ecn_beats_drops(res: Results) -> tuple[bool, str]:
-    """Rule: at 80 % and 105 %, for both targets, ARED+ECN has a share of responses ≤ 1 s at
-    least that of ARED with drops and a median no larger (+2 % slack)."""
-    ev, ok = [], True
+def ecn_beats_drops(res: Results) -> Check:
+    """Rule (§6.3: "ARED + ECN-5 ms delivers superior or equivalent performance for all response
+    times"; §7: "ARED with ECN marking performs better than ARED with packet dropping"): at 80 %
+    and 105 %, for both targets, ARED+ECN's share of responses ≤ 1 s is at least ARED's and its
+    median no larger."""
+    parts = []
     for load in (80, 105):
         for t in ("5ms", "60ms"):
-            g = _ecn_gain(res, load, t)
-            me = _q(res, LOAD_TABLE, load, f"ARED-ECN-{t}", "median_rt_ms")
-            md = _q(res, LOAD_TABLE, load, f"ARED-{t}", "median_rt_ms")
-            good = g >= 0 and me <= 1.02 * md
-            ok &= good
-            ev.append(f"{load}% {t}: ≤1s gain {g:+.1f} pp, median {md:.0f}→{me:.0f} ms{'' if good else ' ✗'}")
-    return ok, "; ".join(ev)
+            parts.append(ge(_ecn_gain(res, load, t), 0.0, f"{load}% {t} ≤1 s gain pp"))
+            parts.append(
+                le(
+                    _q(res, LOAD_TABLE, load, f"ARED-ECN-{t}", "median_rt_ms"),
+                    _q(res, LOAD_TABLE, load, f"ARED-{t}", "median_rt_ms"),
+                    f"{load}% {t} median ms ECN vs drops",
+                )
+            )
+    return all_of(parts)
 
 
-def ecn_gain_grows(res: Results) -> tuple[bool, str]:
-    """Rule: the ECN gain in pct_le_1s with the 5 ms target is larger at 105 % than at 80 %, and
-    at 105 % larger with the 5 ms target than with 60 ms."""
-    g80, g105 = _ecn_gain(res, 80, "5ms"), _ecn_gain(res, 105, "5ms")
-    g105_60 = _ecn_gain(res, 105, "60ms")
-    ok = g105 > g80 and g105 > g105_60
-    return ok, f"5ms gain: 80% {g80:+.1f} pp, 105% {g105:+.1f} pp; 60ms gain at 105%: {g105_60:+.1f} pp"
+def ecn_gain_grows(res: Results) -> Check:
+    """Rule (§7: "the value of ECN marking increases as the offered load increases. ECN also
+    offers more significant gains in performance when the target delay is small"): the 5 ms ECN
+    gain in pct_le_1s is larger at 105 % than at 80 %, and at both loads the 5 ms gain exceeds
+    the 60 ms gain."""
+    g = {(ld, t): _ecn_gain(res, ld, t) for ld in (80, 105) for t in ("5ms", "60ms")}
+    return all_of(
+        [
+            gt(g[105, "5ms"], g[80, "5ms"], "5ms gain pp 105% vs 80%"),
+            gt(g[80, "5ms"], g[80, "60ms"], "80% gain pp 5ms vs 60ms"),
+            gt(g[105, "5ms"], g[105, "60ms"], "105% gain pp 5ms vs 60ms"),
+        ]
+    )
 
 
 AQMS = ("ARED-5ms", "ARED-60ms", "ARED-ECN-5ms", "ARED-ECN-60ms")
 
 
-def little_benefit_below_80(res: Results) -> tuple[bool, str]:
+def little_benefit_below_80(res: Results) -> Check:
     """Rule (§6.6: "much below 80 % offered load ... ARED + ECN performs only marginally better
     than drop-tail ... no difference in link utilization ... no average loss over 3 %"): at 50 %
     and 60 % (those that ran), no ARED setting has more than 2 percentage points more responses
     ≤ 1 s than DT-148q, every queue's utilization is within 0.01 of DT-148q's, and no queue
     loses more than 3 %."""
-    loads = loads_present(res, LOAD_TABLE, ("DT-148q", *AQMS), (50, 60))
-    ev, ok = [], True
-    for ld in loads:
-        dt_le, dt_u = (
-            _q(res, LOAD_TABLE, ld, "DT-148q", "pct_le_1s"),
-            _q(res, LOAD_TABLE, ld, "DT-148q", "utilization"),
+    parts = []
+    for ld in loads_present(res, LOAD_TABLE, ("DT-148q", *AQMS), (50, 60)):
+        dt_le = _q(res, LOAD_TABLE, ld, "DT-148q", "pct_le_1s")
+        dt_u = _q(res, LOAD_TABLE, ld, "DT-148q", "utilization")
+        gain = best(_q(res, LOAD_TABLE, ld, q, "pct_le_1s") for q in AQMS) - dt_le
+        parts.append(le(gain, 2.0, f"{ld}% best ARED ≤1 s gain pp"))
+        parts += [
+            within(_q(res, LOAD_TABLE, ld, q, "utilization"), dt_u, 0.01, f"{ld}% util {q} vs DT-148q")
+            for q in AQMS
+        ]
+        loss = best(_q(res, LOAD_TABLE, ld, q, "drops_pct") for q in ("DT-148q", "DT-111q", *AQMS))
+        parts.append(le(loss, 3.0, f"{ld}% max loss %"))
+    return all_of(parts)
+
+
+def _shorter(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
+    """Per quantile share: `a`'s response time < `b`'s."""
+    return [
+        lt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
+        for s in shares
+    ]
+
+
+def _longer(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
+    """Per quantile share: `a`'s response time > `b`'s."""
+    return [
+        gt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
+        for s in shares
+    ]
+
+
+#: "marginally worse": at most this factor above DT-148q at p90 and p95 (§6.5).
+MARGINAL = 1.25
+
+
+def ecn5_beats_dt_at_80(res: Results) -> Check:
+    """Rule (§6.5: "better response-time performance for nearly 75 % of responses but marginally
+    worse for the rest"): at 80 %, ARED-ECN-5ms has shorter p10, p25 and median than DT-148q; at
+    p90 or p95 it is not shorter (the CDFs cross near 75 %; p75 lies at the crossing and is not
+    tested); and its p90 and p95 are at most 1.25 × DT-148q's (marginally worse)."""
+    a, b = "ARED-ECN-5ms", "DT-148q"
+    worse = any_of(
+        [
+            le(
+                _q(res, LOAD_TABLE, 80, b, QUANTILES[s]),
+                _q(res, LOAD_TABLE, 80, a, QUANTILES[s]),
+                f"p{s} ms DT ≤ ECN",
+            )
+            for s in (90, 95)
+        ]
+    )
+    marginal = [
+        le(
+            _q(res, LOAD_TABLE, 80, a, QUANTILES[s]),
+            MARGINAL * _q(res, LOAD_TABLE, 80, b, QUANTILES[s]),
+            f"p{s} ms ECN vs 1.25 × DT",
         )
-        gain = max(_q(res, LOAD_TABLE, ld, q, "pct_le_1s") - dt_le for q in AQMS)
-        du = max(abs(_q(res, LOAD_TABLE, ld, q, "utilization") - dt_u) for q in AQMS)
-        loss = max(_q(res, LOAD_TABLE, ld, q, "drops_pct") for q in ("DT-148q", "DT-111q", *AQMS))
-        good = gain <= 2.0 and du <= 0.01 and loss <= 3.0
-        ok &= good
-        ev.append(f"{ld}%: best ARED ≤1s gain {gain:+.1f} pp, max |Δutil| {du:.3f}, max loss {loss:.2f} %"
-                  f"{'' if good else ' ✗'}")  # fmt: skip
-    return ok, "; ".join(ev)
+        for s in (90, 95)
+    ]
+    return all_of(
+        [all_of(_shorter(res, LOAD_TABLE, 80, a, b, (10, 25, 50)), prefix="ECN shorter: "), worse, *marginal]
+    )
 
 
-def _share_better(res: Results, table: str, load: int, a: str, b: str) -> list[int]:
-    """The quantile shares (%) at which queue `a` has the shorter response time than `b`."""
-    return [s for s, m in QUANTILES.items() if _q(res, table, load, a, m) < _q(res, table, load, b, m)]
-
-
-def ecn5_beats_dt_at_80(res: Results) -> tuple[bool, str]:
-    """Rule (§6.5: "better for nearly 75 % of responses but marginally worse for the rest"): at
-    80 %, ARED-ECN-5ms has shorter p10, p25, median and p75 than DT-148q, and a longer p90 or
-    p95 (the CDFs cross above the 75th percentile)."""
-    better = _share_better(res, LOAD_TABLE, 80, "ARED-ECN-5ms", "DT-148q")
-    ok = {10, 25, 50, 75} <= set(better) and not {90, 95} <= set(better)
-    return ok, f"ARED-ECN-5ms shorter than DT-148q at quantiles {better} % (want 10-75 yes, 90 or 95 no)"
-
-
-def tradeoff_at_105(res: Results) -> tuple[bool, str]:
+def tradeoff_at_105(res: Results) -> Check:
     """Rule (§6.5, §7: ARED-ECN-5ms improves "about half the responses but worsens the other
     half"; "link utilization is significantly better with drop-tail"): at 105 %, ARED-ECN-5ms
     has shorter p10 and p25 and longer p75 and p90 than DT-148q, and DT-148q's utilization is
     at least 0.02 higher."""
-    better = set(_share_better(res, LOAD_TABLE, 105, "ARED-ECN-5ms", "DT-148q"))
-    du = _q(res, LOAD_TABLE, 105, "DT-148q", "utilization") - _q(
-        res, LOAD_TABLE, 105, "ARED-ECN-5ms", "utilization"
-    )
-    ok = {10, 25} <= better and not better & {75, 90} and du >= 0.02
-    return (
-        ok,
-        f"ARED-ECN-5ms shorter at quantiles {sorted(better)} %; DT-148q utilization higher by {du:+.3f}",
+    a, b = "ARED-ECN-5ms", "DT-148q"
+    du = _q(res, LOAD_TABLE, 105, b, "utilization") - _q(res, LOAD_TABLE, 105, a, "utilization")
+    return all_of(
+        [
+            all_of(_shorter(res, LOAD_TABLE, 105, a, b, (10, 25)), prefix="ECN shorter: "),
+            all_of(_longer(res, LOAD_TABLE, 105, a, b, (75, 90)), prefix="ECN longer: "),
+            ge(du, 0.02, "DT-148q utilization − ECN's"),
+        ]
     )
 
 
-def dt_equals_ecn60(res: Results) -> tuple[bool, str]:
+def dt_equals_ecn60(res: Results) -> Check:
     """Rule (§7: "at all loads there is little difference" between DT-148q and ARED-ECN-60ms): at
-    every load that ran, medians within 15 % and shares ≤ 1 s within 3 percentage points."""
+    every load that ran, medians within 15 % (of DT-148q's) and shares ≤ 1 s within 3
+    percentage points."""
     loads = loads_present(
         res, LOAD_TABLE, ("DT-148q", "ARED-ECN-60ms"), (50, 60, 70, 80, 85, 90, 95, 100, 105)
     )
-    ev, ok = [], True
+    parts = []
     for ld in loads:
-        a, b = (
-            _q(res, LOAD_TABLE, ld, "DT-148q", "median_rt_ms"),
-            _q(res, LOAD_TABLE, ld, "ARED-ECN-60ms", "median_rt_ms"),
-        )
-        la, lb = (
-            _q(res, LOAD_TABLE, ld, "DT-148q", "pct_le_1s"),
-            _q(res, LOAD_TABLE, ld, "ARED-ECN-60ms", "pct_le_1s"),
-        )
-        good = abs(b - a) <= 0.15 * a and abs(lb - la) <= 3.0
-        ok &= good
-        ev.append(f"{ld}%: median {a:.0f}/{b:.0f} ms, ≤1s {la:.1f}/{lb:.1f} %{'' if good else ' ✗'}")
-    return ok, "; ".join(ev)
+        a, b = (_q(res, LOAD_TABLE, ld, q, "median_rt_ms") for q in ("DT-148q", "ARED-ECN-60ms"))
+        la, lb = (_q(res, LOAD_TABLE, ld, q, "pct_le_1s") for q in ("DT-148q", "ARED-ECN-60ms"))
+        parts += [within(b, a, 0.15 * a.mean, f"{ld}% median ms"), within(lb, la, 3.0, f"{ld}% ≤1 s %")]
+    return all_of(parts, prefix="ECN-60ms vs DT-148q: ")
 
 
-def dt111_vs_dt148(res: Results) -> tuple[bool, str]:
+def dt111_vs_dt148(res: Results) -> Check:
     """Rule (§6.1: little difference; at 80 % load the CDFs cross at (700 ms, 80 %), so 80 % of
     responses complete within 700 ms with either queue): at 80 %, shares ≤ 1 s within 2 pp, and
     for both queues p75 ≤ 700 ms ≤ p90."""
-    ev, ok = [], True
-    le = {q: _q(res, LOAD_TABLE, 80, q, "pct_le_1s") for q in ("DT-111q", "DT-148q")}
-    ok &= abs(le["DT-111q"] - le["DT-148q"]) <= 2.0
-    ev.append(f"≤1s: {le['DT-111q']:.1f} / {le['DT-148q']:.1f} %")
+    le1 = {q: _q(res, LOAD_TABLE, 80, q, "pct_le_1s") for q in ("DT-111q", "DT-148q")}
+    parts = [within(le1["DT-111q"], le1["DT-148q"], 2.0, "≤1 s % DT-111q vs DT-148q")]
     for q in ("DT-111q", "DT-148q"):
-        p75, p90 = _q(res, LOAD_TABLE, 80, q, "p75_rt_ms"), _q(res, LOAD_TABLE, 80, q, "p90_rt_ms")
-        ok &= p75 <= 700.0 <= p90
-        ev.append(f"{q}: p75 {p75:.0f} ms, p90 {p90:.0f} ms")
-    return ok, "; ".join(ev)
+        parts += [
+            le(_q(res, LOAD_TABLE, 80, q, "p75_rt_ms"), 700.0, f"{q} p75 ms"),
+            ge(_q(res, LOAD_TABLE, 80, q, "p90_rt_ms"), 700.0, f"{q} p90 ms"),
+        ]
+    return all_of(parts, prefix="80%: ")
 
 
-def ared5_vs_ared60(res: Results) -> tuple[bool, str]:
+def ared5_vs_ared60(res: Results) -> Check:
     """Rule (§6.2: crossover near 400 ms; at 105 % "about 60 % of responses (those taking longer
     than 300-400 ms)" are better with drop-tail and with ARED-60ms than with ARED-5ms): at 80 %
     and 105 %, ARED-5ms has a shorter p10 and a longer p90 than ARED-60ms; at 105 % DT-148q and
     ARED-60ms both have a shorter p75 and p90 than ARED-5ms."""
-    ev, ok = [], True
+    parts = []
     for ld in (80, 105):
-        b = set(_share_better(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms"))
-        good = 10 in b and 90 not in b
-        ok &= good
-        ev.append(f"{ld}%: ARED-5ms shorter than ARED-60ms at {sorted(b)} %{'' if good else ' ✗'}")
+        parts.append(
+            all_of(
+                [
+                    *_shorter(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (10,)),
+                    *_longer(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (90,)),
+                ],
+                prefix=f"{ld}% ARED-5ms vs ARED-60ms: ",
+            )
+        )
     for q in ("DT-148q", "ARED-60ms"):
-        b = set(_share_better(res, LOAD_TABLE, 105, q, "ARED-5ms"))
-        good = {75, 90} <= b
-        ok &= good
-        ev.append(f"105%: {q} shorter than ARED-5ms at {sorted(b)} %{'' if good else ' ✗'}")
-    return ok, "; ".join(ev)
+        parts.append(
+            all_of(_shorter(res, LOAD_TABLE, 105, q, "ARED-5ms", (75, 90)), prefix=f"105% {q} vs ARED-5ms: ")
+        )
+    return all_of(parts)
 
 
-def ared_beats_red(res: Results) -> tuple[bool, str]:
+def ared_beats_red(res: Results) -> Check:
     """Rule (§6.2, Figs. 11-12: ARED improves on the original RED, more so as congestion grows):
     at 80 % and 90 %, ARED-5ms ≥ RED-5-15 and ARED-60ms ≥ RED-30-90 in responses ≤ 1 s, and the
     summed gain at 90 % exceeds that at 80 %."""
@@ -389,122 +438,271 @@ def ared_beats_red(res: Results) -> tuple[bool, str]:
         ]
         for ld in (80, 90)
     }
-    ok = all(g >= 0 for gs in gains.values() for g in gs) and sum(gains[90]) > sum(gains[80])
-    ev = "; ".join(f"{ld}%: gains {gs[0]:+.1f} pp (5ms), {gs[1]:+.1f} pp (60ms)" for ld, gs in gains.items())
-    return ok, ev
+    parts = [
+        ge(g, 0.0, f"{ld}% ≤1 s gain pp {a} vs {r}")
+        for ld, gs in gains.items()
+        for g, (a, r) in zip(gs, pairs, strict=True)
+    ]
+    parts.append(gt(gains[90][0] + gains[90][1], gains[80][0] + gains[80][1], "summed gain pp 90% vs 80%"))
+    return all_of(parts)
 
 
-def droptail_util_and_loss(res: Results) -> tuple[bool, str]:
+def droptail_util_and_loss(res: Results) -> Check:
     """Rule (§6.3: "drop-tail results in the highest link utilization and the lowest drop
-    rates"): at 90 % and 105 %, DT-148q's utilization is ≥ every ARED setting's (−0.005 slack)
-    and its drop rate ≤ every ARED setting's."""
-    ev, ok = [], True
+    rates"): at 90 % and 105 %, DT-148q's utilization is ≥ every ARED setting's and its drop
+    rate ≤ every ARED setting's."""
+    parts = []
     for ld in loads_present(res, LOAD_TABLE, ("DT-148q", *AQMS), (90, 105)):
-        u = _q(res, LOAD_TABLE, ld, "DT-148q", "utilization")
-        d = _q(res, LOAD_TABLE, ld, "DT-148q", "drops_pct")
-        umax = max(_q(res, LOAD_TABLE, ld, q, "utilization") for q in AQMS)
-        dmin = min(_q(res, LOAD_TABLE, ld, q, "drops_pct") for q in AQMS)
-        good = u >= umax - 0.005 and d <= dmin
-        ok &= good
-        ev.append(f"{ld}%: DT-148q util {u:.3f} (ARED max {umax:.3f}), loss {d:.2f} % (ARED min {dmin:.2f} %)"
-                  f"{'' if good else ' ✗'}")  # fmt: skip
-    return ok, "; ".join(ev)
+        parts.append(
+            ge(
+                _q(res, LOAD_TABLE, ld, "DT-148q", "utilization"),
+                best(_q(res, LOAD_TABLE, ld, q, "utilization") for q in AQMS),
+                f"{ld}% util DT-148q vs ARED max",
+            )
+        )
+        parts.append(
+            le(
+                _q(res, LOAD_TABLE, ld, "DT-148q", "drops_pct"),
+                lowest(_q(res, LOAD_TABLE, ld, q, "drops_pct") for q in AQMS),
+                f"{ld}% loss % DT-148q vs ARED min",
+            )
+        )
+    return all_of(parts)
 
 
-def ecn5_small_queue_low_util(res: Results) -> tuple[bool, str]:
+def ecn5_small_queue_low_util(res: Results) -> Check:
     """Rule (§6.3: ARED+ECN-5ms "produces lower link utilization than ARED+ECN-60ms" and "keeps
     the average queue size small"): at 80 % and 105 %, ARED-ECN-5ms has a mean queue under half
     of ARED-ECN-60ms's and a lower utilization."""
-    ev, ok = [], True
+    parts = []
     for ld in (80, 105):
         q5, q60 = (_q(res, LOAD_TABLE, ld, f"ARED-ECN-{t}", "mean_qlen") for t in ("5ms", "60ms"))
         u5, u60 = (_q(res, LOAD_TABLE, ld, f"ARED-ECN-{t}", "utilization") for t in ("5ms", "60ms"))
-        good = q5 < 0.5 * q60 and u5 < u60
-        ok &= good
-        ev.append(f"{ld}%: mean queue {q5:.1f}/{q60:.1f} pkts, util {u5:.3f}/{u60:.3f}{'' if good else ' ✗'}")
-    return ok, "; ".join(ev)
+        parts += [
+            lt(q5, 0.5 * q60, f"{ld}% mean queue pkts 5ms vs half of 60ms"),
+            lt(u5, u60, f"{ld}% util 5ms vs 60ms"),
+        ]
+    return all_of(parts)
 
 
-def ared5_many_flows_with_drops(res: Results) -> tuple[bool, str]:
+def ared5_many_flows_with_drops(res: Results) -> Check:
     """Rule (§6.2: "With ARED-5ms, many flows experience packet drops", Fig. 6): at 80 % and
     105 %, ARED-5ms has a larger share of connections with drops than DT-148q and than
     ARED-60ms."""
-    ev, ok = [], True
+    parts = []
     for ld in (80, 105):
-        f = {
-            q: _q(res, LOAD_TABLE, ld, q, "pct_flows_with_drops")
-            for q in ("ARED-5ms", "DT-148q", "ARED-60ms")
-        }
-        good = f["ARED-5ms"] > f["DT-148q"] and f["ARED-5ms"] > f["ARED-60ms"]
-        ok &= good
-        ev.append(f"{ld}%: " + ", ".join(f"{q} {v:.1f} %" for q, v in f.items()) + ("" if good else " ✗"))
-    return ok, "% of connections with drops: " + "; ".join(ev)
+        f5 = _q(res, LOAD_TABLE, ld, "ARED-5ms", "pct_flows_with_drops")
+        parts += [
+            gt(f5, _q(res, LOAD_TABLE, ld, q, "pct_flows_with_drops"), f"{ld}% ARED-5ms vs {q}")
+            for q in ("DT-148q", "ARED-60ms")
+        ]
+    return all_of(parts, prefix="% of connections with drops: ")
 
 
-def _large(res: Results, tcp: str, queue: str, metric: str = "large_median_rt_ms") -> float:
+def _large(res: Results, tcp: str, queue: str, metric: str = "large_median_rt_ms") -> Est:
     return val(res, SACK_TABLE, f"load=80,tcp={tcp},queue={queue}", metric)
 
 
-def sack_helps_large(res: Results) -> tuple[bool, str]:
-    """Rule (§6.4, Fig. 18 at 80 %: for responses > 50 KB "SACK improves performance of these
-    long flows over that of Reno" with drop-tail, a difference the text calls dramatic; with
-    ARED+ECN "SACK improves performance ... a bit"): with DT-148q SACK's median response time of
-    the > 50 KB responses is finite and at least 10 % below Reno's; with ARED-ECN-5ms it is
-    finite and at most 2 % above Reno's."""
-    dt_r, dt_s = _large(res, "reno", "DT-148q"), _large(res, "sack", "DT-148q")
-    ecn_r, ecn_s = _large(res, "reno", "ARED-ECN-5ms"), _large(res, "sack", "ARED-ECN-5ms")
-    # A SACK median of +inf (over half unfinished) is no improvement, whatever Reno's.
-    ok = math.isfinite(dt_s) and dt_s <= 0.9 * dt_r and math.isfinite(ecn_s) and ecn_s <= 1.02 * ecn_r
-    return ok, (
-        f"80 %, responses > 50 KB, median ms: DT-148q reno {dt_r:.0f} sack {dt_s:.0f} "
-        f"({100 * (dt_s / dt_r - 1):+.1f} %, want ≤ −10 %); ARED-ECN-5ms reno {ecn_r:.0f} sack "
-        f"{ecn_s:.0f} ({100 * (ecn_s / ecn_r - 1):+.1f} %, want ≤ +2 %)"
+def _finite(x: Est, what: str) -> Check:
+    return Check(
+        Outcome.HOLDS if math.isfinite(x.mean) else Outcome.FAILS,
+        f"{what} {x}" + ("" if math.isfinite(x.mean) else " ✗"),
     )
 
 
-def ecn5_poor_for_large(res: Results) -> tuple[bool, str]:
+def sack_helps_large(res: Results) -> Check:
+    """Rule (§6.4, Fig. 18 at 80 %: for responses > 50 KB "SACK improves performance of these
+    long flows over that of Reno" with drop-tail, a difference the text calls dramatic; with
+    ARED+ECN "SACK improves performance ... a bit"): with DT-148q SACK's median response time of
+    the > 50 KB responses is finite and at most 0.9 × Reno's; with ARED-ECN-5ms it is finite and
+    at most Reno's."""
+    dt_r, dt_s = _large(res, "reno", "DT-148q"), _large(res, "sack", "DT-148q")
+    ecn_r, ecn_s = _large(res, "reno", "ARED-ECN-5ms"), _large(res, "sack", "ARED-ECN-5ms")
+    # A SACK median of +inf (over half unfinished) is no improvement, whatever Reno's.
+    fin = [_finite(dt_s, "DT-148q SACK median ms"), _finite(ecn_s, "ARED-ECN-5ms SACK median ms")]
+    if any(c.outcome == Outcome.FAILS for c in fin):
+        return all_of(fin, prefix="80 %, responses > 50 KB: ")
+    return all_of(
+        [
+            le(dt_s, 0.9 * dt_r, "DT-148q median ms SACK vs 0.9 × Reno"),
+            le(ecn_s, ecn_r, "ARED-ECN-5ms median ms SACK vs Reno"),
+        ],
+        prefix="80 %, responses > 50 KB: ",
+    )
+
+
+def ecn5_poor_for_large(res: Results) -> Check:
     """Rule (§6.4, Fig. 18 at 80 %: with ARED+ECN-5ms "the performance for larger flows is very
     poor", with SACK "still far below that of drop-tail"): for Reno and for SACK, the median
     response time of the > 50 KB responses with ARED-ECN-5ms is at least 1.5 × DT-148q's, and
     DT-148q's is finite."""
-    ev, ok = [], True
+    parts = []
     for tcp in ("reno", "sack"):
         dt, ecn = _large(res, tcp, "DT-148q"), _large(res, tcp, "ARED-ECN-5ms")
-        good = math.isfinite(dt) and ecn >= 1.5 * dt
-        ok &= good
-        ev.append(f"{tcp}: DT-148q {dt:.0f}, ARED-ECN-5ms {ecn:.0f} ({ecn / dt:.2f} ×){'' if good else ' ✗'}")
-    return ok, "80 %, responses > 50 KB, median ms: " + "; ".join(ev)
+        fin = _finite(dt, f"{tcp}: DT-148q median ms")
+        parts.append(
+            fin if fin.outcome == Outcome.FAILS else ge(ecn, 1.5 * dt, f"{tcp}: median ms ECN vs 1.5 × DT")
+        )
+    return all_of(parts, prefix="80 %, responses > 50 KB: ")
 
 
-VERDICTS: tuple[tuple[str, Callable[[Results], tuple[bool, str]]], ...] = (
-    ("Reno and SACK perform the same for typical (short) HTTP responses, at every load and queue "
-     "(§6.4, §7)", reno_equals_sack),
-    ("ARED with ECN marking performs better than ARED with packet drops (§6.3, §7)", ecn_beats_drops),
-    ("The value of ECN grows with load and is larger with the 5 ms target (§6.3, §7)", ecn_gain_grows),
-    ("Much below 80 % load (50-60 %) there is little benefit from (A)RED: equal utilization, no "
-     "loss over 3 % (§6.6, §7)", little_benefit_below_80),
-    ("At 80 % load ARED+ECN-5ms beats DT-148q for ~75 % of responses, marginally worse for the rest "
-     "(§6.5, §7)", ecn5_beats_dt_at_80),
-    ("At 105 % load ARED+ECN-5ms improves about half the responses and worsens the other half; "
-     "drop-tail has significantly higher utilization (§6.5, §7)", tradeoff_at_105),
-    ("At all loads little difference between DT-148q and ARED+ECN-60ms (§7)", dt_equals_ecn60),
-    ("DT-111q and DT-148q differ little; at 80 % load 80 % of responses finish within 700 ms "
-     "(§6.1)", dt111_vs_dt148),
-    ("ARED-5ms vs ARED-60ms: a crossover (near 400 ms) — 5 ms better for short responses, worse for "
-     "long; at 105 % drop-tail and ARED-60ms beat ARED-5ms for the slower ~60 % (§6.2)", ared5_vs_ared60),
-    ("ARED (adaptive max_p, gentle) improves on the original RED, more at 90 % than at 80 % load "
-     "(§6.2, Figs. 11-12)", ared_beats_red),
-    ("Drop-tail gives the highest utilization and the lowest drop rates under congestion (§6.3)",
-     droptail_util_and_loss),
-    ("ARED+ECN-5ms keeps a small mean queue at the cost of lower utilization than ARED+ECN-60ms "
-     "(§6.3)", ecn5_small_queue_low_util),
-    ("With ARED-5ms many flows experience drops: more than with DT-148q or ARED-60ms (§6.2, Fig. 6)",
-     ared5_many_flows_with_drops),
-    ("For responses > 50 KB SACK improves on Reno: clearly with drop-tail, a bit with ARED+ECN-5ms "
-     "(§6.4, Fig. 18)", sack_helps_large),
-    ("For responses > 50 KB ARED+ECN-5ms is far worse than drop-tail, with Reno and with SACK "
-     "(§6.4, Fig. 18)", ecn5_poor_for_large),
-)  # fmt: skip
+VERDICTS: tuple[Verdict, ...] = (
+    Verdict(
+        "w06-reno-sack-same",
+        "Reno and SACK perform the same for typical (short) HTTP responses: identical with ARED+ECN, "
+        "SACK no better with drop-tail (§6.4, §7)",
+        '§6.4: "Overall, SACK provides no better performance than Reno. When paired with ARED + ECN, '
+        "SACK and Reno are essentially identical independent of load. When paired with drop-tail, Reno "
+        'appears to provide somewhat superior response times especially when congestion is severe." '
+        '§7: "There is no difference in performance between Reno and SACK for typical short-lived '
+        'HTTP flows independent of load and pairing with queue management algorithm."',
+        reno_equals_sack,
+    ),
+    Verdict(
+        "w06-ecn-beats-drops",
+        "ARED with ECN marking performs better than ARED with packet drops (§6.3, §7)",
+        '§6.3: "Up to 90% load, ARED + ECN-5 ms delivers superior or equivalent performance for all '
+        'response times." §7: "As expected, ARED with ECN marking performs better than ARED with '
+        'packet dropping"',
+        ecn_beats_drops,
+    ),
+    Verdict(
+        "w06-ecn-value-grows",
+        "The value of ECN grows with load and is larger with the 5 ms target (§6.3, §7)",
+        '§7: "the value of ECN marking increases as the offered load increases. ECN also offers more '
+        'significant gains in performance when the target delay is small (5 ms)." §6.3: "ECN has a '
+        "more significant benefit when the ARED target queue is small. [...] For the severely congested "
+        'case, ECN provides even more advantages, especially when coupled with a small target delay."',
+        ecn_gain_grows,
+    ),
+    Verdict(
+        "w06-little-benefit-below-80",
+        "Much below 80 % load (50-60 %) there is little benefit from (A)RED: equal utilization, no "
+        "loss over 3 % (§6.6, §7)",
+        '§6.6: "Much below 80% offered load, SACK and Reno have identical performance, and ARED + ECN '
+        "performs only marginally better than drop-tail. At these loads, there is no difference in link "
+        "utilization between any of the queue management techniques. There is also very little packet "
+        'loss (no average loss over 3%)."',
+        little_benefit_below_80,
+    ),
+    Verdict(
+        "w06-ecn5-beats-dt-80",
+        "At 80 % load ARED+ECN-5ms beats DT-148q for ~75 % of responses, marginally worse for the rest "
+        "(§6.5, §7)",
+        '§6.5: "At 80% load, Reno-ARED + ECN-5 ms offers better response-time performance for nearly '
+        '75% of responses but marginally worse for the rest."',
+        ecn5_beats_dt_at_80,
+    ),
+    Verdict(
+        "w06-tradeoff-105",
+        "At 105 % load ARED+ECN-5ms improves about half the responses and worsens the other half; "
+        "drop-tail has significantly higher utilization (§6.5, §7)",
+        '§6.5: "At levels of severe congestion the improvements in response times for Reno-ARED + ECN-5 '
+        "ms apply to around 50% of responses while the response times of the other 50% are degraded "
+        'significantly." §7: "ARED can improve the response time of about half the responses but '
+        'worsens the other half. Link utilization is significantly better with drop-tail."',
+        tradeoff_at_105,
+    ),
+    Verdict(
+        "w06-dt-equals-ecn60",
+        "At all loads little difference between DT-148q and ARED+ECN-60ms (§7)",
+        '§7: "At all loads there is little difference between the performance of drop-tail with 2 × BDP '
+        'queue size and ARED with ECN marking and a larger target delay (60 ms)."',
+        dt_equals_ecn60,
+    ),
+    Verdict(
+        "w06-dt111-vs-dt148",
+        "DT-111q and DT-148q differ little; at 80 % load 80 % of responses finish within 700 ms (§6.1)",
+        '§6.1: "There is little performance difference between the two queue sizes [...] At 80% load, '
+        "the crossover is at coordinate (700 ms, 80%). This means that for both DT-111q and DT-148q, 80% "
+        'of the HTTP responses completed in 700 ms or less."',
+        dt111_vs_dt148,
+    ),
+    Verdict(
+        "w06-ared5-vs-ared60",
+        "ARED-5ms vs ARED-60ms: a crossover (near 400 ms) — 5 ms better for short responses, worse for "
+        "long; at 105 % drop-tail and ARED-60ms beat ARED-5ms for the slower ~60 % (§6.2)",
+        '§6.2: "There is a distinct crossover point between Reno-ARED-5ms and Reno-ARED-60 ms [...] near '
+        "400 ms. [...] For responses that complete in less than 400 ms, ARED-5ms offers better "
+        "performance. For responses that complete in over 400 ms, ARED-60 ms, Reno-DT-111q, or "
+        'Reno-DT-148q are preferable." "At 105% load about 60% of responses (those taking longer than '
+        "300–400 ms to complete) have better response times with the drop-tail queue [...] For this same "
+        '60% of responses, ARED-60 ms is also superior to ARED-5ms."',
+        ared5_vs_ared60,
+    ),
+    Verdict(
+        "w06-ared-beats-red",
+        "ARED (adaptive max_p, gentle) improves on the original RED, more at 90 % than at 80 % load "
+        "(§6.2, Figs. 11-12)",
+        '§6.2: "Taken together, Figs. 11 and 12 show that the adaptation of max_p and the linear '
+        "increase in drop probability from max_p to 1.0 in ARED is an improvement over the original RED "
+        'design and that the improvement is more significant as the level of congestion increases."',
+        ared_beats_red,
+    ),
+    Verdict(
+        "w06-droptail-util-loss",
+        "Drop-tail gives the highest utilization and the lowest drop rates under congestion (§6.3)",
+        '§6.3: "As expected, drop-tail results in the highest link utilization and the lowest drop rates."',
+        droptail_util_and_loss,
+    ),
+    Verdict(
+        "w06-ecn5-small-queue",
+        "ARED+ECN-5ms keeps a small mean queue at the cost of lower utilization than ARED+ECN-60ms (§6.3)",
+        '§6.3: "Overall, ARED + ECN-5 ms produces lower link utilization than ARED + ECN-60 ms. [...] '
+        'ARED + ECN-5 ms keeps the average queue size small (Fig. 7)"',
+        ecn5_small_queue_low_util,
+    ),
+    Verdict(
+        "w06-ared5-flows-drops",
+        "With ARED-5ms many flows experience drops: more than with DT-148q or ARED-60ms (§6.2, Fig. 6)",
+        '§6.2: "ARED-5ms keeps a much shorter average queue than ARED-60 ms (Fig. 7), but at the '
+        "expense of longer response times for many responses. With ARED-5ms, many flows experience "
+        'packet drops."',
+        ared5_many_flows_with_drops,
+    ),
+    Verdict(
+        "w06-sack-helps-large",
+        "For responses > 50 KB SACK improves on Reno: clearly with drop-tail, a bit with ARED+ECN-5ms "
+        "(§6.4, Fig. 18)",
+        '§6.4: "Using SACK improves performance for ARED + ECN a bit, but it is still far below that of '
+        'drop-tail. With drop-tail, SACK improves performance of these long flows over that of Reno." '
+        '"the difference between Reno and SACK and drop-tail and ARED + ECN are dramatic for larger '
+        '[flows]"',
+        sack_helps_large,
+    ),
+    Verdict(
+        "w06-ecn5-poor-large",
+        "For responses > 50 KB ARED+ECN-5ms is far worse than drop-tail, with Reno and with SACK "
+        "(§6.4, Fig. 18)",
+        '§6.4: "Although we have shown that ARED + ECN with a 5 ms target delay performs well for flows '
+        "that have short responses and finish quickly, the performance for larger flows is very poor. "
+        "Using SACK improves performance for ARED + ECN a bit, but it is still far below that of "
+        'drop-tail."',
+        ecn5_poor_for_large,
+    ),
+)
+
+_BOTH = (
+    'open: both readings of "packet mode" ran in full and fail it (studies/weigle2006/README.md, '
+    '"Two readings"); the ns-2.35 run of the same grid is the next check'
+)
+#: Documented causes (Study.causes), from studies/weigle2006/README.md.
+CAUSES = {
+    "w06-reno-sack-same": "open: as stated (packet mode) ARED-ECN-5ms at 80-105 % separates Reno and SACK; "
+    'the ns-2.35 byte-mode reading held the old rule (studies/weigle2006/README.md, "Two readings")',
+    **{
+        k: _BOTH
+        for k in (
+            "w06-ecn-beats-drops",
+            "w06-ecn-value-grows",
+            "w06-ecn5-beats-dt-80",
+            "w06-tradeoff-105",
+            "w06-dt-equals-ecn60",
+            "w06-dt111-vs-dt148",
+            "w06-ared-beats-red",
+        )
+    },
+}
 
 # The paper's Table 3 says "packet mode"; its ns-2 (a modified 2.1b9, 2002) had packet mode as the
 # default and the rules the sweep files state (docs/ns2-red-history.md). The other reading is
@@ -559,7 +757,8 @@ STUDY = Study(
             run_metrics=run_metrics,
         ),
     ),
-    verdicts=tuple(Verdict(claim, check) for claim, check in VERDICTS),
+    verdicts=VERDICTS,
+    causes=CAUSES,
     quick_overrides={
         "run.warmup": "60s",
         "run.duration": "600s",

@@ -1,0 +1,116 @@
+"""The verdict table (aqmlab.verdicts): the paper's numbers as a results dict, the `cause` column
+derived from the aqmlab / ns-2.35 / paper columns or from a study's documented causes, and the
+cells of the ns-2.35 and paper columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aqmlab.reproduce import read_paper
+from aqmlab.studies import Study, Verdict, load
+from aqmlab.studies.compare import Outcome, get, lt
+from aqmlab.verdicts import (
+    HEADER,
+    NS2_FAILS,
+    OPEN,
+    PAPER_FAILS,
+    WITHIN_NOISE,
+    VerdictResult,
+    cause,
+    evaluate,
+    paper_results,
+    verdict_table,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+H, F, N, X = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE, Outcome.NOT_EVALUATED
+
+
+def _r(o: Outcome) -> VerdictResult:
+    return VerdictResult("v", "a claim", o, "ev")
+
+
+def test_cause_is_derived_in_order():
+    assert cause(_r(H), _r(F), _r(F), "doc") == ""  # holds: no cause
+    assert cause(_r(X), None, _r(F), "doc") == ""  # not evaluated: the evidence gives the reason
+    assert cause(_r(F), _r(F), _r(F), "doc") == NS2_FAILS
+    assert cause(_r(N), _r(F), _r(H), None) == NS2_FAILS
+    assert cause(_r(F), _r(H), _r(F), "doc") == PAPER_FAILS
+    assert cause(_r(F), None, _r(F), None) == PAPER_FAILS
+    assert cause(_r(N), _r(H), _r(H), "doc") == WITHIN_NOISE
+    assert cause(_r(F), _r(N), _r(X), "tested: X (run Y)") == "tested: X (run Y)"
+    assert cause(_r(F), None, _r(H), None) == OPEN
+
+
+def test_paper_results_pivot_one_row_per_paper_row():
+    res = paper_results(read_paper(ROOT / "studies" / "pisa" / "paper.csv"))
+    t = res["5.7"]
+    assert list(t["row"]) == ["PI", "PISA", "PIMC"]
+    assert t.loc[t["row"] == "PIMC", "responses_completed"].item() == 27597
+    assert "responses_completed_ci" not in t.columns and "n" not in t.columns
+    assert not get(res, "5.7", "PISA", "responses_completed").has_interval
+
+
+def _objects(pi, pisa, pimc, ci):
+    return pd.DataFrame({"row": ["PI", "PISA", "PIMC"], "responses_completed": [pi, pisa, pimc],
+                         "responses_completed_ci": [ci] * 3, "n": [3] * 3})  # fmt: skip
+
+
+def test_pisa_table_with_an_ns2_column():
+    st = load("pisa")
+    paper = paper_results(read_paper(ROOT / "studies" / "pisa" / "paper.csv"))
+    # aqmlab: the published 5.7 row, PISA 24449 ± 280 vs PIMC 24615 ± 284: within noise.
+    ours = {**paper, "5.7": _objects(22448.0, 24449.0, 24615.0, 250.0)}
+    ours["5.7"].loc[1, "responses_completed_ci"], ours["5.7"].loc[2, "responses_completed_ci"] = 280.0, 284.0
+    # ns-2.35 has PI and drop-tail only: PISA and PIMC rows are absent.
+    ns2 = {"5.4": _objects(27409.0, 0.0, 0.0, 100.0).iloc[:1]}
+    rows = {r.id: r for r in verdict_table(st, evaluate(st, ours), evaluate(st, paper), evaluate(st, ns2))}
+    r = rows["pisa-beats-pimc"]
+    assert (r.aqmlab.outcome, r.paper.outcome) == (N, F)
+    # The paper's own Table 5.7 fails the rule; that is named before the noise.
+    assert r.cause == PAPER_FAILS
+    cells = dict(zip(HEADER, r.cells(), strict=True))
+    assert cells["claim"].endswith("[pisa-beats-pimc]") and cells["aqmlab"] == "within noise"
+    assert cells["paper"] == "fails" and cells["ns-2.35"] == "not evaluated"
+    assert "24449 ± 280 ≥ 24615 ± 284 (within noise)" in cells["evidence"]
+    assert r.notes()[0].startswith("quote: §6.1, p. 47:")
+    assert any(n.startswith("ns-2.35 (not evaluated): KeyError") and "'PISA'" in n for n in r.notes())
+    # Without an ns-2.35 results dict the column says so.
+    alone = verdict_table(st, evaluate(st, ours), evaluate(st, paper))
+    assert {dict(zip(HEADER, v.cells(), strict=True))["ns-2.35"] for v in alone} == {"not run"}
+
+
+def test_weigle2006_has_no_paper_numbers_and_documented_causes():
+    st = load("weigle2006")
+    empty = paper_results(read_paper(ROOT / "studies" / "weigle2006" / "paper.csv"))
+    assert empty == {}
+    paper = evaluate(st, empty)
+    assert {v.outcome for v in paper} == {X}
+    row = verdict_table(st, [VerdictResult(v.id, v.claim, F, "e") for v in st.verdicts], paper)
+    by = {r.id: r for r in row}
+    assert dict(zip(HEADER, by["w06-ecn-beats-drops"].cells(), strict=True))["paper"] == "no numbers"
+    assert by["w06-ecn-beats-drops"].cause.startswith("open: both readings")
+    assert by["w06-ared5-flows-drops"].cause == OPEN  # holds in the published report: nothing documented
+
+
+def test_every_study_has_41_quoted_verdicts_with_stable_ids():
+    studies = [load(n) for n in ("christiansen", "weigle2006", "weigle-multi", "pisa")]
+    ids = [v.id for s in studies for v in s.verdicts]
+    assert len(ids) == 41 == len(set(ids))
+    for s in studies:
+        for v in s.verdicts:
+            assert "§" in v.quote or "Abstract" in v.quote or "Table" in v.quote, v.id
+            assert '"' in v.quote, v.id  # the paper's own words, quoted
+
+
+def test_study_rejects_bad_verdict_definitions():
+    v = Verdict("a", "claim", '§1: "x"', lambda r: lt(get(r, "T", "a", "x"), 1.0))
+    with pytest.raises(ValueError, match="verdict ids not unique: a"):
+        Study("s", "p", (), verdicts=(v, v))
+    with pytest.raises(ValueError, match="needs an id and a quote"):
+        Study("s", "p", (), verdicts=(Verdict("b", "claim", " ", v.check),))
+    with pytest.raises(ValueError, match="causes: unknown verdict ids: zz"):
+        Study("s", "p", (), verdicts=(v,), causes={"zz": "open: x"})

@@ -59,6 +59,7 @@ from aqmlab.io import check_out_dir
 from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
 from aqmlab.studies import Reading, Study, Table
+from aqmlab.summary_table import steady_cell
 from aqmlab.sweepspec import PathError, set_path
 from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
     HEADER,
@@ -162,11 +163,19 @@ def resolved_sweep_file(
 # 2-3. results per table and the paper join
 
 
+#: Columns every table of a report shows beside the paper's metrics (docs/summary.md): the share
+#: of responses completed and whether the row's runs reached a steady state.
+RUN_HEALTH = ("pct_completed",)
+
+
 def table_results(sweep: pd.DataFrame, table: Table) -> pd.DataFrame:
-    """Per paper row of `table`: `row`, `n` (replications), and per metric the mean (`m`) and
-    the 95 % CI half width (`m_ci`) over the ok runs of `sweep` that `row_label` maps to it."""
+    """Per paper row of `table`: `row`, `n` (replications), per metric of the table and of
+    RUN_HEALTH the mean (`m`) and the 95 % CI half width (`m_ci`) over the ok runs of `sweep`
+    that `row_label` maps to it, and `steady` ("yes", "no (k/n)" or "-")."""
     ok = sweep[sweep["status"] == "ok"].copy()
-    cols = ["row", "n", *[c for m in table.metrics for c in (m, f"{m}_ci")]]
+    extra = [m for m in RUN_HEALTH if m not in table.metrics and m in sweep.columns]
+    metrics = [*table.metrics, *extra]
+    cols = ["row", "n", *[c for m in metrics for c in (m, f"{m}_ci")], "steady"]
     if ok.empty:
         return pd.DataFrame(columns=cols)
     ok["row"] = [table.row_label(r) for _, r in ok.iterrows()]
@@ -176,7 +185,10 @@ def table_results(sweep: pd.DataFrame, table: Table) -> pd.DataFrame:
     missing = [m for m in table.metrics if m not in ok.columns]
     if missing:
         raise ReproduceError(f"table {table.id}: metrics: not summary columns: {', '.join(missing)}")
-    return summary_ci(ok, ["row"], list(table.metrics))[cols]
+    out = summary_ci(ok, ["row"], metrics)
+    flags = ok["steady_state"] if "steady_state" in ok.columns else pd.Series(None, index=ok.index)
+    out["steady"] = [steady_cell(flags[ok["row"] == r]) for r in out["row"]]
+    return out[cols]
 
 
 def read_paper(path: Path) -> pd.DataFrame:
@@ -211,6 +223,10 @@ def join_paper(paper: pd.DataFrame, table: Table, results: pd.DataFrame) -> list
     out = []
     for row in order:
         d: dict = {"row": row, "n": int(res[row]["n"]) if row in res else 0, "metrics": {}}
+        d["steady"] = str(res[row]["steady"]) if row in res and "steady" in res[row] else "-"
+        for m in RUN_HEALTH:
+            if row in res and m in res[row] and m not in table.metrics:
+                d[m] = (float(res[row][m]), float(res[row][f"{m}_ci"]))
         for m in table.metrics:
             pv = p[(p["row"] == row) & (p["metric"] == m)]["value"]
             pval = float(pv.iloc[0]) if len(pv) else math.nan
@@ -255,13 +271,17 @@ def _diff(d: float) -> str:
 def table_lines(table: Table, joined: list[dict]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of one table of the report: three lines per paper row (paper, aqmlab
     mean ± CI with the number of replications, difference)."""
-    header = ["row", "", *table.metrics]
+    health = [m for m in RUN_HEALTH if m not in table.metrics]
+    header = ["row", "", *table.metrics, *health, "steady"]
     rows = []
     for d in joined:
         ms = [d["metrics"][m] for m in table.metrics]
-        rows.append([d["row"], "paper", *[_cell(x["paper"]) for x in ms]])
-        rows.append(["", f"aqmlab (n={d['n']})", *[_mean_ci(x["mean"], x["ci"]) for x in ms]])
-        rows.append(["", "difference", *[_diff(x["diff"]) for x in ms]])
+        hs = [_mean_ci(*d[m]) if m in d else "–" for m in health]
+        blank = ["–"] * (len(health) + 1)
+        rows.append([d["row"], "paper", *[_cell(x["paper"]) for x in ms], *blank])
+        rows.append(["", f"aqmlab (n={d['n']})", *[_mean_ci(x["mean"], x["ci"]) for x in ms], *hs,
+                     d.get("steady", "-")])  # fmt: skip
+        rows.append(["", "difference", *[_diff(x["diff"]) for x in ms], *blank])
     return header, rows
 
 

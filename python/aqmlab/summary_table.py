@@ -8,7 +8,7 @@ prints it without loading numpy or pandas."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 # (header, summary key) in seed 000's column order.
 COLUMNS: list[tuple[str, str]] = [
@@ -70,6 +70,17 @@ def run_notes(label: str, s: dict) -> list[str]:
             "than any bound"
         )
     return notes
+
+
+def steady_cell(flags: Iterable) -> str:
+    """The "steady" cell of one configuration from its replications' `steady_state` (bool, or
+    1.0/0.0 in a sweep table; None/NaN not judged): "yes", "no (k/n)" with k of the n judged
+    replications not in steady state, or "-" where none was judged."""
+    judged = [bool(v) for v in flags if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not judged:
+        return "-"
+    bad = judged.count(False)
+    return "yes" if bad == 0 else f"no ({bad}/{len(judged)})"
 
 
 def summary_table(summaries: Sequence[tuple[str, dict]]) -> str:

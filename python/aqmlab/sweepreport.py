@@ -43,6 +43,7 @@ import pandas as pd
 from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
 from aqmlab.report import CDF_COLUMNS, COLUMNS, fmt_value, response_time_cdf
 from aqmlab.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
+from aqmlab.summary_table import steady_cell
 from aqmlab.sweep import RUNS, load_sweep
 
 FWD_LINK = "bottleneck_fwd"
@@ -123,13 +124,24 @@ def _load_samples(g: Group) -> None:
 
 
 def ci_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the summary table with CIs (seed 000's columns)."""
+    """Header and rows of the summary table with CIs (seed 000's columns), and whether each
+    configuration's runs reached a steady state (docs/summary.md)."""
     ok = df[df["status"] == "ok"]
     cols = config_columns(df)
     keys = [k for _, k in COLUMNS]
     t = summary_ci(ok, cols, keys)
+
+    def steady_of(values: tuple) -> str:
+        if "steady_state" not in ok.columns:
+            return "-"
+        mask = np.ones(len(ok), dtype=bool)
+        for c, v in zip(cols, values, strict=True):
+            same = ok[c].isna() if pd.isna(v) else (ok[c] == v).fillna(False)
+            mask &= same.to_numpy(dtype=bool)
+        return steady_cell(ok.loc[mask, "steady_state"])
+
     multi = df["variant"].nunique() > 1
-    header = ["configuration", "n", *[h for h, _ in COLUMNS]]
+    header = ["configuration", "n", *[h for h, _ in COLUMNS], "steady"]
     named = label_axes(df)
     rows = []
     for _, r in t.iterrows():
@@ -138,6 +150,7 @@ def ci_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         for k in keys:
             m, h = r[k], r[f"{k}_ci"]
             cells.append(fmt_value(m) if h is None or math.isnan(h) else f"{fmt_value(m)} ± {fmt_value(h)}")
+        cells.append(steady_of(tuple(r[c] for c in cols)))
         rows.append(cells)
     return header, rows
 

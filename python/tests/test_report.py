@@ -44,21 +44,39 @@ def test_fmt_value_three_significant_digits_as_in_seed_000():
 def test_summary_table_layout():
     t = summary_table(
         [
-            ("droptail", synthetic_summary(kb_per_s=1187.0, drops_pct=0.0, unforced_pct=0.0, forced_pct=0.0)),
-            ("red", synthetic_summary(median_rt_ms=math.nan)),
+            (
+                "droptail",
+                synthetic_summary(kb_per_s=1187.0, drops_pct=0.0, unforced_pct=math.nan, forced_pct=math.nan),
+            ),
+            ("red", synthetic_summary(median_rt_ms=math.nan, aqm_drops_pct=100.0)),
         ]
     )
     expected = (
-        "run       KB/s  % drops  % unforced  % forced  mean qlen  median rt (ms)   ≤1s  1-2s  2-3s   >3s"
-        "  p90 (ms)  p99 (ms)\n"
-        "--------  ----  -------  ----------  --------  ---------  --------------  ----  ----  ----  ----"
-        "  --------  --------\n"
-        "droptail  1187        0           0         0       12.2             402  62.7  12.8  9.56  14.9"
-        "      3512     12000\n"
-        "red       1142     11.2        43.4      56.6       12.2               -  62.7  12.8  9.56  14.9"
-        "      3512     12000"
+        "run       KB/s  % drops  % AQM  % unforced  % forced  mean qlen  % done  median rt (ms)   ≤1s"
+        "  1-2s  2-3s   >3s  p90 (ms)  p99 (ms)\n"
+        "--------  ----  -------  -----  ----------  --------  ---------  ------  --------------  ----"
+        "  ----  ----  ----  --------  --------\n"
+        "droptail  1187        0      0           -         -       12.2     100             402  62.7"
+        "  12.8  9.56  14.9      3512     12000\n"
+        "red       1142     11.2    100        43.4      56.6       12.2     100               -  62.7"
+        "  12.8  9.56  14.9      3512     12000"
     )
     assert t == expected
+
+
+def test_summary_table_notes_unsettled_and_unfinished_runs():
+    s = synthetic_summary(
+        pct_completed=80.0, responses_started=1000, responses_completed=800, p99_rt_ms=math.inf,
+        steady_state=False, in_progress_first_tenth=30, in_progress_last_tenth=2000,
+        forced_drops_first_tenth=5, forced_drops_last_tenth=900,
+    )  # fmt: skip
+    lines = summary_table([("ok", synthetic_summary()), ("red", s)]).splitlines()
+    assert lines[3].split()[7] == "80.0" and lines[3].split()[-1] == "∞"
+    assert lines[4].startswith("! red: not in steady state: responses in progress 30 → 2,000")
+    assert "forced drops 5 → 900" in lines[4]
+    assert lines[5].startswith("! red: 200 of 1,000 responses (20.0 %) did not finish")
+    assert lines[6].startswith("∞: the quantile falls on responses that had not finished")
+    assert len(lines) == 7  # nothing noted for the settled, complete run
 
 
 def test_find_run_dirs_accepts_run_dirs_and_parents_and_skips_scratch(tmp_path):
@@ -106,3 +124,12 @@ def test_plot_thinning_keeps_the_curve():
     y = (np.arange(100_000) + 1) / 100_000
     tx, ty = _thin(x, y, 1000)
     assert len(tx) == 1000 and tx[0] == 0 and tx[-1] == 99_999 and ty[-1] == 1.0
+
+
+def test_steady_cell_counts_unsettled_replications():
+    from aqmlab.summary_table import steady_cell
+
+    assert steady_cell([True, True]) == "yes"
+    assert steady_cell([True, False, None]) == "no (1/2)"
+    assert steady_cell([1.0, 0.0, 0.0]) == "no (2/3)"  # a sweep table's column
+    assert steady_cell([None, math.nan]) == "-"

@@ -1,6 +1,6 @@
 """Peak memory of `aqmlab run` for a short run and a 60× longer run of one scenario (issue 14:
 memory bounded by the open connections, not by the run's length). Not a test: it prints the
-figures for the README's benchmark section.
+figures for the benchmark rounds (bench/HISTORY.md).
 
     python bench/memory_flat.py [SCENARIO] [--variant NAME] [--factor 60]
 

@@ -1,6 +1,7 @@
 """Paired whole-process timing of aqmlab against ns-2.35, in one invocation (issue 14): the
-figures of the README's benchmark section come from this script, never from times taken at
-different hours (a shared machine's load moves both tools' times, ns-2's more than aqmlab's).
+figures of the README's benchmark table and of bench/HISTORY.md come from this script, never from
+times taken at different hours (a shared machine's load moves both tools' times, ns-2's more than
+aqmlab's).
 
     python bench/paired.py quickstart [--rounds 5] [--json OUT]
     python bench/paired.py seed001 [--rounds 5] [--json OUT]

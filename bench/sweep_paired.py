@@ -1,5 +1,5 @@
 """Wall time and peak memory of a small `aqmlab sweep`, two builds paired (issue 14). Not a test:
-it prints the figures for the README's benchmark section.
+it prints the figures for the benchmark rounds (bench/HISTORY.md).
 
     python bench/sweep_paired.py BEFORE_PYTHON_DIR AFTER_PYTHON_DIR [--pairs 3] [--replications 3]
 

@@ -35,7 +35,7 @@ from aqmlab.summary_table import summary_table
 
 PROG = "aqmlab"
 # Subcommands whose modules are imported only when used (they load pandas, scipy, matplotlib):
-# `aqmlab run` starts in a fraction of the time (see README, Benchmark).
+# `aqmlab run` starts in a fraction of the time (see bench/HISTORY.md).
 _COMMANDS = (
     "run",
     "calibrate",

@@ -44,8 +44,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "params",
         help="list a model's keys ([tcp], a queue or a workload kind): units, defaults, ranges, sources",
         description="Without NAME, list the models (tcp, the queue kinds, the declared workload "
-        "kinds); with NAME, its keys as the core declares them (the same tables as the README, "
-        "docs/queue-disciplines.md and docs/workloads.md).",
+        "kinds); with NAME, its keys as the core declares them (the same tables as "
+        "docs/queue-disciplines.md, docs/tcp.md, docs/workloads.md and docs/topologies.md).",
     )
     p.add_argument("kind", nargs="?", metavar="NAME", help="tcp, a queue kind such as red, or mah")
 

@@ -51,7 +51,7 @@ class _Table:
 
 @dataclass
 class RunResult:
-    """One run. `summary` is the run summary (seed 000's table columns, see README);
+    """One run. `summary` is the run summary (seed 000's table columns, see docs/commands.md);
     `requests`/`queue`/`links` the per-run tables (pandas DataFrames, read from `files` when
     first used); `engine` the engine counters; `summary_json` the summary exactly as written to
     summary.json (without the final newline); `warmup_ns` the warm-up (records starting before

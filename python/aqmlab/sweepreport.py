@@ -269,7 +269,7 @@ def fig_vs_load(df: pd.DataFrame, load_axis: str, column: str, ylabel: str) -> b
 CROSSOVER_HEADER = [
     "A", "B", "crossings where the 95 % bands separate (s)", "sign changes of the pooled CDFs",
 ]  # fmt: skip
-#: The report's definition of the crossover table (also in README.md, "Sweeps").
+#: The report's definition of the crossover table (also in docs/commands.md).
 CROSSOVER_NOTE = (
     "A crossing is listed only where the replications' bands separate on both sides: the 95 % "
     "pointwise bands of the two CDFs (Student t over the replications' CDFs, as in the figure) do "

@@ -2,7 +2,7 @@
 run a dumbbell scenario with real Linux TCP in network namespaces (issue 12). The work is done
 by the Rust binary `aqmlab-testbed` (crates/testbed, built by setup.sh into target/release/);
 this module only finds it and execs it, so signals (Ctrl-C) reach it directly and its exit
-status is the command's. Needs root (see README, Testbed)."""
+status is the command's. Needs root (see docs/testbed.md)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@
 //!
 //! Everything else reads the declarations: the scenario parser (`crates/scenario/src/queue.rs`:
 //! kind dispatch only), each model's `validate`, the `ns2` profiles, `aqmlab params KIND`, the
-//! default search ranges and the generated tables of `docs/queue-disciplines.md` and the README
-//! ([`crate::params_table`]).
+//! default search ranges and the generated tables of `docs/queue-disciplines.md` and
+//! `docs/scenarios.md` ([`crate::params_table`]).
 //!
 //! Validation: `crates/aqm/tests/params_declared.rs` (every declared key accepted, every accepted
 //! key declared, docs current) and each discipline's own tests.

@@ -1,6 +1,6 @@
 //! The queue disciplines' parameter tables, rendered from the declarations ([`crate::params`])
-//! by the `declare` crate's table code: markdown for `docs/queue-disciplines.md` and the README
-//! (between `<!-- generated: … -->` markers, kept current by
+//! by the `declare` crate's table code: markdown for `docs/queue-disciplines.md` and
+//! `docs/scenarios.md` (between `<!-- generated: … -->` markers, kept current by
 //! `crates/aqm/tests/params_declared.rs`), and plain text for `aqmlab params KIND`.
 
 use crate::discipline::{model, models};
@@ -13,7 +13,7 @@ pub fn markdown(m: &QueueModel) -> String {
     declare::table::markdown(m)
 }
 
-/// The README's overview: each kind, what it is, its keys.
+/// The kinds overview of `docs/scenarios.md`: each kind, what it is, its keys.
 pub fn readme_markdown() -> String {
     let mut out = "| kind | discipline | keys |\n|---|---|---|\n".to_string();
     for m in models() {
@@ -33,7 +33,7 @@ pub fn text(kind: &str) -> Option<String> {
 }
 
 /// The queue blocks of a generated document: `params KIND` is KIND's table, `queue kinds` the
-/// README overview; other blocks are not the queues' (None).
+/// kinds overview (`docs/scenarios.md`); other blocks are not the queues' (None).
 pub fn block(what: &str) -> Option<String> {
     match what.strip_prefix("params ") {
         Some(kind) => model(kind).map(markdown),

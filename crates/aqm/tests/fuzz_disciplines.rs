@@ -1,6 +1,6 @@
 //! Fuzzing every queue discipline (issue 15) as a property test on stable `cargo test`
 //! (proptest, fixed seed 15 unless `PROPTEST_RNG_SEED` is set; `PROPTEST_CASES` sets the number
-//! of inputs, the long run of the README uses 1,000,000 in release mode).
+//! of inputs, the long run of `docs/testing.md` uses 1,000,000 in release mode).
 //!
 //! Each input is one of the twelve disciplines with random parameters (around the defaults,
 //! every option switched at random), a link of 64 kbit/s to 10 Gbit/s, and a sequence of

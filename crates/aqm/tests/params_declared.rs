@@ -1,6 +1,7 @@
 //! The declarations are the one source: the checked-in parameter tables of
-//! `docs/queue-disciplines.md` and the README are what `aqm::params_table` renders now, every
-//! declared key appears in them, and every profile overrides declared keys only.
+//! `docs/queue-disciplines.md` and the kinds overview of `docs/scenarios.md` are what
+//! `aqm::params_table` renders now, every declared key appears in them, and every profile
+//! overrides declared keys only.
 //!
 //! After editing a declaration: `AQMLAB_WRITE_DOCS=1 cargo test -p aqm --test params_declared`
 //! rewrites the generated blocks.
@@ -23,7 +24,7 @@ fn current(rel: &str) -> String {
 #[test]
 fn docs_are_generated_from_the_declarations() {
     let doc = current("docs/queue-disciplines.md");
-    let readme = current("README.md");
+    let overview = current("docs/scenarios.md");
     for m in models() {
         assert!(
             doc.contains(&format!(
@@ -36,9 +37,9 @@ fn docs_are_generated_from_the_declarations() {
         );
         for p in m.params() {
             assert!(markdown(*m).contains(&format!("| `{}` |", p.key)));
-            assert!(readme.contains(&format!("`{}`", p.key)), "{}", p.key);
+            assert!(overview.contains(&format!("`{}`", p.key)), "{}", p.key);
         }
-        assert!(readme.contains(&format!("| `{}` |", m.kind())));
+        assert!(overview.contains(&format!("| `{}` |", m.kind())));
     }
 }
 

@@ -6,7 +6,7 @@
 //! - the scenario parser (`crates/scenario/src/declared.rs`: TOML → [`Value`] by syntax only),
 //! - each model's `validate` ([`check_ranges`] plus its own cross-field rules),
 //! - named profiles (`profile = "ns2"`, `"linux"`, `"freebsd"`): override tables ([`Profile`]),
-//! - `aqmlab params` and the generated tables of the README and `docs/` ([`table`]),
+//! - `aqmlab params` and the generated tables of `docs/` ([`table`]),
 //! - the default search range a tuner offers for each key ([`search`]).
 //!
 //! Defaults are the params struct's `Default` impl (one value per field, beside the

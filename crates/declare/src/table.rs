@@ -1,4 +1,4 @@
-//! The parameter tables, rendered from the declarations: markdown for the README and `docs/`
+//! The parameter tables, rendered from the declarations: markdown for the pages of `docs/`
 //! (between `<!-- generated: … -->` markers, kept current by each model crate's
 //! `tests/params_declared.rs`), and plain text for `aqmlab params`.
 

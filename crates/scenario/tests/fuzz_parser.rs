@@ -1,6 +1,6 @@
 //! Fuzzing the scenario parser (issue 15) as property tests on stable `cargo test` (proptest,
 //! fixed seed 15 unless `PROPTEST_RNG_SEED` is set; `PROPTEST_CASES` sets the number of inputs,
-//! the long run of the README uses 1,000,000 in release mode).
+//! the long run of `docs/testing.md` uses 1,000,000 in release mode).
 //!
 //! - `arbitrary_text`: TOML-like text made of tokens (table headers, keys of the scenario
 //!   format, `=`, numbers, unit strings, booleans, arrays, inline tables, line breaks, stray

@@ -21,8 +21,8 @@
 //! Measured (2026-11-27, `aqmlab-bench --no-records`, alternating runs, medians): against the
 //! single 4-ary heap, 0.92x the quickstart engine's time, 0.85x seed-001's; the sorted near
 //! run instead of a near heap, a further 0.95x, 0.91x, and 0.93x on bench_100mbps and 0.88x
-//! on bench_1gbps. (A calendar queue without the near run, tried before, gained nothing: the
-//! README's benchmark section.)
+//! on bench_1gbps. (A calendar queue without the near run, tried before, gained nothing:
+//! `bench/HISTORY.md`.)
 
 use crate::quad_heap::QuadHeap;
 use crate::sorted_run::SortedRun;

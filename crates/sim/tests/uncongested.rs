@@ -123,7 +123,7 @@ fn bulk_flow_fills_the_bottleneck_and_drop_tail_overflows() {
     // each at least the pipe (24 ms × 10 Mbps = 20.5 segments of 1500 B): the queue only
     // overflows once the window exceeds it. (The mean, 64.6 segments, is dominated by the first
     // two events — 83 segments after slow start, 609 at a timeout inflated by a long recovery;
-    // the later ones are 43 = pipe + buffer + 2: README "Known open questions".)
+    // the later ones are 43 = pipe + buffer + 2: `docs/open-questions.md`.)
     let r = &out.requests[0];
     assert!(r.loss_events >= r.fast_retx && r.loss_events > 0, "{r:?}");
     let mean_cwnd_segments = r.loss_cwnd_bytes as f64 / r.loss_events as f64 / 1460.0;

@@ -1,7 +1,8 @@
 //! The `[tcp]` table's keys, declared once ([`MODEL`]): key, syntax, unit, range, doc, source
 //! and the [`TcpConfig`] field each sets; defaults are `TcpConfig::default()` (config.rs, with
-//! their sources). The scenario parser, `aqmlab params tcp`, the README table and the default
-//! search ranges read this declaration; [`TcpConfig::validate`] holds the cross-key rules.
+//! their sources). The scenario parser, `aqmlab params tcp`, the table of `docs/tcp.md` and the
+//! default search ranges read this declaration; [`TcpConfig::validate`] holds the cross-key
+//! rules.
 //!
 //! Profiles (`profile = "…"`, keys given in the table win):
 //! - `ns2`: ns-2.35 Full-TCP's rules as the twins use them (issue 11; each key's own source);
@@ -14,7 +15,7 @@
 //!   receive-buffer autotuning (here a fixed window at `tcp_rmem`'s maximum).
 //!
 //! Validation: `tests/params_declared.rs` (every key parses, profiles set declared keys, the
-//! README table is current) and the scenario crate's `tcp.rs` and `tests/bad_files.rs`.
+//! table of `docs/tcp.md` is current) and the scenario crate's `tcp.rs` and `tests/bad_files.rs`.
 
 use crate::config::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
 use declare::table::duration_text;

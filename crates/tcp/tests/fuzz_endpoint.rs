@@ -1,6 +1,6 @@
 //! Fuzzing the TCP endpoint (issue 15) as property tests on stable `cargo test` (proptest, fixed
 //! seed 15 unless `PROPTEST_RNG_SEED` is set; `PROPTEST_CASES` sets the number of inputs, the
-//! long run of the README uses 1,000,000 in release mode).
+//! long run of `docs/testing.md` uses 1,000,000 in release mode).
 //!
 //! - `adversarial_segments`: one endpoint (client or listener, any variant and options) fed
 //!   arbitrary segments — sequence and acknowledgment numbers near its own (SND.UNA, SND.MAX,

@@ -1,7 +1,7 @@
-//! The `[tcp]` declaration (`tcp::params::MODEL`) is the one source: the README's TCP table is
-//! what it renders now, every key is documented with a source, defaults are valid, every
-//! profile sets declared keys only and gives a valid configuration, and each key's declared
-//! default is `TcpConfig::default()`'s.
+//! The `[tcp]` declaration (`tcp::params::MODEL`) is the one source: the TCP table of
+//! `docs/tcp.md` is what it renders now, every key is documented with a source, defaults are
+//! valid, every profile sets declared keys only and gives a valid configuration, and each key's
+//! declared default is `TcpConfig::default()`'s.
 //!
 //! After editing the declaration: `AQMLAB_WRITE_DOCS=1 cargo test -p tcp --test params_declared`
 //! rewrites the generated block.
@@ -13,8 +13,8 @@ use tcp::params::MODEL;
 use tcp::TcpConfig;
 
 #[test]
-fn readme_table_is_generated_from_the_declaration() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+fn docs_table_is_generated_from_the_declaration() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tcp.md");
     let block = |what: &str| (what == "params tcp").then(|| markdown(&MODEL));
     let want = check_current(&path, &block, "cargo test -p tcp --test params_declared");
     assert!(want.contains(&format!(

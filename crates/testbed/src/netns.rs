@@ -2,7 +2,7 @@
 //! and removal (at exit, on Ctrl-C/SIGTERM through the caller's stop flag, and at the next
 //! start for a run that was killed).
 //!
-//! Layout (chosen, see README "Testbed"): one namespace per side, `aqmlab-<pid>-<tag>-c` for the
+//! Layout (chosen, see `docs/testbed.md`): one namespace per side, `aqmlab-<pid>-<tag>-c` for the
 //! client hosts and `aqmlab-<pid>-<tag>-s` for the server hosts, every host one IPv4 address of
 //! its side ([`host_addr`]). One namespace per host would need a TUN device (or a bridge) per
 //! host and the router to read as many descriptors; one per side keeps the router at two, and a

@@ -16,8 +16,8 @@
 //! The run directory is written atomically like `aqmlab run`'s (python/aqmlab/io.py): into
 //! `OUT/<variant>.tmp-<pid>`, summary.json last, then renamed.
 //!
-//! Scale limits ([`LIMITS`]): what one 2-core machine was measured to sustain (README
-//! "Testbed"); a scenario beyond them is refused rather than run wrong.
+//! Scale limits ([`LIMITS`]): what one 2-core machine was measured to sustain
+//! (`docs/testbed.md`); a scenario beyond them is refused rather than run wrong.
 
 use crate::client::{self, ClientPlan, ClientReport};
 use crate::hop::NetnsHop;
@@ -42,7 +42,7 @@ use units::{SimDuration, SimTime};
 /// The `engine` value of a testbed run's summary.json.
 pub const ENGINE: &str = "testbed-linux";
 
-/// What one machine sustains (measured on the 2-core development machine, README "Testbed").
+/// What one machine sustains (measured on the 2-core development machine, `docs/testbed.md`).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Fastest bottleneck, bit/s.

@@ -159,6 +159,7 @@ def run(
     out: str | os.PathLike | None = None,
     progress: bool | ProgressFn = False,
     checked: Callable[[], object] | None = None,
+    source: tuple[str, str] | None = None,
 ) -> dict[str, RunResult]:
     """Run every variant of `scenario` (or only `variant`), in file order. With `out`, each
     variant is written to `out/<variant>/` as soon as it has finished (see `write_run`).
@@ -168,15 +169,20 @@ def run(
     their checks, just before the first variant runs (`aqmlab run` starts its imports there:
     the engine runs without the GIL).
 
+    The file is read once (`-` is standard input), at most 64 MiB, by the core
+    (`_core.read_scenario`), and every variant runs from that text; `source` is that function's
+    `(text, base_dir)` when the caller has read it already.
+
     Raises `ScenarioError` (bad file, unknown variant) before anything runs, `SimError` if the
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)
     aborts the run."""
-    names = variants(scenario)
+    label = os.fspath(scenario)
+    text, base_dir = _core.read_scenario(label) if source is None else source
+    names = _core.scenario_text_variants(text, label, base_dir)
     if variant is not None:
         if variant not in names:
             raise _core.ScenarioError(
-                f'{os.fspath(scenario)}: variant: no variant named "{variant}" '
-                f"(the file has: {', '.join(names)})"
+                f'{label}: variant: no variant named "{variant}" (the file has: {", ".join(names)})'
             )
         names = [variant]
     if out is not None:
@@ -189,5 +195,5 @@ def run(
     results: dict[str, RunResult] = {}
     for name in names:
         out_dir = None if out is None else Path(out) / name
-        results[name] = run_one(scenario, name, progress, out_dir=out_dir)
+        results[name] = run_text(text, label, base_dir, name, progress, out_dir=out_dir)
     return results

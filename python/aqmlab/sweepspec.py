@@ -293,14 +293,16 @@ def _guess_load_axis(axes: list[str]) -> str | None:
 
 
 def load_toml(file: str, text: str | None, error: type[ValueError]) -> dict:
-    """The TOML document of `file` (`text` overrides reading it); an unreadable file or a syntax
-    error raises `error(file, KEY, reason)` (SweepError, TuneError) with key `(file)` or
-    `(syntax)`."""
+    """The TOML document of `file` (`text` overrides reading it; read by the core, bounded); an
+    unreadable file or a syntax error raises `error(file, KEY, reason)` (SweepError, TuneError)
+    with key `(file)` or `(syntax)`."""
     if text is None:
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except OSError as e:
-            raise error(file, "(file)", f"cannot read the file: {e.strerror or e}") from None
+        from aqmlab import _core
+
+        try:  # once, at most 64 MiB, `-` is standard input (crates/scenario/src/read.rs)
+            text, _base = _core.read_scenario(file)
+        except _core.ScenarioError as e:
+            raise error(file, "(file)", e.reason) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

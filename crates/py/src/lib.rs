@@ -59,6 +59,26 @@ fn load(py: Python<'_>, path: &str) -> PyResult<Vec<scenario::NamedExperiment>> 
     scenario::load(Path::new(path)).map_err(|e| scenario_err(py, &e))
 }
 
+/// The text of the scenario file at `path` (`-`: standard input) and the directory its
+/// relative data files resolve against, read once and at most `scenario::read::MAX_INPUT_BYTES`
+/// (64 MiB): `aqmlab run` reads a scenario only through this, so `/dev/stdin` and `-` work and
+/// `/dev/zero` is one line. A `ScenarioError` (`PATH: (file): cannot read the file: …`) if it
+/// cannot be read, is larger or is not UTF-8.
+#[pyfunction]
+fn read_scenario(py: Python<'_>, path: &str) -> PyResult<(String, String)> {
+    let p = Path::new(path);
+    let text = scenario::read::read_text(p).map_err(|reason| {
+        let e = scenario::ScenarioError {
+            file: path.to_string(),
+            key: "(file)".into(),
+            reason: format!("cannot read the file: {reason}"),
+        };
+        scenario_err(py, &e)
+    })?;
+    let base = scenario::read::base_dir(p).display().to_string();
+    Ok((text, base))
+}
+
 /// Names of the experiments (variants) of the scenario file at `path`, in file order.
 #[pyfunction]
 fn scenario_variants(py: Python<'_>, path: &str) -> PyResult<Vec<String>> {
@@ -430,6 +450,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimError", py.get_type::<SimError>())?;
+    m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;

@@ -193,7 +193,7 @@ fn validate_upstream(_dist: &SizeDist, _path: &str) -> Res<()> {
 /// Read an empirical CDF CSV (a `value,cdf` or `value,count` header, then a point per line;
 /// `traffic::EmpiricalCdf::from_csv_str`) at `file`; errors are reported at `key`.
 pub(crate) fn load_empirical(file: &Path, key: &str) -> Res<EmpiricalCdf> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
+    let text = crate::read::read_text(file).map_err(|e| {
         KeyError::new(
             key,
             format!("cannot read empirical CDF file {}: {e}", file.display()),

@@ -1,6 +1,6 @@
 """The `aqmlab` command.
 
-    aqmlab run SCENARIO --out DIR [--variant NAME]
+    aqmlab run SCENARIO --out DIR [--variant NAME]   (SCENARIO - : standard input)
     aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
     aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
@@ -235,6 +235,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             results = run(
                 args.scenario, variant=args.variant, out=args.out, progress=not args.quiet,
                 checked=lambda: importing.append(_import_meanwhile(_AFTER_RUN)), source=source,
+                announce=lambda m: print(f"{PROG}: run: {m}", file=sys.stderr, flush=True),
             )  # fmt: skip
         finally:
             for t in importing:

@@ -19,7 +19,8 @@
 //! move (the text shows whole seconds, as tqdm's did).
 //!
 //! Validation: python/tests/test_progress_bar.py (under a pseudo-terminal the bar reaches
-//! `N/N sim s`; a pipe gets no bar; `aqmlab run` imports no tqdm).
+//! `N/N sim s`; a 5,042-node set-up has its line first; a pipe gets no bar; `aqmlab run`
+//! imports no tqdm).
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::fmt::Write;

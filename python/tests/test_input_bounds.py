@@ -125,3 +125,12 @@ def test_a_sweep_reads_its_file_through_the_bound(tmp_path):
     assert str(e.value) == (
         "/dev/zero: (file): cannot read the file: larger than 64 MiB, the limit for a scenario or data file"
     )
+
+
+def test_calibrate_reads_through_the_bound_too(tmp_path):
+    r = aqmlab("calibrate", "/dev/zero", "--cache", str(tmp_path / "cache"))
+    assert r.returncode == 2
+    assert r.stderr.decode().splitlines() == [
+        f"{ERR}/dev/zero: (file): cannot read the file: larger than 64 MiB, the limit for a "
+        "scenario or data file"
+    ]

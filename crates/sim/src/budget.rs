@@ -246,7 +246,7 @@ fn costs(exp: &Experiment, workload_key: &dyn Fn(usize) -> String) -> Vec<Cost> 
 
 /// Refuse `exp` if its workloads' and monitor's estimated events or memory exceed the bounds;
 /// the error is at the key that contributes most (`workload_key(i)` names workload i).
-pub fn check_workloads(exp: &Experiment, workload_key: &dyn Fn(usize) -> String) -> Res<()> {
+pub fn check_run(exp: &Experiment, workload_key: &dyn Fn(usize) -> String) -> Res<()> {
     let costs = costs(exp, workload_key);
     // The cost that contributes most to `f`, the total, and the total for the message when the
     // others add more than 1 % to it.

@@ -153,12 +153,31 @@ def _run_into(
     return r
 
 
+#: Shortest estimated wall time, seconds, that `aqmlab run` announces (aqmlab.runcost.ANNOUNCE_S,
+#: not imported: `aqmlab run` starts in milliseconds).
+ANNOUNCE_S = 60.0
+
+
+def _announcement(label: str, name: str, est: dict) -> str | None:
+    """The line announcing variant `name` of `label` with the engine's estimate `est`
+    (`_core.scenario_text_estimates`), or None below `ANNOUNCE_S`."""
+    if not est["seconds"] >= ANNOUNCE_S:
+        return None
+    setup = est["setup_s"]
+    parts = [f"at least {_core.duration_text(est['seconds'])}"]
+    if setup >= 1.0:
+        parts.append(f"{_core.duration_text(setup)} of it setting up {est['nodes']} nodes")
+    return f"{label}: {name}: estimated {', '.join(parts)}; Ctrl-C stops it"
+
+
 def run(
     scenario: str | os.PathLike,
     variant: str | None = None,
     out: str | os.PathLike | None = None,
     progress: bool | ProgressFn = False,
     checked: Callable[[], object] | None = None,
+    source: tuple[str, str] | None = None,
+    announce: Callable[[str], object] | None = None,
 ) -> dict[str, RunResult]:
     """Run every variant of `scenario` (or only `variant`), in file order. With `out`, each
     variant is written to `out/<variant>/` as soon as it has finished (see `write_run`).
@@ -168,15 +187,23 @@ def run(
     their checks, just before the first variant runs (`aqmlab run` starts its imports there:
     the engine runs without the GIL).
 
+    The file is read once (`-` is standard input), at most 64 MiB, by the core
+    (`_core.read_scenario`), and every variant runs from that text; `source` is that function's
+    `(text, base_dir)` when the caller has read it already. `announce`, if given, gets a line
+    for each variant the engine estimates at a minute or more (`aqmlab run` prints it on stderr
+    before the runs start; aqmlab.runcost).
+
     Raises `ScenarioError` (bad file, unknown variant) before anything runs, `SimError` if the
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)
     aborts the run."""
-    names = variants(scenario)
+    label = os.fspath(scenario)
+    text, base_dir = _core.read_scenario(label) if source is None else source
+    estimates = {e["name"]: e for e in _core.scenario_text_estimates(text, label, base_dir)}
+    names = list(estimates)
     if variant is not None:
         if variant not in names:
             raise _core.ScenarioError(
-                f'{os.fspath(scenario)}: variant: no variant named "{variant}" '
-                f"(the file has: {', '.join(names)})"
+                f'{label}: variant: no variant named "{variant}" (the file has: {", ".join(names)})'
             )
         names = [variant]
     if out is not None:
@@ -184,10 +211,15 @@ def run(
         for name in names:
             check_run_target(Path(out) / name)
         remove_stale_scratch(out)  # what a killed earlier run left half-written
+    if announce is not None:
+        for name in names:
+            line = _announcement(label, name, estimates[name])
+            if line is not None:
+                announce(line)
     if checked is not None:
         checked()
     results: dict[str, RunResult] = {}
     for name in names:
         out_dir = None if out is None else Path(out) / name
-        results[name] = run_one(scenario, name, progress, out_dir=out_dir)
+        results[name] = run_text(text, label, base_dir, name, progress, out_dir=out_dir)
     return results

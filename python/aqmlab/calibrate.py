@@ -257,15 +257,18 @@ def check_link(name: object, routers: int, file: str | os.PathLike, key: str) ->
         )
 
 
+def _read_text(path: str | os.PathLike) -> str:
+    """The text of the scenario file `path`, read by the core with its 64 MiB bound
+    (ScenarioError `PATH: (file): cannot read the file: …`)."""
+    return _core.read_scenario(os.fspath(path))[0]
+
+
 def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scenario:
     """Read `path` and find the calibrated workload: the one with `load`, else `workload`, else
     the only one of a calibratable kind. Raises ScenarioError ("FILE: KEY: reason") for a bad
     `load`, a non-dumbbell topology, or no/ambiguous workload."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise _err(path, "(file)", f"cannot read the file: {e.strerror or e}") from None
+    text = _read_text(path)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -791,7 +794,7 @@ def has_load(scenario: str | os.PathLike) -> bool:
     """Whether any base [[workload]] of the file has a `load` key (False for unreadable files:
     the core reports those)."""
     try:
-        doc = tomllib.loads(Path(scenario).read_text(encoding="utf-8"))
+        doc = tomllib.loads(_read_text(scenario))
     except (OSError, ValueError):
         return False
     wls = doc.get("workload")
@@ -831,7 +834,7 @@ def resolved_scenario(
     afterwards. Uses the cached calibration or computes one; `log` gets the value used."""
     if not has_load(scenario):
         try:
-            doc = tomllib.loads(Path(scenario).read_text(encoding="utf-8"))
+            doc = tomllib.loads(_read_text(scenario))
         except (OSError, ValueError):
             doc = {}
         if not any(k in doc for k in PYTHON_TABLES):

@@ -1,6 +1,6 @@
 """The `aqmlab` command.
 
-    aqmlab run SCENARIO --out DIR [--variant NAME]
+    aqmlab run SCENARIO --out DIR [--variant NAME]   (SCENARIO - : standard input)
     aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
     aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
@@ -112,7 +112,7 @@ def _add_run(sub) -> None:
         description="Run every variant of SCENARIO (or only --variant) with a progress bar in "
         "simulated seconds, write each to DIR/<variant>/ and print the summaries.",
     )
-    r.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
+    r.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML; - for standard input)")
     r.add_argument(
         "--out", required=True, metavar="DIR", help="output directory (one subdirectory per variant)"
     )
@@ -191,17 +191,34 @@ def _import_meanwhile(names: tuple[str, ...]):
     return t
 
 
+def _is_file(path: str) -> bool:
+    """Whether `path` is a regular file (not standard input, a pipe or a device)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(Path(path).stat().st_mode) and path != "-"
+    except OSError:
+        return False
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import gc
 
-    from aqmlab.python_keys import uses_python_keys
+    from aqmlab.python_keys import text_uses_python_keys
 
     # What is loaded by now lives until the process ends: the collector leaves it alone from
     # here, and the interpreter's last collection at exit skips it (4 ms, 0.91x the time of
     # importing and exiting alone; bench/paired.py, 2026-11-27).
     gc.freeze()
 
-    if uses_python_keys(args.scenario):
+    # Read once, bounded, by the core: `-` and /dev/stdin work, /dev/zero is one line.
+    source = _core.read_scenario(args.scenario)
+    if text_uses_python_keys(source[0]):
+        if not _is_file(args.scenario):
+            raise ValueError(
+                f"{args.scenario}: (file): `load`, [calibration] and [tune] need a scenario file "
+                "(they are resolved from it): save the scenario to a file and run that"
+            )
         # calibrate.run is api.run with a workload's `load = …` resolved first (says the value
         # used); aqmlab.calibrate is imported only then (TOML, hashing: start-up time).
         from aqmlab import calibrate
@@ -217,7 +234,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             results = run(
                 args.scenario, variant=args.variant, out=args.out, progress=not args.quiet,
-                checked=lambda: importing.append(_import_meanwhile(_AFTER_RUN)),
+                checked=lambda: importing.append(_import_meanwhile(_AFTER_RUN)), source=source,
+                announce=lambda m: print(f"{PROG}: run: {m}", file=sys.stderr, flush=True),
             )  # fmt: skip
         finally:
             for t in importing:

@@ -1,7 +1,8 @@
 """Whether a scenario file uses keys only the Python side knows: `load = …` in a [[workload]]
 (aqmlab.calibrate resolves it), the [calibration] and [tune] tables (the core does not know
-them). `aqmlab run` asks before anything else; a file that cannot hold such a key is answered
-from its text, without importing or running a TOML parser (start-up time, issue 14).
+them). `aqmlab run` asks before anything else, of the text it read once through the core
+(`_core.read_scenario`: bounded, `-` is standard input); a text that cannot hold such a key is
+answered without importing or running a TOML parser (start-up time, issue 14).
 
 A key or table named `load`, `calibration` or `tune` shows in the text as that word (bare or
 quoted) outside whole-line comments, unless a quoted key spells it with escapes (a backslash);
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 #: Tables of a scenario file that Python reads and the core does not (`aqmlab run` drops them).
 PYTHON_TABLES = ("calibration", "tune")
@@ -40,13 +40,9 @@ def doc_uses_python_keys(doc: dict) -> bool:
     return has_load or any(k in doc for k in PYTHON_TABLES)
 
 
-def uses_python_keys(scenario: str | os.PathLike) -> bool:
-    """Whether the scenario file uses a key only Python knows (False for unreadable or invalid
-    files: the core reports those)."""
-    try:
-        text = Path(scenario).read_text(encoding="utf-8")
-    except (OSError, ValueError):
-        return False
+def text_uses_python_keys(text: str) -> bool:
+    """Whether scenario `text` uses a key only Python knows (False for invalid TOML: the core
+    reports it)."""
     if not _may_hold(text):
         return False
     import tomllib
@@ -56,3 +52,15 @@ def uses_python_keys(scenario: str | os.PathLike) -> bool:
     except ValueError:
         return False
     return doc_uses_python_keys(doc)
+
+
+def uses_python_keys(scenario: str | os.PathLike) -> bool:
+    """Whether the scenario file uses a key only Python knows (False for unreadable or invalid
+    files: the core reports those). Read through the core, with its size bound."""
+    from aqmlab import _core
+
+    try:
+        text, _base = _core.read_scenario(os.fspath(scenario))
+    except (OSError, ValueError):
+        return False
+    return text_uses_python_keys(text)

@@ -51,6 +51,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aqmlab import runcost
 from aqmlab.build import engine_build
 from aqmlab.io import (
     check_out_dir,
@@ -61,7 +62,7 @@ from aqmlab.io import (
     write_parquet,
     write_run,
 )
-from aqmlab.sweepspec import Sweep, SweepRun, expand, validate
+from aqmlab.sweepspec import Sweep, SweepError, SweepRun, expand, validate
 from aqmlab.workers import pool, terminate
 
 if TYPE_CHECKING:  # imported where used: workers and the runs need neither
@@ -188,6 +189,10 @@ def run_sweep(
     is called after each run is stored. Raises SweepError before anything runs."""
     sweep = expand(scenario)
     validate(sweep)
+    distinct = {r.id: r for r in sweep.runs}.values()
+    runcost.check_runs(
+        SweepError, sweep.scenario, "sweep", "sweep", [(r.events, r.setup_s) for r in distinct]
+    )
     if jobs is not None and jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {jobs}")
     out = Path(out)
@@ -197,7 +202,7 @@ def run_sweep(
     try:
         execute_runs(
             out, sweep.runs, sweep.scenario, sweep.base_dir, jobs=jobs, dask=dask, progress=progress,
-            on_run=on_run,
+            on_run=on_run, announce=True,
         )  # fmt: skip
     finally:
         table = sweep_table(sweep, out)
@@ -232,11 +237,14 @@ def execute_runs(
     progress: bool = False,
     on_run: Callable[[SweepRun, str], None] | None = None,
     desc: str = "sweep",
+    announce: bool = False,
 ) -> int:
     """Run every run of `runs` (distinct ids once) that is not finished under `out` (see
     `is_finished`) and store it in `out/runs/<id>/`: a local process pool of `jobs` (default all
     cores; 1 = in this process) or the Dask scheduler `dask`. `scenario` names the file in
-    messages, `base_dir` resolves its relative data files. Returns the number of failed runs."""
+    messages, `base_dir` resolves its relative data files. With `announce`, the runs to do are
+    announced on stderr when estimated at a minute or more (their `events`, `setup_s`: see
+    aqmlab.runcost). Returns the number of failed runs."""
     by_id: dict[str, SweepRun] = {}
     for r in runs:
         by_id.setdefault(r.id, r)
@@ -258,6 +266,13 @@ def execute_runs(
             file=sys.stderr,
         )
 
+    if announce:
+        todo_runs = [by_id[rid] for rid in todo]
+        line = runcost.announcement(
+            desc, len(todo_runs), sum(r.events for r in todo_runs), sum(r.setup_s for r in todo_runs)
+        )
+        if line is not None:
+            print(f"{scenario}: {line}", file=sys.stderr, flush=True)
     bar = _progress_bar(len(todo), progress and bool(todo), desc)
     failed = 0
     try:

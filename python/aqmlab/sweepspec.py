@@ -67,6 +67,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 import tomllib
@@ -200,6 +201,10 @@ class SweepRun:
     doc: dict = field(repr=False)
     text: str = field(repr=False)
     applies: tuple[str, ...] = field(default=(), repr=False)
+    #: The engine's estimate of the run (`validate` fills it in): events and set-up seconds, at
+    #: least (aqmlab.runcost).
+    events: float = field(default=0.0, repr=False)
+    setup_s: float = field(default=0.0, repr=False)
 
 
 @dataclass
@@ -293,14 +298,16 @@ def _guess_load_axis(axes: list[str]) -> str | None:
 
 
 def load_toml(file: str, text: str | None, error: type[ValueError]) -> dict:
-    """The TOML document of `file` (`text` overrides reading it); an unreadable file or a syntax
-    error raises `error(file, KEY, reason)` (SweepError, TuneError) with key `(file)` or
-    `(syntax)`."""
+    """The TOML document of `file` (`text` overrides reading it; read by the core, bounded); an
+    unreadable file or a syntax error raises `error(file, KEY, reason)` (SweepError, TuneError)
+    with key `(file)` or `(syntax)`."""
     if text is None:
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except OSError as e:
-            raise error(file, "(file)", f"cannot read the file: {e.strerror or e}") from None
+        from aqmlab import _core
+
+        try:  # once, at most 64 MiB, `-` is standard input (crates/scenario/src/read.rs)
+            text, _base = _core.read_scenario(file)
+        except _core.ScenarioError as e:
+            raise error(file, "(file)", e.reason) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -336,6 +343,11 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
                     f"no variant named {v!r} (the file has: {', '.join(map(str, all_names))})",
                 )
     selected = [n for n in all_names if only is None or n in only]
+    # Relative data files (`file = ...`) resolve against `sweep.data_dir` (itself relative to
+    # the sweep file) or the sweep file's directory; `[sweep]` is not part of a run's identity.
+    parent = Path(file).parent / data_dir
+    base_dir = str(parent) if str(parent) else "."
+    _check_size(file, base, base_dir, grid, zipped, reps, selected)
     run_seed = base.get("run", {}).get("seed", 1) if isinstance(base.get("run"), dict) else 1
     if type(run_seed) is not int:
         raise SweepError(file, "run.seed", f"must be an integer, got {run_seed!r}")
@@ -394,17 +406,41 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
     _check_effect(file, runs, grid, zipped, exprs, reps, selected, only)
     for run in runs:
         _drop_hidden(base, run, reps)
-    # Relative data files (`file = ...`) resolve against `sweep.data_dir` (itself relative to
-    # the sweep file) or the sweep file's directory; `[sweep]` is not part of a run's identity.
-    parent = Path(file).parent / data_dir
     return Sweep(
         scenario=file,
-        base_dir=str(parent) if str(parent) else ".",
+        base_dir=base_dir,
         axes=axes,
         replications=reps,
         load_axis=load_axis or _guess_load_axis(axes),
         runs=runs,
     )
+
+
+def _check_size(
+    file: str, base: dict, base_dir: str, grid: dict, zipped: dict, reps: int, selected: list
+) -> None:
+    """Refuse a sweep of too many runs, or estimated too costly from its base scenario's runs,
+    before it is expanded (aqmlab.runcost; a 1000 × 1000 grid would take minutes to expand)."""
+    from aqmlab import runcost
+
+    n_grid = [len(v) for v in grid.values()]
+    n_zip = len(next(iter(zipped.values()))) if zipped else 1
+    n_var = len(selected) or 1
+    runs = math.prod(n_grid) * n_zip * reps * n_var
+    parts = [" × ".join(map(str, n_grid)) + " grid points"] if grid else []
+    parts += [f"{n_zip} zip rows"] if zipped else []
+    parts += [f"{reps} replication{'s' * (reps != 1)}", f"{n_var} variant{'s' * (n_var != 1)}"]
+    factors = {
+        "sweep.grid": math.prod(n_grid),
+        "sweep.zip": n_zip,
+        "sweep.replications": reps,
+        "sweep.variants": n_var,
+    }
+    key = max(factors, key=lambda k: factors[k])  # the largest factor; ties: the first
+    if runs <= 1:
+        return
+    per_run = runcost.base_estimates(tomli_w.dumps(base), file, base_dir, selected)
+    runcost.refuse_if_too_large(SweepError, file, key, "sweep", " × ".join(parts), runs, per_run)
 
 
 def _drop_hidden(base: dict, run: SweepRun, reps: int) -> None:
@@ -434,20 +470,24 @@ def _describe(values: dict) -> str:
 
 
 def validate(sweep: Sweep) -> None:
-    """Have the core check every resolved scenario (each distinct one once) and fill in the
-    names of runs of a file without variants. Raises SweepError naming the point."""
+    """Have the core check every resolved scenario (each distinct one once), fill in the names
+    of runs of a file without variants and each run's estimate. Raises SweepError naming the
+    point."""
     from aqmlab import _core
 
-    checked: dict[str, list[str]] = {}
+    checked: dict[str, list[dict]] = {}
     for run in sweep.runs:
         if run.id not in checked:
             try:
-                checked[run.id] = _core.scenario_text_variants(run.text, sweep.scenario, sweep.base_dir)
+                checked[run.id] = _core.scenario_text_estimates(run.text, sweep.scenario, sweep.base_dir)
             except _core.ScenarioError as e:
                 point = _describe({**run.values, "run.seed": run.seed})
                 raise SweepError(e.file, e.key, f"{e.reason} (sweep point: {point})") from None
+        ests = checked[run.id]
         if not run.name:
-            run.name = checked[run.id][0]
+            run.name = ests[0]["name"]
+        est = next((e for e in ests if e["name"] == run.name), ests[0])
+        run.events, run.setup_s = est["events"], est["setup_s"]
 
 
 # ---------------------------------------------------------------------------------------------

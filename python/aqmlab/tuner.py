@@ -62,7 +62,7 @@ from aqmlab.io import read_summary
 from aqmlab.stats import t_ci
 from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
 from aqmlab.sweepspec import SweepRun, canonical_json
-from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, parse, run_id, validate
+from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
 
 STUDY_DB = "study.db"
 STUDY_NAME = "tune"
@@ -509,6 +509,9 @@ def tune(
     file = os.fspath(scenario)
     spec = parse(file, overrides={"trials": trials, "timeout": timeout, "seed": seed})
     validate(spec)
+    line = check_size(spec)  # refuses a tune too large; else says when it is long
+    if line is not None and evaluate is None:
+        print(f"{file}: {line}", file=sys.stderr, flush=True)
     if jobs is not None and jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {jobs}")
     out = Path(out)

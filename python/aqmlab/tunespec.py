@@ -692,6 +692,30 @@ def validate(spec: TuneSpec) -> None:
         check(spec.resolve(full, None), f"sample trial: {desc}")
 
 
+def check_size(spec: TuneSpec) -> str | None:
+    """Refuse a tune of too many runs or estimated too costly (aqmlab.runcost: `trials` ×
+    `replications` + (`finalists` + baselines) × `final_replications` runs, each estimated as the
+    scenario as written); else the line announcing it when estimated at a minute or more."""
+    from aqmlab import runcost
+
+    search = spec.trials * spec.replications
+    final = (spec.finalists + len(spec.baselines)) * spec.final_replications
+    runs = search + final
+    size = (
+        f"{spec.trials} trials × {spec.replications} replications + ({spec.finalists} finalists + "
+        f"{len(spec.baselines)} baselines) × {spec.final_replications} final replications"
+    )
+    key = "tune.trials" if search >= final else "tune.final_replications"
+    text = tomli_w.dumps(spec.baseline(spec.baselines[0], None))
+    per_run = runcost.base_estimates(text, spec.file, spec.base_dir)
+    runcost.refuse_if_too_large(TuneError, spec.file, key, "tune", size, runs, per_run)
+    if not per_run:
+        return None
+    events = runs * sum(e["events"] for e in per_run) / len(per_run)
+    setup = runs * sum(e["setup_s"] for e in per_run) / len(per_run)
+    return runcost.announcement("tune", runs, events, setup)
+
+
 def run_id(doc: dict) -> str:
     """The id of a resolved scenario (the same as a sweep's: aqmlab.sweepspec.scenario_hash)."""
     return scenario_hash(doc)

@@ -94,10 +94,10 @@ def test_usage_error_exits_2():
 
 
 def _fake_core(monkeypatch, fail_variant=None, exc=None) -> list:
-    """Replace the engine entry point with one that writes hand-made tables into the run's
-    directory and returns their summary (and reports progress to a callable), or raises `exc`
-    in `fail_variant` after some progress. Returns the list of (variant, progress argument) of
-    the calls."""
+    """Replace the engine entry point (`aqmlab run` runs the text it read once) with one that
+    writes hand-made tables into the run's directory and returns their summary (and reports
+    progress to a callable), or raises `exc` in `fail_variant` after some progress. Returns the
+    list of (variant, progress argument) of the calls."""
     from pathlib import Path
 
     from conftest import synthetic_result
@@ -108,8 +108,8 @@ def _fake_core(monkeypatch, fail_variant=None, exc=None) -> list:
 
     calls = []
 
-    def run_variant(path, variant, dir, progress=None):
-        if variant not in _core.scenario_variants(path):
+    def run_scenario_text(text, label, base_dir, variant, dir, progress=None):
+        if variant not in _core.scenario_text_variants(text, label, base_dir):
             raise AssertionError(variant)
         calls.append((variant, progress))
         for s in range(0, 23, 2):
@@ -129,7 +129,7 @@ def _fake_core(monkeypatch, fail_variant=None, exc=None) -> list:
             "wall_s": 0.25,
         }
 
-    monkeypatch.setattr(_core, "run_variant", run_variant)
+    monkeypatch.setattr(_core, "run_scenario_text", run_scenario_text)
     return calls
 
 
@@ -183,13 +183,13 @@ def test_checked_runs_once_after_the_checks_and_before_the_engine(tmp_path, monk
 
     _fake_core(monkeypatch)
     events = []
-    core = _core.run_variant
+    core = _core.run_scenario_text
 
     def engine(*a, **k):
         events.append("engine")
         return core(*a, **k)
 
-    monkeypatch.setattr(_core, "run_variant", engine)
+    monkeypatch.setattr(_core, "run_scenario_text", engine)
     run(tiny_scenario, out=tmp_path / "runs", checked=lambda: events.append("checked"))
     assert events == ["checked", "engine", "engine"]  # two variants
     events.clear()

@@ -1,5 +1,6 @@
 """The progress bar of `aqmlab run`, drawn by the core (crates/py/src/progress_bar.rs): under a
-pseudo-terminal it reaches the run's end and leaves the cursor on a new line, also on Ctrl-C;
+pseudo-terminal it reaches the run's end and leaves the cursor on a new line, also on Ctrl-C,
+and a long set-up (a large topology) has its own line first;
 a pipe (or TERM=dumb) gets no bar; the single-run path imports no tqdm."""
 
 from __future__ import annotations
@@ -161,3 +162,22 @@ def test_core_rejects_a_progress_that_is_neither_bool_nor_callable(tmp_path):
     with pytest.raises(TypeError, match=expected):
         _core.run_variant(str(scen), "dt30", str(tmp_path), "yes")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]  # nothing written
+
+
+def test_a_long_set_up_shows_its_own_line_before_the_bar(tmp_path):
+    # 5,000 clients + 40 servers + 2 routers = 5,042 nodes: 5,042² routes × 46.5 ns = 1.2 s of
+    # set-up (crates/sim/src/budget.rs), over the 1 s that gets a line (issue 30: a large
+    # topology sat silent for 90 s); the bar replaces it once the run starts.
+    scen = write_tiny_scenario(tmp_path)
+    text = scen.read_text().replace("clients = 10", "clients = 5000").replace("servers = 10", "servers = 40")
+    scen.write_text(text.replace('duration = "20s"', 'duration = "1s"'))
+    out = tmp_path / "runs"
+    rc, term, _, _ = run_on_terminal(["run", str(scen), "--variant", "dt30", "--out", str(out)])
+    assert rc == 0, term
+    # `dt30: ⠁ setting up …`: the variant, a spinner frame, what and the elapsed time.
+    what = re.escape("setting up 5042 nodes (routes between every pair: at least 1.2 s) [")
+    line = re.search(rf"dt30: \S {what}", term)
+    assert line, term[:400]
+    at = line.start()
+    assert term.find("sim s") > at  # the bar comes after
+    assert re.search(rf"sim s/s\]\ndt30: {re.escape(str(out / 'dt30'))}", term), term[-300:]

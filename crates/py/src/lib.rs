@@ -59,6 +59,26 @@ fn load(py: Python<'_>, path: &str) -> PyResult<Vec<scenario::NamedExperiment>> 
     scenario::load(Path::new(path)).map_err(|e| scenario_err(py, &e))
 }
 
+/// The text of the scenario file at `path` (`-`: standard input) and the directory its
+/// relative data files resolve against, read once and at most `scenario::read::MAX_INPUT_BYTES`
+/// (64 MiB): `aqmlab run` reads a scenario only through this, so `/dev/stdin` and `-` work and
+/// `/dev/zero` is one line. A `ScenarioError` (`PATH: (file): cannot read the file: …`) if it
+/// cannot be read, is larger or is not UTF-8.
+#[pyfunction]
+fn read_scenario(py: Python<'_>, path: &str) -> PyResult<(String, String)> {
+    let p = Path::new(path);
+    let text = scenario::read::read_text(p).map_err(|reason| {
+        let e = scenario::ScenarioError {
+            file: path.to_string(),
+            key: "(file)".into(),
+            reason: format!("cannot read the file: {reason}"),
+        };
+        scenario_err(py, &e)
+    })?;
+    let base = scenario::read::base_dir(p).display().to_string();
+    Ok((text, base))
+}
+
 /// Names of the experiments (variants) of the scenario file at `path`, in file order.
 #[pyfunction]
 fn scenario_variants(py: Python<'_>, path: &str) -> PyResult<Vec<String>> {
@@ -160,7 +180,17 @@ fn run_into<'py>(
     progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let named = find_variant(py, exps, label, variant)?;
-    let progress = Progress::from_arg(progress, &named.name)?;
+    let mut progress = Progress::from_arg(progress, &named.name)?;
+    if let Progress::Bar(bar) = &mut progress {
+        let est = sim::budget::estimate(&named.experiment);
+        if est.setup_s >= SETUP_LINE_S {
+            bar.setting_up(format!(
+                "setting up {} nodes (routes between every pair: at least {})",
+                est.nodes,
+                sim::budget::duration_text(est.setup_s)
+            ));
+        }
+    }
     let started = Instant::now();
     let warmup_ns = named.experiment.warmup.as_nanos();
     let writer = store::RunWriter::create(Path::new(dir), warmup_ns).map_err(store_err)?;
@@ -173,6 +203,54 @@ fn run_into<'py>(
         .map_err(store_err)?;
     let d = result_dict(py, named, &summary, &end.engine)?;
     d.set_item("wall_s", started.elapsed().as_secs_f64())?;
+    Ok(d)
+}
+
+/// Shortest estimated set-up, seconds, that gets its own line before the progress bar: below
+/// it the bar appears too soon for a blank terminal to matter.
+const SETUP_LINE_S: f64 = 1.0;
+
+/// What each experiment of scenario `text` will cost at least (`sim::budget::estimate`), in
+/// file order: one dict each with `name`, `events`, `setup_s`, `seconds` (wall-clock: set-up plus
+/// events at `sim::budget::EVENTS_PER_S`) and `nodes`. Parses as `scenario_text_variants`
+/// (ScenarioError for a bad text): `aqmlab run` prints an estimate above a minute, sweeps and
+/// tunes add them up.
+#[pyfunction]
+fn scenario_text_estimates<'py>(
+    py: Python<'py>,
+    text: &str,
+    label: &str,
+    base_dir: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let exps =
+        scenario::parse_str(text, label, Path::new(base_dir)).map_err(|e| scenario_err(py, &e))?;
+    let out = PyList::empty(py);
+    for n in &exps {
+        let est = sim::budget::estimate(&n.experiment);
+        let d = PyDict::new(py);
+        d.set_item("name", &n.name)?;
+        d.set_item("events", est.events)?;
+        d.set_item("setup_s", est.setup_s)?;
+        d.set_item("seconds", est.seconds)?;
+        d.set_item("nodes", est.nodes)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// A wall-clock time as the estimates print it (`40 s`, `1.5 min`, `3.5 h`, `2.1e5 years`).
+#[pyfunction]
+fn duration_text(seconds: f64) -> String {
+    sim::budget::duration_text(seconds)
+}
+
+/// The cost model's figures for messages: `events_per_s` (`sim::budget::EVENTS_PER_S`) and
+/// `max_events` (a run's bound, `sim::budget::MAX_EVENTS`).
+#[pyfunction]
+fn budget_constants<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("events_per_s", sim::budget::EVENTS_PER_S)?;
+    d.set_item("max_events", sim::budget::MAX_EVENTS)?;
     Ok(d)
 }
 
@@ -430,9 +508,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimError", py.get_type::<SimError>())?;
+    m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_text_estimates, m)?)?;
+    m.add_function(wrap_pyfunction!(duration_text, m)?)?;
+    m.add_function(wrap_pyfunction!(budget_constants, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario_text, m)?)?;
     m.add_function(wrap_pyfunction!(param_models, m)?)?;
     m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;

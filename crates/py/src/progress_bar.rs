@@ -11,11 +11,16 @@
 //! created at the first progress call (when the end is known) and left in its last state with
 //! the cursor on a new line when dropped: at the end of a run, on an error, or on Ctrl-C.
 //!
+//! A run whose set-up (the route table of a large topology, `sim::budget::estimate`) takes a
+//! second or more shows a set-up line first (`SimBar::setting_up`: spinner, what, elapsed),
+//! replaced by the bar at the first simulated second.
+//!
 //! Positions are counted in simulated milliseconds, so that runs shorter than a second still
 //! move (the text shows whole seconds, as tqdm's did).
 //!
 //! Validation: python/tests/test_progress_bar.py (under a pseudo-terminal the bar reaches
-//! `N/N sim s`; a pipe gets no bar; `aqmlab run` imports no tqdm).
+//! `N/N sim s`; a 5,042-node set-up has its line first; a pipe gets no bar; `aqmlab run`
+//! imports no tqdm).
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::fmt::Write;
@@ -53,10 +58,15 @@ fn rate_key(state: &ProgressState, w: &mut dyn Write) {
     let _ = write!(w, "{:.1} sim s/s", state.per_sec() / MS_PER_S);
 }
 
+/// The set-up line's layout: the variant, a spinner, what is being set up and the elapsed time.
+const SETUP_TEMPLATE: &str = "{prefix}: {spinner} {msg} [{elapsed_precise}]";
+
 /// A progress bar in simulated time for one variant (see the module doc).
 pub(crate) struct SimBar {
     name: String,
     bar: Option<ProgressBar>,
+    /// The set-up line shown before the first `update` (`setting_up`), if any.
+    setup: Option<ProgressBar>,
 }
 
 impl SimBar {
@@ -65,12 +75,29 @@ impl SimBar {
         Self {
             name: name.to_string(),
             bar: None,
+            setup: None,
         }
+    }
+
+    /// Show `message` with a spinner and the elapsed time (redrawn every 200 ms by indicatif's
+    /// ticker thread) until the first `update`: the set-up of a large topology takes a minute
+    /// or more before the first event (issue 30: 90 s without a word).
+    pub(crate) fn setting_up(&mut self, message: String) {
+        let style = ProgressStyle::with_template(SETUP_TEMPLATE).expect("the template is valid");
+        let line = ProgressBar::new_spinner()
+            .with_style(style)
+            .with_prefix(self.name.clone())
+            .with_message(message);
+        line.enable_steady_tick(std::time::Duration::from_millis(200));
+        self.setup = Some(line);
     }
 
     /// The run is at `now` of `end` (the end may move earlier: a run stopped after a number of
     /// responses reports its stop time as the end).
     pub(crate) fn update(&mut self, now: SimTime, end: SimTime) {
+        if let Some(line) = self.setup.take() {
+            line.finish_and_clear();
+        }
         let len = position(end);
         let bar = self.bar.get_or_insert_with(|| {
             let style = ProgressStyle::with_template(TEMPLATE)
@@ -94,6 +121,12 @@ impl Drop for SimBar {
     /// Leave the bar in its last state (not moved to 100 %) and the cursor on the next line
     /// (indicatif leaves it after the bar, where the next output would continue the line).
     fn drop(&mut self) {
+        if let Some(line) = self.setup.take() {
+            line.abandon();
+            if !line.is_hidden() {
+                let _ = std::io::stderr().write_all(b"\n");
+            }
+        }
         if let Some(bar) = self.bar.take() {
             bar.abandon();
             if !bar.is_hidden() {

@@ -190,9 +190,10 @@ fn validate_upstream(_dist: &SizeDist, _path: &str) -> Res<()> {
     Ok(())
 }
 
-/// Read an empirical CDF CSV (`value,cdf` per line) at `file`; errors are reported at `key`.
+/// Read an empirical CDF CSV (a `value,cdf` or `value,count` header, then a point per line;
+/// `traffic::EmpiricalCdf::from_csv_str`) at `file`; errors are reported at `key`.
 pub(crate) fn load_empirical(file: &Path, key: &str) -> Res<EmpiricalCdf> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
+    let text = crate::read::read_text(file).map_err(|e| {
         KeyError::new(
             key,
             format!("cannot read empirical CDF file {}: {e}", file.display()),
@@ -356,13 +357,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("scenario-dist-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("ok.csv"), "value,cdf\n# c\n100,0.5\n\n1000,1\n").unwrap();
-        std::fs::write(dir.join("bad.csv"), "100,0.5\n50,0.9\n").unwrap();
+        std::fs::write(dir.join("bad.csv"), "value,cdf\n100,0.5\n50,0.9\n").unwrap();
         let ok = load_empirical(&dir.join("ok.csv"), "k").unwrap();
         assert_eq!(ok.points, vec![(100.0, 0.5), (1000.0, 1.0)]);
         let e = load_empirical(&dir.join("bad.csv"), "k").unwrap_err();
         assert!(
             e.reason
-                .ends_with("line 2: values must be non-decreasing (50 after 100)"),
+                .ends_with("line 3: values must be non-decreasing (50 after 100)"),
             "{}",
             e.reason
         );

@@ -5,8 +5,8 @@
 //! `[run]`: `seed` (integer ≥ 0, default 1), `warmup` (duration, required, may be 0),
 //! `duration` (required, > 0: measured time after the warm-up; warmup + duration at most
 //! `units::limits::MAX_RUN`, 1e9 s), `stop_after_responses` (optional integer ≥ 1).
-//! Last, `sim::budget` (the engine's cost model) refuses a run whose workloads would exceed its
-//! event or memory bound.
+//! Last, `sim::budget` (the engine's cost model) refuses a run whose workloads and monitor
+//! samples would exceed its event or memory bound.
 //! `[monitor]`: `queue_interval`, `queue_sample`, `link_interval` (durations > 0; defaults
 //! `sim::MonitorConfig::default()`); `pcap` (array of link names, default none: each a link of
 //! the topology, one direction, or a two-way name such as `bottleneck`; checked against the
@@ -82,7 +82,7 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         monitor,
     };
     sim::pcap::check(&exp).map_err(|e| KeyError::new(e.key, e.reason))?;
-    sim::budget::check_workloads(&exp, &|i| root.elem("workload", i))
+    sim::budget::check_run(&exp, &|i| root.elem("workload", i))
         .map_err(|e| KeyError::new(e.key, e.reason))?;
     Ok(exp)
 }

@@ -10,7 +10,7 @@
 //! Read before editing: `value.rs` (typed getters that carry key paths), `merge.rs` (variant
 //! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
 //! `[monitor]`), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue.rs`, `tcp.rs`,
-//! `workload.rs`, `dist.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
+//! `workload.rs`, `dist.rs`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
 //! Validation: unit tests in each file; `tests/full_scenario.rs` (exact values of a full file
@@ -22,6 +22,7 @@ mod error;
 mod experiment;
 mod merge;
 mod queue;
+pub mod read;
 mod tcp;
 mod topology;
 mod value;
@@ -39,19 +40,16 @@ pub struct NamedExperiment {
     pub experiment: sim::Experiment,
 }
 
-/// Load and validate the scenario file at `path`.
+/// Load and validate the scenario file at `path` (`-`: standard input), read once with a bound
+/// (`read::read_text`).
 pub fn load(path: &Path) -> Result<Vec<NamedExperiment>, ScenarioError> {
     let label = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let text = read::read_text(path).map_err(|reason| ScenarioError {
         file: label.clone(),
         key: "(file)".into(),
-        reason: format!("cannot read the file: {e}"),
+        reason: format!("cannot read the file: {reason}"),
     })?;
-    let base_dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    parse_str(&text, &label, base_dir)
+    parse_str(&text, &label, &read::base_dir(path))
 }
 
 /// Parse and validate scenario `text`; `file_label` names it in errors and gives the default
@@ -92,8 +90,12 @@ fn parse_root(
     }
 }
 
-/// The label's file stem if it is a valid directory name, else "base".
+/// The label's file stem if it is a valid directory name, else "base"; "stdin" for standard
+/// input (`-`, as `/dev/stdin` gives).
 fn default_name(label: &str) -> String {
+    if label == read::STDIN {
+        return "stdin".to_string();
+    }
     match Path::new(label).file_stem().and_then(|s| s.to_str()) {
         Some(stem) if merge::valid_name(stem) => stem.to_string(),
         _ => "base".to_string(),
@@ -130,6 +132,8 @@ mod tests {
         assert_eq!(default_name("scenarios/quickstart.toml"), "quickstart");
         assert_eq!(default_name(""), "base");
         assert_eq!(default_name("<inline>"), "base");
+        assert_eq!(default_name("-"), "stdin");
+        assert_eq!(default_name("/dev/stdin"), "stdin");
     }
 
     #[test]

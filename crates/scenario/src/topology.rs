@@ -362,7 +362,7 @@ fn parse_delaybox(d: &Tbl, clients: u32, servers: u32, base_dir: &Path) -> Res<D
 
 /// A CSV of extra RTTs in milliseconds (plain numbers), one row per client.
 fn read_matrix_csv(file: &Path, key: &str) -> Res<Vec<Vec<SimDuration>>> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
+    let text = crate::read::read_text(file).map_err(|e| {
         KeyError::new(
             key,
             format!("cannot read RTT matrix file {}: {e}", file.display()),

@@ -339,7 +339,7 @@ fn parse_replay(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
     t.allow(&["kind", "file", "clients", "servers"])?;
     let file = as_str(t.req("file")?, &t.key("file"))?;
     let path = base_dir.join(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let text = crate::read::read_text(&path).map_err(|e| {
         t.err(
             "file",
             format!("cannot read the trace {}: {e}", path.display()),

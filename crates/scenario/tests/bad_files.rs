@@ -344,6 +344,29 @@ fn empirical_file_missing() {
 }
 
 #[test]
+fn empirical_file_with_a_header_of_other_columns() {
+    // Issue 30: `value,cdf,x` was read by position (the third column as the CDF).
+    let dir = std::env::temp_dir().join(format!("scenario-bad-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("resp.csv"), "value,cdf,x\n1000,1,0.5\n2000,1,1\n").unwrap();
+    let text = edit(&[(
+        "{ dist = \"constant\", value = \"300B\" }",
+        "{ dist = \"empirical\", file = \"resp.csv\" }",
+    )]);
+    let e = parse_str(&text, "bad.toml", &dir).unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(e.key, "workload[0].request_size.file");
+    assert_eq!(
+        e.reason,
+        format!(
+            "{}: line 1: the header names the columns \"value,cdf,x\"; expected value,cdf or \
+             value,count (in any order; `value` may be `value_UNIT`), or value,count,cdf",
+            dir.join("resp.csv").display()
+        )
+    );
+}
+
+#[test]
 fn duplicate_variant_names() {
     let text = format!(
         "{BASE}\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n[[variant]]\nname = \"a\"\n"

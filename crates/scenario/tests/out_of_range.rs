@@ -230,9 +230,10 @@ fn budget_connection_rate_refused_by_events() {
     rejects(
         &edit(&[("rate = 10.0", "rate = 1e30")]),
         "workload[0].rate",
+        // 1.1e32 events / 8e6 per s = 1.375e25 s = 4.4e17 years.
         "too large a run: 1e30 connections/s over 11 s (warmup + duration) is about 1.1e31 \
-         connections, at least 1.1e32 events; aqmlab refuses runs above 1e11 events (about 3.5 \
-         hours at 8 M events/s)",
+         connections, at least 1.1e32 events, about 4.4e17 years at 8e6 events/s; aqmlab refuses \
+         runs above 1e11 events (3.5 h)",
     );
 }
 
@@ -267,9 +268,50 @@ fn budget_datagrams_refused_by_events() {
     rejects(
         &cbr("10000Gbps").replace("packet_size = \"1000B\"\n", ""),
         "workload[1].rate",
+        // 1.31e11 events / 8e6 per s = 16,370 s = 4.5 h.
         "too large a run: 1e13 bps in 210 B packets for 11 s is about 6.55e10 datagrams, at \
-         least 1.31e11 events (1.31e11 for all workloads); aqmlab refuses runs above 1e11 events \
-         (about 3.5 hours at 8 M events/s)",
+         least 1.31e11 events, about 4.5 h at 8e6 events/s; aqmlab refuses runs above 1e11 \
+         events (3.5 h)",
+    );
+}
+
+#[test]
+fn budget_monitor_samples_refused_by_events() {
+    // Issue 30: the quickstart's 660 s with a queue sample every 1 ns is 6.6e11 samples, each
+    // an event; the cost model did not count them (an ETA of about 3 hours once started).
+    let long = |sample: &str| {
+        edit(&[
+            ("warmup = \"1s\"", "warmup = \"60s\""),
+            ("duration = \"10s\"", "duration = \"600s\""),
+        ]) + &format!("\n[monitor]\nqueue_sample = \"{sample}\"\n")
+    };
+    rejects(
+        &long("1ns"),
+        "monitor.queue_sample",
+        // 6.6e11 / 8e6 per s = 82,500 s = 23 h (0.95 days).
+        "too large a run: a queue sample every 1ns for 660 s (warmup + duration) is 6.6e11 \
+         samples, at least 6.6e11 events, about 23 h at 8e6 events/s; aqmlab refuses runs above \
+         1e11 events (3.5 h)",
+    );
+    // Every 7 ns: 9.4e10 samples, under the bound (announced by `aqmlab run`, not refused).
+    accepts(&long("7ns"));
+    rejects(
+        &long("6ns"),
+        "monitor.queue_sample",
+        "too large a run: a queue sample every 6ns for 660 s (warmup + duration) is 1.1e11 \
+         samples, at least 1.1e11 events, about 3.8 h at 8e6 events/s; aqmlab refuses runs above \
+         1e11 events (3.5 h)",
+    );
+    // The intervals count too: 6.01e11 + 1.5e11 (+ 2e5 samples, 6e4 connections' 6e5 events)
+    // = 7.51e11 events, 93,900 s = 1.1 days.
+    let intervals = edit(&[("duration = \"10s\"", "duration = \"600s\"")])
+        + "\n[monitor]\nqueue_interval = \"1ns\"\nlink_interval = \"4ns\"\n";
+    rejects(
+        &intervals,
+        "monitor.queue_interval",
+        "too large a run: a queue interval every 1ns for 601 s (warmup + duration) is 6.01e11 \
+         intervals, at least 6.01e11 events (7.51e11 for the whole run), about 1.1 days at 8e6 \
+         events/s; aqmlab refuses runs above 1e11 events (3.5 h)",
     );
 }
 
@@ -287,7 +329,7 @@ fn budget_users_hosts_and_routers_refused_by_memory() {
         &format!("{BASE}\n[[workload]]\nkind = \"mah\"\nusers = 100000000\n"),
         "workload[1].users",
         "too large a run: 100000000 users at ≈ 228 B each (state and one request record), \
-         needing about 22.8 GB of memory (22.8 GB for all workloads); aqmlab refuses more than 8.0 GB",
+         needing about 22.8 GB of memory; aqmlab refuses more than 8.0 GB",
     );
     rejects(
         &edit(&[("clients = 2", "clients = 4000000000")]),

@@ -4,15 +4,19 @@
 //! point with cdf > 0 is an atom (mass cdf₀ at the first value); equal values with rising cdf are
 //! an atom at that value; equal cdfs with rising values are a gap with no mass.
 //!
-//! CSV form: two columns `value,cdf` per line, or three columns `value,count,cdf` (the form of
-//! the Mah tables in `data/mah/`; the count column is ignored); an optional non-numeric header line before the
-//! first data line; blank lines and `#` comments (whole line or trailing) are ignored. Values are
-//! plain numbers (bytes or seconds), finite and ≥ 0, non-decreasing; cdf in [0, 1],
-//! non-decreasing, the last within 1e-6 of 1 (the tolerance of the scenario loader). Errors name
-//! the 1-based line number of the file and the reason.
+//! CSV form: a header line naming the columns, then one point per line. The columns are found
+//! by name, in any order: `value` (or `value_UNIT`, e.g. `value_bytes`) and `cdf`, or `value`
+//! and `count` (a frequency per value: the CDF is the running sum of the counts over their
+//! total), or all three (the Mah tables in `data/mah/`, `value_bytes,count,cdf`: the cdf is
+//! used). A header naming anything else (`value,cdf,x`), or no header, is an error naming the
+//! columns: a table read by position would silently take a wrong column (issue 30). Blank lines
+//! and `#` comments (whole line or trailing) are ignored. Values are plain numbers (bytes or
+//! seconds), finite and ≥ 0, non-decreasing; cdf in [0, 1], non-decreasing, the last within
+//! 1e-6 of 1 (the tolerance of the scenario loader); counts finite and ≥ 0, not all 0. Errors
+//! name the 1-based line number of the file and the reason.
 //!
 //! Validation: `distribution::tests` — `inverse_cdf_*` (hand-picked u, atoms, gaps), `empirical_mean_*`,
-//! `csv_*` (header, comments, errors naming the line).
+//! `csv_*` (headers in any order, counts, comments, errors naming the line and the columns).
 
 use std::path::Path;
 
@@ -77,6 +81,84 @@ fn check_end(last: Option<(f64, f64)>) -> Result<(), String> {
     }
 }
 
+/// Where a table's columns are, from its header.
+struct Columns {
+    /// Number of columns.
+    width: usize,
+    /// Index of the value column.
+    value: usize,
+    /// Index of the cdf column, or of the count column when `counts`.
+    weight: usize,
+    /// Whether `weight` is a count (no cdf column).
+    counts: bool,
+}
+
+impl Columns {
+    /// The columns named by `header`: `value` (or `value_UNIT`) with `cdf`, `count` or both,
+    /// each once, nothing else.
+    fn from_header(header: &[&str]) -> Result<Columns, String> {
+        let find = |want: &dyn Fn(&str) -> bool| {
+            let at: Vec<usize> = (0..header.len()).filter(|&i| want(header[i])).collect();
+            at
+        };
+        let is_value = |c: &str| c == "value" || c.starts_with("value_");
+        let value = find(&is_value);
+        let cdf = find(&|c: &str| c == "cdf");
+        let count = find(&|c: &str| c == "count");
+        let known = value.len() + cdf.len() + count.len();
+        let ok = value.len() == 1
+            && cdf.len() <= 1
+            && count.len() <= 1
+            && !(cdf.is_empty() && count.is_empty())
+            && known == header.len();
+        if !ok {
+            return Err(format!(
+                "the header names the columns {:?}; expected value,cdf or value,count (in any \
+                 order; `value` may be `value_UNIT`), or value,count,cdf",
+                header.join(",")
+            ));
+        }
+        Ok(match cdf.first() {
+            Some(&c) => Columns {
+                width: header.len(),
+                value: value[0],
+                weight: c,
+                counts: false,
+            },
+            None => Columns {
+                width: header.len(),
+                value: value[0],
+                weight: count[0],
+                counts: true,
+            },
+        })
+    }
+}
+
+/// Replace each row's count by the running sum of the counts over their total (the CDF at that
+/// value: a count is the mass at its value).
+fn counts_to_cdf(rows: &mut [(usize, f64, f64)]) -> Result<(), String> {
+    for &(lineno, _, c) in rows.iter() {
+        if !(c.is_finite() && c >= 0.0) {
+            return Err(format!(
+                "line {lineno}: count {c} must be a finite number ≥ 0"
+            ));
+        }
+    }
+    let total: f64 = rows.iter().map(|r| r.2).sum();
+    if !(total > 0.0 && total.is_finite()) {
+        return Err(format!(
+            "the counts must add up to a finite number > 0, got {total}"
+        ));
+    }
+    let mut run = 0.0;
+    for r in rows.iter_mut() {
+        run += r.2;
+        r.2 = run / total;
+    }
+    Ok(())
+}
+
 impl EmpiricalCdf {
     /// Check the table; the reason names the 0-based point index.
     pub fn validate(&self) -> Result<(), String> {
@@ -105,9 +187,9 @@ impl EmpiricalCdf {
 
     /// Parse CSV text (see the module doc). Errors read `line N: reason`.
     pub fn from_csv_str(text: &str) -> Result<EmpiricalCdf, String> {
-        let mut points: Vec<(f64, f64)> = Vec::new();
-        let mut seen_line = false;
-        let mut last_line = 0;
+        let mut columns: Option<Columns> = None;
+        // (line, value, cdf or count) per data line.
+        let mut rows: Vec<(usize, f64, f64)> = Vec::new();
         for (n, raw) in text.lines().enumerate() {
             let lineno = n + 1;
             let line = raw.split('#').next().unwrap_or("").trim();
@@ -115,33 +197,40 @@ impl EmpiricalCdf {
                 continue;
             }
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            let nums: Vec<Option<f64>> = fields.iter().map(|f| f.parse::<f64>().ok()).collect();
-            let first = !seen_line;
-            seen_line = true;
-            if first && nums.iter().all(Option::is_none) {
-                continue; // header
-            }
             let bad = |why: String| format!("line {lineno}: {why}");
-            if fields.len() != 2 && fields.len() != 3 {
+            let Some(cols) = &columns else {
+                columns = Some(Columns::from_header(&fields).map_err(bad)?);
+                continue;
+            };
+            if fields.len() != cols.width {
                 return Err(bad(format!(
-                    "expected 2 columns (value,cdf) or 3 (value,count,cdf), found {}",
+                    "expected {} columns as the header names, found {}",
+                    cols.width,
                     fields.len()
                 )));
             }
-            let (Some(v), Some(p)) = (nums[0], nums[fields.len() - 1]) else {
+            let num = |i: usize| fields[i].parse::<f64>().ok();
+            let (Some(v), Some(p)) = (num(cols.value), num(cols.weight)) else {
                 return Err(bad(format!("{line:?} is not numbers")));
             };
-            check_point(points.last().copied(), v, p).map_err(bad)?;
-            points.push((v, p));
-            last_line = lineno;
+            rows.push((lineno, v, p));
         }
-        check_end(points.last().copied()).map_err(|e| {
-            if points.is_empty() {
-                "no data lines".to_string()
-            } else {
-                format!("line {last_line}: {e}")
-            }
-        })?;
+        let Some(cols) = columns else {
+            return Err("no data lines".to_string());
+        };
+        if rows.is_empty() {
+            return Err("no data lines".to_string());
+        }
+        if cols.counts {
+            counts_to_cdf(&mut rows)?;
+        }
+        let mut points: Vec<(f64, f64)> = Vec::with_capacity(rows.len());
+        for &(lineno, v, p) in &rows {
+            check_point(points.last().copied(), v, p).map_err(|e| format!("line {lineno}: {e}"))?;
+            points.push((v, p));
+        }
+        let last_line = rows.last().map_or(0, |r| r.0);
+        check_end(points.last().copied()).map_err(|e| format!("line {last_line}: {e}"))?;
         Ok(EmpiricalCdf { points })
     }
 

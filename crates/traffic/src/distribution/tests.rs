@@ -260,47 +260,93 @@ fn csv_header_comments_and_blank_lines() {
     .unwrap();
     assert_eq!(c.points, table());
     assert!(c.validate().is_ok());
-    // No header at all is fine too.
+}
+
+#[test]
+fn csv_columns_found_by_name_in_any_order() {
+    let swapped = EmpiricalCdf::from_csv_str("cdf,value\n0.25,100\n0.75,200\n1,1000\n").unwrap();
+    assert_eq!(swapped.points, table());
+    // Same table, same draws, whichever order the columns come in.
+    let straight = EmpiricalCdf::from_csv_str("value,cdf\n100,0.25\n200,0.75\n1000,1\n").unwrap();
+    let draws = |c: EmpiricalCdf| {
+        let d = SizeDist::Empirical(c);
+        let mut r = rng("csv-order");
+        (0..1000).map(|_| d.sample(&mut r)).collect::<Vec<f64>>()
+    };
+    let (a, b) = (draws(swapped), draws(straight));
+    assert_eq!(a, b);
+    assert!(a.iter().all(|&x| (100.0..=1000.0).contains(&x)));
+    // `value_UNIT` names the value column (the Mah tables); with count and cdf the cdf is used.
+    let t = EmpiricalCdf::from_csv_str("cdf,count,value_bytes\n0.25,4,0\n1,12,81\n").unwrap();
+    assert_eq!(t.points, vec![(0.0, 0.25), (81.0, 1.0)]);
+}
+
+#[test]
+fn csv_counts_become_the_running_share() {
+    // Counts 1, 2, 1 of 4: cdf 1/4, 3/4, 4/4 at 100, 200, 1000 (= `table()`).
+    let c = EmpiricalCdf::from_csv_str("count,value\n1,100\n2,200\n1,1000\n").unwrap();
+    assert_eq!(c.points, table());
+    let err = |t: &str| EmpiricalCdf::from_csv_str(t).unwrap_err();
     assert_eq!(
-        EmpiricalCdf::from_csv_str("5,1").unwrap().points,
-        vec![(5.0, 1.0)]
+        err("value,count\n1,-2\n"),
+        "line 2: count -2 must be a finite number ≥ 0"
     );
+    assert_eq!(
+        err("value,count\n1,0\n2,0\n"),
+        "the counts must add up to a finite number > 0, got 0"
+    );
+}
+
+#[test]
+fn csv_header_other_than_value_and_cdf_or_count_is_refused() {
+    let err = |t: &str| EmpiricalCdf::from_csv_str(t).unwrap_err();
+    let expected = |cols: &str| {
+        format!(
+            "line 1: the header names the columns \"{cols}\"; expected value,cdf or value,count \
+             (in any order; `value` may be `value_UNIT`), or value,count,cdf"
+        )
+    };
+    // Read by position, the third column would have been the CDF (issue 30).
+    assert_eq!(err("value,cdf,x\n1000,1,0.5\n"), expected("value,cdf,x"));
+    assert_eq!(err("value,value,cdf\n1,1,1\n"), expected("value,value,cdf"));
+    assert_eq!(err("value\n1\n"), expected("value"));
+    // No header: the first line is read as one and refused.
+    assert_eq!(err("100,0.5\n1000,1\n"), expected("100,0.5"));
 }
 
 #[test]
 fn csv_errors_name_the_line() {
     let err = |t: &str| EmpiricalCdf::from_csv_str(t).unwrap_err();
     assert_eq!(
-        err("100,0.5\n50,0.9\n"),
-        "line 2: values must be non-decreasing (50 after 100)"
+        err("value,cdf\n100,0.5\n50,0.9\n"),
+        "line 3: values must be non-decreasing (50 after 100)"
     );
     assert_eq!(
-        err("# c\n100,0.5\n200,0.4\n"),
-        "line 3: CDF must be non-decreasing and end at 1 (0.4 after 0.5)"
+        err("# c\nvalue,cdf\n100,0.5\n200,0.4\n"),
+        "line 4: CDF must be non-decreasing and end at 1 (0.4 after 0.5)"
     );
     assert_eq!(
-        err("100,0.5,3,4\n"),
-        "line 1: expected 2 columns (value,cdf) or 3 (value,count,cdf), found 4"
+        err("value,cdf\n100,0.5,3\n"),
+        "line 2: expected 2 columns as the header names, found 3"
     );
     assert_eq!(
         err("value,cdf\n100,abc\n"),
         "line 2: \"100,abc\" is not numbers"
     );
     assert_eq!(
-        err("100,0.5\n200,0.9\n\n"),
-        "line 2: CDF must be non-decreasing and end at 1 (ends at 0.9)"
+        err("value,cdf\n100,0.5\n200,0.9\n\n"),
+        "line 3: CDF must be non-decreasing and end at 1 (ends at 0.9)"
     );
     assert_eq!(
-        err("-1,1\n"),
-        "line 1: value -1 must be a finite number ≥ 0"
+        err("value,cdf\n-1,1\n"),
+        "line 2: value -1 must be a finite number ≥ 0"
     );
-    assert_eq!(err("1,1.5\n"), "line 1: cdf 1.5 must lie in [0, 1]");
+    assert_eq!(
+        err("value,cdf\n1,1.5\n"),
+        "line 2: cdf 1.5 must lie in [0, 1]"
+    );
     assert_eq!(err("value,cdf\n# nothing\n"), "no data lines");
-    // A second non-numeric line is not a header.
-    assert_eq!(err("a,b\nc,d\n"), "line 2: \"c,d\" is not numbers");
-    // Three columns: value,count,cdf (the Mah tables); the count is ignored.
-    let t = EmpiricalCdf::from_csv_str("value_bytes,count,cdf\n0,4,0.25\n81,12,1\n").unwrap();
-    assert_eq!(t.points, vec![(0.0, 0.25), (81.0, 1.0)]);
+    assert_eq!(err(""), "no data lines");
 }
 
 #[test]

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aqmlab.build import engine_build
+from aqmlab.dirs import SWEEP_INFO, SWEEP_TABLE, is_sweep_dir  # noqa: F401 (is_sweep_dir re-exported)
 from aqmlab.io import (
     check_out_dir,
     is_run_dir,
@@ -67,8 +68,6 @@ from aqmlab.workers import pool, terminate
 if TYPE_CHECKING:  # imported where used: workers and the runs need neither
     import pandas as pd
 
-SWEEP_TABLE = "sweep.parquet"
-SWEEP_INFO = "sweep.json"
 RUNS = "runs"
 SCENARIO = "scenario.toml"
 ERROR = "error.txt"
@@ -351,11 +350,6 @@ def write_sweep_table(df: pd.DataFrame, path: Path) -> None:
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     write_parquet(t, tmp)
     os.replace(tmp, path)
-
-
-def is_sweep_dir(path: str | os.PathLike) -> bool:
-    p = Path(path)
-    return (p / SWEEP_TABLE).is_file() and (p / SWEEP_INFO).is_file()
 
 
 def load_sweep(dir: str | os.PathLike) -> pd.DataFrame:

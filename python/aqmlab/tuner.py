@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 import tomli_w
 
+from aqmlab.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
 from aqmlab.io import read_summary
 from aqmlab.stats import t_ci
 from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
@@ -66,8 +67,6 @@ from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, parse, run_i
 
 STUDY_DB = "study.db"
 STUDY_NAME = "tune"
-TUNE_INFO = "tune.json"
-TRIALS_TABLE = "trials.parquet"
 FINAL_TABLE = "final.parquet"
 LEVEL = 0.95
 
@@ -547,11 +546,6 @@ def tune(
 
         write_tune_report(out, study=study)
     return df
-
-
-def is_tune_dir(path: str | os.PathLike) -> bool:
-    p = Path(path)
-    return (p / TUNE_INFO).is_file() and (p / TRIALS_TABLE).is_file()
 
 
 def load_tune(dir: str | os.PathLike) -> pd.DataFrame:

@@ -561,6 +561,22 @@ def load_tune(dir: str | os.PathLike) -> pd.DataFrame:
     return df
 
 
+def trial_values_text(df: pd.DataFrame, info: dict, config: str) -> str:
+    """The tuned and derived values of the configuration labelled `config` ("trial N"), as
+    `key = value` pairs (durations in ms, aqmlab.param_values); "" for a baseline."""
+    from aqmlab.param_values import fmt_param
+
+    number = config.removeprefix("trial ")
+    if not number.isdigit():
+        return ""
+    rows = df[df["number"] == int(number)]
+    if not len(rows):
+        return ""
+    row = rows.iloc[0]
+    keys = [p["path"] for p in info["params"]] + [d["path"] for d in info["derive"]]
+    return ", ".join(f"{k} = {fmt_param(row[k])}" for k in keys if k in row and fmt_param(row[k]))
+
+
 def print_summary(df: pd.DataFrame, out: Path) -> None:
     """The best trials and the comparisons, for the command line."""
     info = json.loads((out / TUNE_INFO).read_text(encoding="utf-8"))
@@ -572,7 +588,9 @@ def print_summary(df: pd.DataFrame, out: Path) -> None:
             col = obj["column"]
             for cfg, g in final.groupby("config", sort=False):
                 ci = t_ci(g[col].to_numpy(dtype=float))
-                print(f"  {cfg:<24} {col} = {ci.mean:.4g} ± {ci.half:.2g} (n = {ci.n})")
+                line = f"  {cfg:<24} {col} = {ci.mean:.4g} ± {ci.half:.2g} (n = {ci.n})"
+                values = trial_values_text(df, info, cfg)
+                print(f"{line}  {values}" if values else line)
     for c in df.attrs.get("comparisons", []):
         verdict = "significant" if c["significant"] else "not significant"
         diff = f"{c['column']} {c['diff']:+.4g} ± {c['half']:.2g}"

@@ -239,8 +239,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     t = run_sweep(args.scenario, args.out, jobs=args.jobs, dask=args.dask, progress=not args.quiet)
     counts = t["status"].value_counts()
     print(
-        f"{args.out}: {len(t)} runs: {counts.get('ok', 0)} ok, {counts.get('failed', 0)} failed, "
-        f"{counts.get('pending', 0)} pending; table: {Path(args.out) / 'sweep.parquet'}"
+        f"{args.out}: {len(t)} runs: {counts.get('ok', 0)} ok ({t.attrs.get('reused', 0)} reused), "
+        f"{counts.get('failed', 0)} failed, {counts.get('pending', 0)} pending; "
+        f"table: {Path(args.out) / 'sweep.parquet'}"
     )
     return 1 if counts.get("failed", 0) else 0
 

@@ -166,11 +166,18 @@ def _dask(tasks: dict[str, Task], address: str) -> Iterator[tuple[str, str, obje
 
 
 def _progress_bar(total: int, enabled: bool, desc: str = "sweep"):
-    if not enabled:
-        return None
-    from tqdm import tqdm
+    """A progress bar in runs, drawn only on a terminal (aqmlab.console)."""
+    from aqmlab.console import progress_bar
 
-    return tqdm(total=total, desc=desc, unit="run", dynamic_ncols=True)
+    return progress_bar(total, desc, "run") if enabled else None
+
+
+def _say(bar, line: str) -> None:
+    """Print `line` on stderr now, above the progress bar if there is one."""
+    if bar is not None:
+        bar.write(line, file=sys.stderr)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def run_sweep(
@@ -184,7 +191,9 @@ def run_sweep(
     """Expand and validate the sweep of `scenario`, run every unfinished run into `out` and return
     the sweep table (also written to `out/sweep.parquet`). `jobs`: local processes (default: all
     cores; 1 = in this process); `dask`: a Dask scheduler address instead. `on_run(run, status)`
-    is called after each run is stored. Raises SweepError before anything runs."""
+    is called after each run is stored; a failed run is printed on stderr as it fails.
+    `table.attrs["reused"]`: the runs found finished (by this engine build) and not run again.
+    Raises SweepError before anything runs."""
     sweep = expand(scenario)
     validate(sweep)
     if jobs is not None and jobs < 1:
@@ -193,6 +202,8 @@ def run_sweep(
     prepare_out(out)  # `DIR: reason` (a file, read-only, …) before anything runs
     _write_text_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
 
+    build = engine_build()
+    reused = sum(is_finished(out, r, build) for r in {r.id: r for r in sweep.runs}.values())
     try:
         execute_runs(
             out, sweep.runs, sweep.scenario, sweep.base_dir, jobs=jobs, dask=dask, progress=progress,
@@ -201,6 +212,7 @@ def run_sweep(
     finally:
         table = sweep_table(sweep, out)
         write_sweep_table(table, out / SWEEP_TABLE)
+    table.attrs["reused"] = reused
     return table
 
 
@@ -266,6 +278,8 @@ def execute_runs(
                 for rid, status, payload in stream:
                     _store(out, by_id[rid], status, payload, written=not dask)
                     failed += status != "ok"
+                    if status != "ok":  # as it happens (a full disk), not only in the table
+                        _say(bar, f"{desc}: run {rid} failed: {str(payload).splitlines()[0]}")
                     if bar is not None:
                         if failed:
                             bar.set_postfix(failed=failed)

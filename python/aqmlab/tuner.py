@@ -89,7 +89,9 @@ class SimEvaluator:
         self.spec, self.out, self.jobs, self.dask = spec, out, jobs, dask
 
     def __call__(self, runs: list[SweepRun]) -> list[dict | str]:
-        execute_runs(self.out, runs, self.spec.file, self.spec.base_dir, jobs=self.jobs, dask=self.dask)
+        execute_runs(
+            self.out, runs, self.spec.file, self.spec.base_dir, jobs=self.jobs, dask=self.dask, desc="tune"
+        )
         got: dict[str, dict | str] = {}
         for r in runs:
             d = run_dir(self.out, r)
@@ -291,9 +293,9 @@ def optimise(
     start = time.monotonic()
     bar = None
     if progress:
-        from tqdm import tqdm
+        from aqmlab.console import progress_bar
 
-        bar = tqdm(total=spec.trials, desc="tune", unit="trial", dynamic_ncols=True)
+        bar = progress_bar(spec.trials, "tune", "trial")  # on a terminal only
     try:
         while True:
             trials = study.get_trials(deepcopy=False)

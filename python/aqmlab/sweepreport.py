@@ -4,8 +4,9 @@ embedded as base64 PNGs) and DIR/report.md (figures beside it in DIR/report/).
 A configuration is one variant at one point of the sweep (all axes fixed); its replications are
 pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
 - the summary table in seed 000's format (aqmlab.report.COLUMNS), "mean ± half width" per cell;
-- response-time CDFs (mean of the replications' empirical CDFs with the pointwise band) and
-  CCDFs (log-log), per configuration; with more than `MAX_FIG_GROUPS` configurations and a load
+- response-time CDFs (mean of the replications' empirical CDFs with the pointwise band, drawn
+  from `MIN_BAND_N` replications on) and CCDFs (log-log), per configuration, with short legend
+  labels (`target=2ms`); with more than `MAX_FIG_GROUPS` configurations and a load
   axis, these are drawn once per load value and the two figures below at the highest load only;
 - the crossover points of the CDFs of each pair of configurations (up to 8), only where the
   replications' 95 % bands separate on both sides (aqmlab.stats.band_crossovers; the report
@@ -160,47 +161,104 @@ def _png(plt, fig) -> bytes:
     return buf.getvalue()
 
 
-def fig_cdf(gs: list[Group], xmax: float) -> bytes:
-    plt, fig, ax = _fig()
+#: Fewest replications for a 95 % band: with 2 the t quantile is 12.7 and the band covers
+#: most of the figure, hiding the curves; below this only the mean is drawn.
+MIN_BAND_N = 3
+#: Opacity of a band (thin, so that overlapping bands leave the lines visible).
+BAND_ALPHA = 0.15
+
+
+def short_label(label: str, keep_variant: bool = False) -> str:
+    """A configuration label for a legend: each `key.path=value` as its last key
+    (`variant[codel].queue.target=2ms` → `target=2ms`), and the variant left out when an axis
+    names it (`variant[codel]. …`) unless `keep_variant`."""
+    parts = label.split(", ")
+    axes = [p for p in parts if "=" in p]
+    named = [p for p in parts if "=" not in p]
+    variant_named = any(a.startswith(f"variant[{v}].") for a in axes for v in named)
+    short = [a.split("=", 1)[0].rsplit(".", 1)[-1] + "=" + a.split("=", 1)[1] for a in axes]
+    drop = variant_named and short and not keep_variant
+    return ", ".join(([] if drop else named) + short) or label
+
+
+def legend_labels(gs: list[Group]) -> list[str]:
+    """The legend labels of `gs`: the shortest of `short_label`, `short_label` with the
+    variant, and the full label that keeps them distinct; the replication count `(n=…)` only
+    when it differs between configurations (the figure's title gives it otherwise)."""
+    labels = [g.label for g in gs]
+    for keep in (False, True):
+        short = [short_label(g.label, keep) for g in gs]
+        if len(set(short)) == len(short):
+            labels = short
+            break
+    if len({len(g.samples) for g in gs}) > 1:
+        labels = [f"{lab} (n={len(g.samples)})" for lab, g in zip(labels, gs, strict=True)]
+    return labels
+
+
+def _n_text(gs: list[Group]) -> str:
+    """ "n = 2 each, lines only" etc.: the replications behind the figure's curves."""
+    ns = sorted({len(g.samples) for g in gs})
+    n = f"n = {ns[0]} each" if len(ns) == 1 else f"n = {ns[0]}-{ns[-1]}"
+    if ns[-1] < MIN_BAND_N:
+        return f"{n}, mean only"
+    return f"{n}, 95 % band" + ("" if ns[0] >= MIN_BAND_N else f" where n ≥ {MIN_BAND_N}")
+
+
+def draw_cdf(ax, gs: list[Group], xmax: float) -> None:
+    """The mean CDF of each configuration, with its 95 % band when it has `MIN_BAND_N`
+    replications or more."""
     x = np.linspace(0.0, xmax, 801)
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         mean, lo, hi = cdf_band(g.samples, x)
-        (line,) = ax.plot(x, mean, drawstyle="steps-post", label=f"{g.label} (n={len(g.samples)})")
-        ax.fill_between(x, lo, hi, step="post", alpha=0.25, color=line.get_color(), linewidth=0)
+        (line,) = ax.plot(x, mean, drawstyle="steps-post", label=label, linewidth=1.2)
+        if len(g.samples) >= MIN_BAND_N:
+            ax.fill_between(x, lo, hi, step="post", alpha=BAND_ALPHA, color=line.get_color(), linewidth=0)
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1)
     ax.set_xlabel("response time (s)")
     ax.set_ylabel("cumulative fraction of responses")
-    ax.set_title("Response-time CDF: mean of replications, 95 % band")
+    ax.set_title(f"Response-time CDF: mean of replications ({_n_text(gs)})")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=7)
+
+
+def fig_cdf(gs: list[Group], xmax: float) -> bytes:
+    plt, fig, ax = _fig()
+    draw_cdf(ax, gs, xmax)
     return _png(plt, fig)
 
 
-def fig_ccdf(gs: list[Group]) -> bytes:
-    plt, fig, ax = _fig()
+def draw_ccdf(ax, gs: list[Group]) -> None:
+    """As `draw_cdf`, 1 − CDF on log-log axes."""
     top = max((float(s.max()) for g in gs for s in g.samples if len(s)), default=1.0)
     x = np.logspace(-2, math.log10(max(top, 0.02)), 400)
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         mean, lo, hi = cdf_band(g.samples, x)
-        (line,) = ax.plot(x, 1.0 - mean, label=g.label)
-        ax.fill_between(x, 1.0 - hi, 1.0 - lo, alpha=0.25, color=line.get_color(), linewidth=0)
+        (line,) = ax.plot(x, 1.0 - mean, label=label, linewidth=1.2)
+        if len(g.samples) >= MIN_BAND_N:
+            ax.fill_between(x, 1.0 - hi, 1.0 - lo, alpha=BAND_ALPHA, color=line.get_color(), linewidth=0)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("response time (s)")
     ax.set_ylabel("fraction of responses slower (1 − CDF)")
-    ax.set_title("Response-time CCDF: mean of replications, 95 % band")
+    ax.set_title(f"Response-time CCDF: mean of replications ({_n_text(gs)})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="lower left", fontsize=7)
+
+
+def fig_ccdf(gs: list[Group]) -> bytes:
+    plt, fig, ax = _fig()
+    draw_ccdf(ax, gs)
     return _png(plt, fig)
 
 
 def fig_queue(gs: list[Group]) -> bytes:
     plt, fig, ax = _fig()
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         q = read_table(g.dirs[0], "queue", ["link", "t_ns", "mean_qlen"])
         q = q[q["link"] == FWD_LINK]
-        ax.plot(q["t_ns"].to_numpy() / 1e9, q["mean_qlen"].to_numpy(), linewidth=0.7, label=g.label)
+        ax.plot(q["t_ns"].to_numpy() / 1e9, q["mean_qlen"].to_numpy(), linewidth=0.7, label=label)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("queue length (packets, 100 ms mean)")
     ax.set_title("Forward bottleneck queue over time (first replication)")
@@ -211,7 +269,7 @@ def fig_queue(gs: list[Group]) -> bytes:
 
 def fig_rt_by_size(gs: list[Group]) -> bytes:
     plt, fig, ax = _fig()
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         pooled = []
         for d in g.dirs:
             warm = warmup_ns_of(read_info(d), read_summary(d))
@@ -221,7 +279,7 @@ def fig_rt_by_size(gs: list[Group]) -> bytes:
         if b.empty:
             continue
         mid = np.sqrt(np.maximum(b["lo_bytes"], 500.0) * np.minimum(b["hi_bytes"], 2e6))
-        ax.plot(mid, b["median_rt_s"], marker="o", label=g.label)
+        ax.plot(mid, b["median_rt_s"], marker="o", label=label)
     ax.set_xscale("log")
     ax.set_xlabel("response size (bytes, bin centre)")
     ax.set_ylabel("median response time (s)")

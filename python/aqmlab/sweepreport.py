@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
-from aqmlab.report import CDF_COLUMNS, COLUMNS, fmt_value, response_time_cdf
+from aqmlab.report import COLUMNS, fmt_value
 from aqmlab.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
 from aqmlab.sweep import RUNS, load_sweep
 
@@ -115,12 +115,24 @@ def groups(df: pd.DataFrame, sweep_dir: Path, drop: str | None = None) -> list[G
     return out
 
 
-def _load_samples(g: Group) -> None:
-    for d in g.dirs:
-        info = read_info(d)
-        warm = warmup_ns_of(info, read_summary(d))
-        x, _ = response_time_cdf(read_table(d, "requests", CDF_COLUMNS), warm)
-        g.samples.append(x)
+def readable_runs(df: pd.DataFrame, sweep_dir: Path) -> dict[Path, np.ndarray]:
+    """The response times (s, sorted) of each finished run, by directory. A finished run whose
+    files cannot be read (a corrupt summary.json, requests.parquet missing: aqmlab.report
+    `open_run`) becomes status "unreadable" in `df` with the reason as its error (listed with
+    the runs not finished) and is named on stderr; the others are reported."""
+    import sys
+
+    from aqmlab.report import BadRun, open_run, run_cdf
+
+    out: dict[Path, np.ndarray] = {}
+    for i in df.index[df["status"] == "ok"]:
+        p = sweep_dir / RUNS / df.at[i, "run"]
+        try:
+            out[p] = run_cdf(open_run(p))[0]
+        except BadRun as e:
+            df.loc[i, ["status", "error"]] = ["unreadable", str(e)]
+            print(f"note: skipped {e}", file=sys.stderr)
+    return out
 
 
 def ci_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
@@ -398,11 +410,12 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     d = Path(sweep_dir)
     df = load_sweep(d)
     info = df.attrs["sweep"]
+    samples = readable_runs(df, d)
     gs = groups(df, d)
     if not gs:
         raise FileNotFoundError(f"{d}: no finished run in the sweep (nothing to report)")
     for g in gs:
-        _load_samples(g)
+        g.samples = [samples[x] for x in g.dirs]
 
     sections: list[tuple] = []  # ("table", name, header, rows), ("figure", name, png), ("text", text)
     header, rows = ci_table(df)

@@ -7,6 +7,7 @@ one; argument and path errors come before pandas and matplotlib are imported."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -148,3 +149,34 @@ def test_report_argument_and_path_errors_come_before_heavy_imports(tmp_path, arg
     assert p.stdout == "2 []\n", p.stderr
     assert p.stderr.startswith("usage:" if args == ["--bogus"] else "aqmlab: error: "), p.stderr
     assert len(p.stderr.strip().splitlines()) <= 2  # usage + error, or the one error line
+
+
+def test_a_sweep_report_names_and_skips_its_unreadable_runs(tmp_path, monkeypatch, capsys):
+    from test_sweep_run import SWEEP, FakeCore
+
+    from aqmlab import _core
+    from aqmlab.sweep import run_sweep
+
+    monkeypatch.setattr(_core, "run_scenario_text", FakeCore())
+    f = tmp_path / "sw.toml"
+    f.write_text(SWEEP, encoding="utf-8")
+    out = tmp_path / "out"
+    t = run_sweep(f, out, jobs=1, progress=False)
+    bad_summary, no_requests = (out / "runs" / t["run"][0], out / "runs" / t["run"][3])
+    (bad_summary / "summary.json").write_text("{", encoding="utf-8")
+    (no_requests / "requests.parquet").unlink()
+    capsys.readouterr()
+    rc, _, err = _report(capsys, str(out))
+    assert rc == 0
+    assert err.splitlines() == [
+        f"note: skipped {bad_summary / 'summary.json'}: not valid JSON "
+        "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        f"note: skipped {no_requests / 'requests.parquet'}: missing (the run's requests table: the CDF "
+        "is drawn from it)",
+    ]
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert f"| {t['run'][0]} | sw | unreadable | {bad_summary / 'summary.json'}: not valid JSON" in md
+    assert f"| {t['run'][3]} | sw | unreadable | {no_requests / 'requests.parquet'}: missing" in md
+    # Limits 10 and 30 keep one replication each, 60 both.
+    rows = re.findall(r"^\| queue\.limit=(\d+) \| (\d) \|", md, flags=re.M)
+    assert rows == [("10", "1"), ("30", "1"), ("60", "2")]

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -180,3 +182,44 @@ def test_a_sweep_report_names_and_skips_its_unreadable_runs(tmp_path, monkeypatc
     # Limits 10 and 30 keep one replication each, 60 both.
     rows = re.findall(r"^\| queue\.limit=(\d+) \| (\d) \|", md, flags=re.M)
     assert rows == [("10", "1"), ("30", "1"), ("60", "2")]
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_simulator_run_never_takes_the_run_name(tmp_path, sig):
+    """`aqmlab run` stopped by Ctrl-C (cleans up) or SIGTERM (cannot: the scratch name stays,
+    removed by the next start): no `OUT/<variant>` appears and `aqmlab report` finds no run."""
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "scenarios" / "quickstart.toml").read_text(encoding="utf-8")
+    long = text.replace('duration = "10min"', 'duration = "100000s"')
+    assert long != text
+    scen = tmp_path / "long.toml"
+    scen.write_text(long, encoding="utf-8")
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(PY)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "aqmlab", "run", str(scen), "--out", str(out), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (out.is_dir() and any(out.iterdir())):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    p.send_signal(sig)
+    p.communicate(timeout=60)
+    assert p.returncode == (130 if sig == signal.SIGINT else -signal.SIGTERM)
+    if sig == signal.SIGINT:  # the run's directory and the parents it created are removed
+        assert not out.exists()
+        why = "no such directory"
+    else:
+        assert sorted(x.name for x in out.iterdir()) == [f"droptail.tmp-{p.pid}"]
+        why = "not a run directory and contains none (no summary.json)"
+    r = subprocess.run(
+        [sys.executable, "-m", "aqmlab", "report", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert r.returncode == 2
+    assert r.stderr == f"aqmlab: error: {out}: {why}\n"

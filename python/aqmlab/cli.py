@@ -272,7 +272,10 @@ def report_png(dirs: list[str], out: str | None) -> Path:
         png = (Path(dirs[0]) if len(dirs) == 1 else common) / "report.png"
     if png.is_dir():
         raise OutDirError(f"{png}: is a directory; --out names the PNG file to write")
-    check_out_dir(png.parent)
+    try:
+        check_out_dir(png.parent)
+    except OutDirError as e:
+        raise OutDirError(f"{e}; name the PNG elsewhere with --out" if out is None else str(e)) from None
     return png
 
 

@@ -1,7 +1,7 @@
 """The `aqmlab` command.
 
     aqmlab run SCENARIO --out DIR [--variant NAME]
-    aqmlab report DIR [DIR ...] [--out PNG] [--xmax 2.0]   (PNG: DIR/report.png by default)
+    aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
     aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
                                                                             (aqmlab.tuner)
@@ -21,6 +21,10 @@ output directory that cannot be written: checked before anything runs) print one
 "aqmlab: error: …" (`PATH: reason` for file-system errors) to stderr and exit with status 2;
 Ctrl-C exits with 130. A variant
 that fails leaves no directory behind (run directories are written atomically).
+
+`aqmlab report DIR` writes DIR/report.png (several DIRs: in the directory they share) unless
+--out names the PNG; a run it cannot show (interrupted, a file unreadable) is named with the
+reason and skipped, and the status is then 1.
 """
 
 from __future__ import annotations

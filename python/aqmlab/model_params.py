@@ -45,11 +45,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """`aqmlab params [NAME]`."""
     p = sub.add_parser(
         "params",
-        help="list a model's keys ([tcp], a queue or a workload kind): units, defaults, ranges, sources",
-        description="Without NAME, list the models (tcp, the topology tables, the queue kinds, the "
-        "workload kinds) with a one-line description each; with NAME, its keys as the core "
-        "declares them (the same tables as the README, docs/queue-disciplines.md and "
-        "docs/workloads.md).",
+        help="list the models with a one-line description each, or a model's keys: units, defaults, ranges",
+        description="Without NAME, list the models (tcp, the queue kinds, the declared workload "
+        "kinds); with NAME, its keys as the core declares them (the same tables as the README, "
+        "docs/queue-disciplines.md and docs/workloads.md).",
     )
     p.add_argument("kind", nargs="?", metavar="NAME", help="tcp, a queue kind such as red, or mah")
 

@@ -13,12 +13,16 @@ import pytest
 from aqmlab import cli
 from aqmlab.model_params import models, params, titles
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _readme_workload_kinds() -> list[str]:
-    """The kinds of the README's workload table (`| \\`kind\\` | keys |` rows after its header)."""
-    text = README.read_text(encoding="utf-8")
+    """The kinds of the documented workload table (`| \\`kind\\` | keys |` rows after its header:
+    README.md, or docs/workloads.md where the README's reference sections moved)."""
+    text = next(
+        t for t in ((ROOT / f).read_text(encoding="utf-8") for f in ("README.md", "docs/workloads.md"))
+        if "| kind | keys |" in t
+    )  # fmt: skip
     table = text[text.index("| kind | keys |") :].split("\n\n", 1)[0]
     return re.findall(r"^\| `([a-z0-9_]+)` \|", table, flags=re.M)
 

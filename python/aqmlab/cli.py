@@ -21,6 +21,10 @@ output directory that cannot be written: checked before anything runs) print one
 "aqmlab: error: …" (`PATH: reason` for file-system errors) to stderr and exit with status 2;
 Ctrl-C exits with 130. A variant
 that fails leaves no directory behind (run directories are written atomically).
+
+`aqmlab report DIR` writes DIR/report.png (several DIRs: in the directory they share) unless
+--out names the PNG; a run it cannot show (interrupted, a file unreadable) is named with the
+reason and skipped, and the status is then 1.
 """
 
 from __future__ import annotations
@@ -160,10 +164,15 @@ def _add_report(sub) -> None:
         help="draw the response-time CDFs of runs and print their summaries",
         description="Each DIR is a run directory (has summary.json) or a directory of run "
         "directories. Draws the response-time CDFs of all runs in one PNG and prints the "
-        "summaries side by side.",
+        "summaries side by side. A run that cannot be shown (an interrupted run, an unreadable "
+        "summary.json, a missing requests.parquet) is named with the reason and skipped "
+        "(exit status 1).",
     )
     rep.add_argument("dirs", nargs="+", metavar="DIR")
-    rep.add_argument("--out", default="report.png", metavar="PNG", help="output image (default: report.png)")
+    rep.add_argument(
+        "--out", metavar="PNG",
+        help="output image (default: report.png in DIR, or in the directory the DIRs share)",
+    )  # fmt: skip
     rep.add_argument("--xmax", type=float, default=2.0, help="x axis limit in seconds (default: 2)")
 
 
@@ -252,8 +261,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     t = run_sweep(args.scenario, args.out, jobs=args.jobs, dask=args.dask, progress=not args.quiet)
     counts = t["status"].value_counts()
     print(
-        f"{args.out}: {len(t)} runs: {counts.get('ok', 0)} ok, {counts.get('failed', 0)} failed, "
-        f"{counts.get('pending', 0)} pending; table: {Path(args.out) / 'sweep.parquet'}"
+        f"{args.out}: {len(t)} runs: {counts.get('ok', 0)} ok ({t.attrs.get('reused', 0)} reused), "
+        f"{counts.get('failed', 0)} failed, {counts.get('pending', 0)} pending; "
+        f"table: {Path(args.out) / 'sweep.parquet'}"
     )
     return 1 if counts.get("failed", 0) else 0
 
@@ -269,43 +279,73 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def report_png(dirs: list[str], out: str | None) -> Path:
+    """Where `aqmlab report` writes its PNG: `--out`, else `report.png` in the one DIR given,
+    else in the directory the DIRs share; never in the current directory unasked (a second
+    report there would overwrite the first): ValueError when the DIRs share only it."""
+    if out is not None:
+        png = Path(out)
+    else:
+        import os
+
+        common = Path(os.path.commonpath([os.path.abspath(d) for d in dirs]))
+        if len(dirs) > 1 and common == Path.cwd():
+            raise ValueError("report: the DIRs share no directory but the current one: name the PNG (--out)")
+        png = (Path(dirs[0]) if len(dirs) == 1 else common) / "report.png"
+    if png.is_dir():
+        raise OutDirError(f"{png}: is a directory; --out names the PNG file to write")
+    try:
+        check_out_dir(png.parent)
+    except OutDirError as e:
+        raise OutDirError(f"{e}; name the PNG elsewhere with --out" if out is None else str(e)) from None
+    return png
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     if not args.xmax > 0:
         raise ValueError(f"--xmax: must be > 0, got {args.xmax}")
-    from aqmlab.sweep import is_sweep_dir
-    from aqmlab.tuner import is_tune_dir
+    # Every check that needs only the file system comes before pandas and matplotlib (1-3 s).
+    from aqmlab.dirs import find_run_dirs, is_sweep_dir, is_tune_dir
 
     if len(args.dirs) == 1 and is_tune_dir(args.dirs[0]):
+        check_out_dir(args.dirs[0])
         from aqmlab.tunereport import write_tune_report
 
-        check_out_dir(args.dirs[0])
         html_path, md_path = write_tune_report(args.dirs[0], xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
     if len(args.dirs) == 1 and is_sweep_dir(args.dirs[0]):
+        check_out_dir(args.dirs[0])  # report.html and report.md are written there
         from aqmlab.sweepreport import write_sweep_report
 
-        check_out_dir(args.dirs[0])  # report.html and report.md are written there
         html_path, md_path = write_sweep_report(args.dirs[0], xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
-    from aqmlab.report import not_measured_notes, open_runs, plot_cdfs, run_cdf
+    find_run_dirs(args.dirs)  # a wrong DIR: `DIR: reason`
+    png = report_png(args.dirs, args.out)
+    from aqmlab.report import BadRun, not_measured_notes, open_runs, plot_cdfs, run_cdf
 
-    runs = open_runs(args.dirs)
-    png = Path(args.out)
-    if png.is_dir():
-        raise OutDirError(f"{png}: is a directory; --out names the PNG file to write")
-    check_out_dir(png.parent)
+    skipped: list[str] = []
+    runs = []
     curves = []
-    for r in runs:
-        x, y = run_cdf(r)
+    for r in open_runs(args.dirs, skipped):
+        try:
+            x, y = run_cdf(r)
+        except BadRun as e:
+            skipped.append(str(e))
+            continue
+        runs.append(r)
         curves.append((r.label, x, y))
-    out = plot_cdfs(curves, args.out, xmax=args.xmax)
+    if not runs:
+        raise ValueError("report: no run to report; " + "; ".join(skipped))
+    out = plot_cdfs(curves, png, xmax=args.xmax)
     print(summary_table([(r.label, r.summary) for r in runs]))
     for note in not_measured_notes(runs):
         print(f"note: {note}")
+    for why in skipped:
+        print(f"note: skipped {why}")
     print(f"CDF: {out}", file=sys.stderr)
-    return 0
+    return 1 if skipped else 0
 
 
 def _os_message(e: OSError) -> str:

@@ -6,8 +6,11 @@ for `[tcp]`, each queue discipline's `MODEL` in `crates/aqm/src/<kind>.rs`).
 one dict each: `key`, `value` (how it is written), `unit`, `default` (as written in a scenario
 file), `range`, `doc`, `source` (paper, RFC, ns-2 default) and `search` (the default search range
 a tuner offers, as a tuning table writes it; "" for switches and choices). `models()` lists
-the names (`tcp`, the queue kinds, the declared workload kinds), `kinds()` the queue kinds;
-`text("red")` is the table `aqmlab params red` prints. Nothing is restated here: each key is
+the names (`tcp`, the topology tables, the queue kinds, every workload kind), `titles()` their
+one-line descriptions, `kinds()` the queue kinds; `text("red")` is the table `aqmlab params
+red` prints. The workload kinds whose tables hold distributions, flow arrays or files (`http10`,
+`bulk`, `replay`) are described by the scenario crate (`crates/scenario/src/workload_keys.rs`):
+their `text()` lists their keys, `params()` is empty. Nothing is restated here: each key is
 declared once beside its model, and these read that declaration.
 """
 
@@ -42,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """`aqmlab params [NAME]`."""
     p = sub.add_parser(
         "params",
-        help="list a model's keys ([tcp], a queue or a workload kind): units, defaults, ranges, sources",
+        help="list the models with a one-line description each, or a model's keys: units, defaults, ranges",
         description="Without NAME, list the models (tcp, the queue kinds, the declared workload "
         "kinds); with NAME, its keys as the core declares them (the same tables as "
         "docs/queue-disciplines.md, docs/tcp.md, docs/workloads.md and docs/topologies.md).",
@@ -50,9 +53,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("kind", nargs="?", metavar="NAME", help="tcp, a queue kind such as red, or mah")
 
 
+def titles() -> dict[str, str]:
+    """Each model's one-line description: the title its table starts with (`NAME — title`)."""
+    return {m: text(m).split("\n", 1)[0].split(" — ", 1)[-1] for m in models()}
+
+
 def cmd_params(args: argparse.Namespace) -> int:
     if args.kind is None:
-        print("\n".join(models()))
+        t = titles()
+        width = max(map(len, t))
+        print("\n".join(f"{m:<{width}}  {title}" for m, title in t.items()))
+        print("\naqmlab params NAME: its keys, units, defaults, ranges and sources")
     else:
         print(text(args.kind), end="")
     return 0

@@ -22,7 +22,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.io import is_run_dir, not_measured_of, read_info, read_summary, read_table, warmup_ns_of
+from aqmlab.dirs import find_run_dirs  # noqa: F401 (re-exported)
+from aqmlab.io import (
+    RUN_INFO,
+    SUMMARY,
+    not_measured_of,
+    os_reason,
+    parquet_name,
+    read_table,
+    warmup_ns_of,
+)
 from aqmlab.summary_table import COLUMNS, fmt_value, summary_table  # noqa: F401 (re-exported)
 
 CDF_COLUMNS = ["kind", "start_ns", "end_ns", "completed"]
@@ -55,61 +64,75 @@ class RunDir:
     not_measured: list[str] = field(default_factory=list)
 
 
-def _not_a_dir(d: Path) -> str:
-    """Why the file `d` is not what `aqmlab report` reads, and what to do instead."""
+class BadRun(ValueError):
+    """A run directory `aqmlab report` cannot show; the message is `PATH: reason`."""
+
+
+def was_interrupted(info: dict) -> bool:
+    """run.json says the run stopped before its end (the testbed's Ctrl-C or SIGTERM:
+    `engine.interrupted`): its files hold what was measured until then, not a complete run."""
+    engine = info.get("engine")
+    return isinstance(engine, dict) and engine.get("interrupted") is True
+
+
+def _json_file(path: Path, parse):
+    """`parse` of the text of `path`, any failure a BadRun `PATH: reason`."""
     try:
-        import tomllib
+        doc = parse(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise BadRun(f"{path}: {os_reason(e)}") from None
+    except UnicodeDecodeError:
+        raise BadRun(f"{path}: not UTF-8 text") from None
+    except ValueError as e:
+        raise BadRun(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise BadRun(f"{path}: not a JSON object")
+    return doc
 
-        doc = tomllib.loads(d.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        doc = None
-    if isinstance(doc, dict) and ("run" in doc or "sweep" in doc or "variant" in doc):
-        cmd = "aqmlab sweep" if "sweep" in doc else "aqmlab run"
-        return (
-            f"{d}: is a scenario file, not a run directory; run it first "
-            f"({cmd} {d} --out DIR), then report DIR"
+
+def open_run(p: Path) -> RunDir:
+    """The run directory `p`, labelled by its run name; BadRun `PATH: reason` for one that
+    cannot be reported: summary.json or run.json unreadable, an interrupted run (run.json
+    `engine.interrupted`), requests.parquet missing."""
+    import json
+
+    from aqmlab.record import parse_summary
+
+    summary = _json_file(p / SUMMARY, parse_summary)
+    info = _json_file(p / RUN_INFO, json.loads) if (p / RUN_INFO).exists() else {}
+    if was_interrupted(info):
+        raise BadRun(
+            f"{p}: interrupted (run.json engine.interrupted): holds only what was measured until "
+            "the signal, not a complete run"
         )
-    if d.suffix == ".parquet" or d.name == "summary.json":
-        return f"{d}: is a file of a run; give its directory ({d.parent})"
-    return f"{d}: is a file, not a run directory"
-
-
-def find_run_dirs(dirs: Sequence[str | os.PathLike]) -> list[Path]:
-    """Each DIR is a run directory (has summary.json) or a parent of run directories (its
-    complete run subdirectories, sorted by name). Raises FileNotFoundError naming the DIR and
-    what it is instead (missing, a scenario file, a sweep directory among others, empty)."""
-    from aqmlab.sweep import is_sweep_dir
-
-    found: list[Path] = []
-    for d in map(Path, dirs):
-        if is_run_dir(d):
-            found.append(d)
-            continue
-        if d.is_file():
-            raise FileNotFoundError(_not_a_dir(d))
-        if not d.is_dir():
-            raise FileNotFoundError(f"{d}: no such directory")
-        children = sorted(c for c in d.iterdir() if is_run_dir(c))
-        if not children:
-            if is_sweep_dir(d):
-                raise FileNotFoundError(f"{d}: is a sweep directory; report it alone (aqmlab report {d})")
-            raise FileNotFoundError(f"{d}: not a run directory and contains none (no summary.json)")
-        found.extend(children)
-    return found
-
-
-def open_runs(dirs: Sequence[str | os.PathLike]) -> list[RunDir]:
-    """The runs under `dirs`, labelled by run name (by parent/name where names repeat)."""
-    paths = find_run_dirs(dirs)
-    runs = []
-    for p in paths:
-        summary = read_summary(p)
-        info = read_info(p)
+    requests = p / parquet_name("requests")
+    if not requests.is_file():
+        raise BadRun(f"{requests}: missing (the run's requests table: the CDF is drawn from it)")
+    try:
         missing = not_measured_of(info)
-        # A sum of a column not measured is missing, whatever the file says (older testbed runs
-        # wrote 0).
-        summary.update({k: math.nan for k in missing if k in summary})
-        runs.append(RunDir(str(info.get("name", p.name)), p, summary, warmup_ns_of(info, summary), missing))
+        warmup_ns = warmup_ns_of(info, summary)
+    except ValueError as e:
+        raise BadRun(f"{p}: {e}") from None
+    except KeyError as e:
+        raise BadRun(f"{p / SUMMARY}: no {e} (and run.json has no warmup_ns)") from None
+    # A sum of a column not measured is missing, whatever the file says (older testbed runs
+    # wrote 0).
+    summary.update({k: math.nan for k in missing if k in summary})
+    return RunDir(str(info.get("name", p.name)), p, summary, warmup_ns, missing)
+
+
+def open_runs(dirs: Sequence[str | os.PathLike], skipped: list[str] | None = None) -> list[RunDir]:
+    """The runs under `dirs`, labelled by run name (by parent/name where names repeat). A run
+    that cannot be reported (`open_run`) raises BadRun, or with a list `skipped` is left out
+    and its `PATH: reason` appended there."""
+    runs = []
+    for p in find_run_dirs(dirs):
+        try:
+            runs.append(open_run(p))
+        except BadRun as e:
+            if skipped is None:
+                raise
+            skipped.append(str(e))
     names = [r.label for r in runs]
     for r in runs:
         if names.count(r.label) > 1:
@@ -137,7 +160,17 @@ def not_measured_notes(runs: Sequence[RunDir]) -> list[str]:
 
 
 def run_cdf(run: RunDir) -> tuple[np.ndarray, np.ndarray]:
-    return response_time_cdf(read_table(run.path, "requests", CDF_COLUMNS), run.warmup_ns)
+    """The response-time CDF of `run`; BadRun `PATH: reason` when its requests table cannot be
+    read (not Parquet, a column missing)."""
+    path = run.path / parquet_name("requests")
+    try:
+        requests = read_table(run.path, "requests", CDF_COLUMNS)
+    except OSError as e:
+        raise BadRun(f"{path}: {os_reason(e)}") from None
+    except (ValueError, KeyError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        why = (str(e).splitlines() or [type(e).__name__])[0]
+        raise BadRun(f"{path}: cannot be read ({why})") from None
+    return response_time_cdf(requests, run.warmup_ns)
 
 
 def _thin(x: np.ndarray, y: np.ndarray, max_points: int = 20_000) -> tuple[np.ndarray, np.ndarray]:

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 
 from aqmlab import runcost
 from aqmlab.build import engine_build
+from aqmlab.dirs import SWEEP_INFO, SWEEP_TABLE, is_sweep_dir  # noqa: F401 (is_sweep_dir re-exported)
 from aqmlab.io import (
     check_out_dir,
     is_run_dir,
@@ -68,8 +69,6 @@ from aqmlab.workers import pool, terminate
 if TYPE_CHECKING:  # imported where used: workers and the runs need neither
     import pandas as pd
 
-SWEEP_TABLE = "sweep.parquet"
-SWEEP_INFO = "sweep.json"
 RUNS = "runs"
 SCENARIO = "scenario.toml"
 ERROR = "error.txt"
@@ -168,11 +167,18 @@ def _dask(tasks: dict[str, Task], address: str) -> Iterator[tuple[str, str, obje
 
 
 def _progress_bar(total: int, enabled: bool, desc: str = "sweep"):
-    if not enabled:
-        return None
-    from tqdm import tqdm
+    """A progress bar in runs, drawn only on a terminal (aqmlab.console)."""
+    from aqmlab.console import progress_bar
 
-    return tqdm(total=total, desc=desc, unit="run", dynamic_ncols=True)
+    return progress_bar(total, desc, "run") if enabled else None
+
+
+def _say(bar, line: str) -> None:
+    """Print `line` on stderr now, above the progress bar if there is one."""
+    if bar is not None:
+        bar.write(line, file=sys.stderr)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def run_sweep(
@@ -186,7 +192,9 @@ def run_sweep(
     """Expand and validate the sweep of `scenario`, run every unfinished run into `out` and return
     the sweep table (also written to `out/sweep.parquet`). `jobs`: local processes (default: all
     cores; 1 = in this process); `dask`: a Dask scheduler address instead. `on_run(run, status)`
-    is called after each run is stored. Raises SweepError before anything runs."""
+    is called after each run is stored; a failed run is printed on stderr as it fails.
+    `table.attrs["reused"]`: the runs found finished (by this engine build) and not run again.
+    Raises SweepError before anything runs."""
     sweep = expand(scenario)
     validate(sweep)
     distinct = {r.id: r for r in sweep.runs}.values()
@@ -199,6 +207,8 @@ def run_sweep(
     prepare_out(out)  # `DIR: reason` (a file, read-only, …) before anything runs
     _write_text_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
 
+    build = engine_build()
+    reused = sum(is_finished(out, r, build) for r in {r.id: r for r in sweep.runs}.values())
     try:
         execute_runs(
             out, sweep.runs, sweep.scenario, sweep.base_dir, jobs=jobs, dask=dask, progress=progress,
@@ -207,6 +217,7 @@ def run_sweep(
     finally:
         table = sweep_table(sweep, out)
         write_sweep_table(table, out / SWEEP_TABLE)
+    table.attrs["reused"] = reused
     return table
 
 
@@ -282,6 +293,8 @@ def execute_runs(
                 for rid, status, payload in stream:
                     _store(out, by_id[rid], status, payload, written=not dask)
                     failed += status != "ok"
+                    if status != "ok":  # as it happens (a full disk), not only in the table
+                        _say(bar, f"{desc}: run {rid} failed: {str(payload).splitlines()[0]}")
                     if bar is not None:
                         if failed:
                             bar.set_postfix(failed=failed)
@@ -366,11 +379,6 @@ def write_sweep_table(df: pd.DataFrame, path: Path) -> None:
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     write_parquet(t, tmp)
     os.replace(tmp, path)
-
-
-def is_sweep_dir(path: str | os.PathLike) -> bool:
-    p = Path(path)
-    return (p / SWEEP_TABLE).is_file() and (p / SWEEP_INFO).is_file()
 
 
 def load_sweep(dir: str | os.PathLike) -> pd.DataFrame:

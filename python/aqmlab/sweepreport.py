@@ -4,8 +4,9 @@ embedded as base64 PNGs) and DIR/report.md (figures beside it in DIR/report/).
 A configuration is one variant at one point of the sweep (all axes fixed); its replications are
 pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
 - the summary table in seed 000's format (aqmlab.report.COLUMNS), "mean ± half width" per cell;
-- response-time CDFs (mean of the replications' empirical CDFs with the pointwise band) and
-  CCDFs (log-log), per configuration; with more than `MAX_FIG_GROUPS` configurations and a load
+- response-time CDFs (mean of the replications' empirical CDFs with the pointwise band, drawn
+  from `MIN_BAND_N` replications on) and CCDFs (log-log), per configuration, with short legend
+  labels (`target=2ms`); with more than `MAX_FIG_GROUPS` configurations and a load
   axis, these are drawn once per load value and the two figures below at the highest load only;
 - the crossover points of the CDFs of each pair of configurations (up to 8), only where the
   replications' 95 % bands separate on both sides (aqmlab.stats.band_crossovers; the report
@@ -41,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
-from aqmlab.report import CDF_COLUMNS, COLUMNS, fmt_value, response_time_cdf
+from aqmlab.report import COLUMNS, fmt_value
 from aqmlab.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
 from aqmlab.summary_table import steady_cell
 from aqmlab.sweep import RUNS, load_sweep
@@ -115,12 +116,24 @@ def groups(df: pd.DataFrame, sweep_dir: Path, drop: str | None = None) -> list[G
     return out
 
 
-def _load_samples(g: Group) -> None:
-    for d in g.dirs:
-        info = read_info(d)
-        warm = warmup_ns_of(info, read_summary(d))
-        x, _ = response_time_cdf(read_table(d, "requests", CDF_COLUMNS), warm)
-        g.samples.append(x)
+def readable_runs(df: pd.DataFrame, sweep_dir: Path) -> dict[Path, np.ndarray]:
+    """The response times (s, sorted) of each finished run, by directory. A finished run whose
+    files cannot be read (a corrupt summary.json, requests.parquet missing: aqmlab.report
+    `open_run`) becomes status "unreadable" in `df` with the reason as its error (listed with
+    the runs not finished) and is named on stderr; the others are reported."""
+    import sys
+
+    from aqmlab.report import BadRun, open_run, run_cdf
+
+    out: dict[Path, np.ndarray] = {}
+    for i in df.index[df["status"] == "ok"]:
+        p = sweep_dir / RUNS / df.at[i, "run"]
+        try:
+            out[p] = run_cdf(open_run(p))[0]
+        except BadRun as e:
+            df.loc[i, ["status", "error"]] = ["unreadable", str(e)]
+            print(f"note: skipped {e}", file=sys.stderr)
+    return out
 
 
 def ci_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
@@ -173,47 +186,104 @@ def _png(plt, fig) -> bytes:
     return buf.getvalue()
 
 
-def fig_cdf(gs: list[Group], xmax: float) -> bytes:
-    plt, fig, ax = _fig()
+#: Fewest replications for a 95 % band: with 2 the t quantile is 12.7 and the band covers
+#: most of the figure, hiding the curves; below this only the mean is drawn.
+MIN_BAND_N = 3
+#: Opacity of a band (thin, so that overlapping bands leave the lines visible).
+BAND_ALPHA = 0.15
+
+
+def short_label(label: str, keep_variant: bool = False) -> str:
+    """A configuration label for a legend: each `key.path=value` as its last key
+    (`variant[codel].queue.target=2ms` → `target=2ms`), and the variant left out when an axis
+    names it (`variant[codel]. …`) unless `keep_variant`."""
+    parts = label.split(", ")
+    axes = [p for p in parts if "=" in p]
+    named = [p for p in parts if "=" not in p]
+    variant_named = any(a.startswith(f"variant[{v}].") for a in axes for v in named)
+    short = [a.split("=", 1)[0].rsplit(".", 1)[-1] + "=" + a.split("=", 1)[1] for a in axes]
+    drop = variant_named and short and not keep_variant
+    return ", ".join(([] if drop else named) + short) or label
+
+
+def legend_labels(gs: list[Group]) -> list[str]:
+    """The legend labels of `gs`: the shortest of `short_label`, `short_label` with the
+    variant, and the full label that keeps them distinct; the replication count `(n=…)` only
+    when it differs between configurations (the figure's title gives it otherwise)."""
+    labels = [g.label for g in gs]
+    for keep in (False, True):
+        short = [short_label(g.label, keep) for g in gs]
+        if len(set(short)) == len(short):
+            labels = short
+            break
+    if len({len(g.samples) for g in gs}) > 1:
+        labels = [f"{lab} (n={len(g.samples)})" for lab, g in zip(labels, gs, strict=True)]
+    return labels
+
+
+def _n_text(gs: list[Group]) -> str:
+    """ "n = 2 each, lines only" etc.: the replications behind the figure's curves."""
+    ns = sorted({len(g.samples) for g in gs})
+    n = f"n = {ns[0]} each" if len(ns) == 1 else f"n = {ns[0]}-{ns[-1]}"
+    if ns[-1] < MIN_BAND_N:
+        return f"{n}, mean only"
+    return f"{n}, 95 % band" + ("" if ns[0] >= MIN_BAND_N else f" where n ≥ {MIN_BAND_N}")
+
+
+def draw_cdf(ax, gs: list[Group], xmax: float) -> None:
+    """The mean CDF of each configuration, with its 95 % band when it has `MIN_BAND_N`
+    replications or more."""
     x = np.linspace(0.0, xmax, 801)
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         mean, lo, hi = cdf_band(g.samples, x)
-        (line,) = ax.plot(x, mean, drawstyle="steps-post", label=f"{g.label} (n={len(g.samples)})")
-        ax.fill_between(x, lo, hi, step="post", alpha=0.25, color=line.get_color(), linewidth=0)
+        (line,) = ax.plot(x, mean, drawstyle="steps-post", label=label, linewidth=1.2)
+        if len(g.samples) >= MIN_BAND_N:
+            ax.fill_between(x, lo, hi, step="post", alpha=BAND_ALPHA, color=line.get_color(), linewidth=0)
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1)
     ax.set_xlabel("response time (s)")
     ax.set_ylabel("cumulative fraction of responses")
-    ax.set_title("Response-time CDF: mean of replications, 95 % band")
+    ax.set_title(f"Response-time CDF: mean of replications ({_n_text(gs)})")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=7)
+
+
+def fig_cdf(gs: list[Group], xmax: float) -> bytes:
+    plt, fig, ax = _fig()
+    draw_cdf(ax, gs, xmax)
     return _png(plt, fig)
 
 
-def fig_ccdf(gs: list[Group]) -> bytes:
-    plt, fig, ax = _fig()
+def draw_ccdf(ax, gs: list[Group]) -> None:
+    """As `draw_cdf`, 1 − CDF on log-log axes."""
     top = max((float(s.max()) for g in gs for s in g.samples if len(s)), default=1.0)
     x = np.logspace(-2, math.log10(max(top, 0.02)), 400)
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         mean, lo, hi = cdf_band(g.samples, x)
-        (line,) = ax.plot(x, 1.0 - mean, label=g.label)
-        ax.fill_between(x, 1.0 - hi, 1.0 - lo, alpha=0.25, color=line.get_color(), linewidth=0)
+        (line,) = ax.plot(x, 1.0 - mean, label=label, linewidth=1.2)
+        if len(g.samples) >= MIN_BAND_N:
+            ax.fill_between(x, 1.0 - hi, 1.0 - lo, alpha=BAND_ALPHA, color=line.get_color(), linewidth=0)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("response time (s)")
     ax.set_ylabel("fraction of responses slower (1 − CDF)")
-    ax.set_title("Response-time CCDF: mean of replications, 95 % band")
+    ax.set_title(f"Response-time CCDF: mean of replications ({_n_text(gs)})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="lower left", fontsize=7)
+
+
+def fig_ccdf(gs: list[Group]) -> bytes:
+    plt, fig, ax = _fig()
+    draw_ccdf(ax, gs)
     return _png(plt, fig)
 
 
 def fig_queue(gs: list[Group]) -> bytes:
     plt, fig, ax = _fig()
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         q = read_table(g.dirs[0], "queue", ["link", "t_ns", "mean_qlen"])
         q = q[q["link"] == FWD_LINK]
-        ax.plot(q["t_ns"].to_numpy() / 1e9, q["mean_qlen"].to_numpy(), linewidth=0.7, label=g.label)
+        ax.plot(q["t_ns"].to_numpy() / 1e9, q["mean_qlen"].to_numpy(), linewidth=0.7, label=label)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("queue length (packets, 100 ms mean)")
     ax.set_title("Forward bottleneck queue over time (first replication)")
@@ -224,7 +294,7 @@ def fig_queue(gs: list[Group]) -> bytes:
 
 def fig_rt_by_size(gs: list[Group]) -> bytes:
     plt, fig, ax = _fig()
-    for g in gs:
+    for g, label in zip(gs, legend_labels(gs), strict=True):
         pooled = []
         for d in g.dirs:
             warm = warmup_ns_of(read_info(d), read_summary(d))
@@ -234,7 +304,7 @@ def fig_rt_by_size(gs: list[Group]) -> bytes:
         if b.empty:
             continue
         mid = np.sqrt(np.maximum(b["lo_bytes"], 500.0) * np.minimum(b["hi_bytes"], 2e6))
-        ax.plot(mid, b["median_rt_s"], marker="o", label=g.label)
+        ax.plot(mid, b["median_rt_s"], marker="o", label=label)
     ax.set_xscale("log")
     ax.set_xlabel("response size (bytes, bin centre)")
     ax.set_ylabel("median response time (s)")
@@ -353,11 +423,12 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     d = Path(sweep_dir)
     df = load_sweep(d)
     info = df.attrs["sweep"]
+    samples = readable_runs(df, d)
     gs = groups(df, d)
     if not gs:
         raise FileNotFoundError(f"{d}: no finished run in the sweep (nothing to report)")
     for g in gs:
-        _load_samples(g)
+        g.samples = [samples[x] for x in g.dirs]
 
     sections: list[tuple] = []  # ("table", name, header, rows), ("figure", name, png), ("text", text)
     header, rows = ci_table(df)

@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 import tomli_w
 
+from aqmlab.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
 from aqmlab.io import read_summary
 from aqmlab.stats import t_ci
 from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
@@ -66,8 +67,6 @@ from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, 
 
 STUDY_DB = "study.db"
 STUDY_NAME = "tune"
-TUNE_INFO = "tune.json"
-TRIALS_TABLE = "trials.parquet"
 FINAL_TABLE = "final.parquet"
 LEVEL = 0.95
 
@@ -90,7 +89,9 @@ class SimEvaluator:
         self.spec, self.out, self.jobs, self.dask = spec, out, jobs, dask
 
     def __call__(self, runs: list[SweepRun]) -> list[dict | str]:
-        execute_runs(self.out, runs, self.spec.file, self.spec.base_dir, jobs=self.jobs, dask=self.dask)
+        execute_runs(
+            self.out, runs, self.spec.file, self.spec.base_dir, jobs=self.jobs, dask=self.dask, desc="tune"
+        )
         got: dict[str, dict | str] = {}
         for r in runs:
             d = run_dir(self.out, r)
@@ -292,9 +293,9 @@ def optimise(
     start = time.monotonic()
     bar = None
     if progress:
-        from tqdm import tqdm
+        from aqmlab.console import progress_bar
 
-        bar = tqdm(total=spec.trials, desc="tune", unit="trial", dynamic_ncols=True)
+        bar = progress_bar(spec.trials, "tune", "trial")  # on a terminal only
     try:
         while True:
             trials = study.get_trials(deepcopy=False)
@@ -552,11 +553,6 @@ def tune(
     return df
 
 
-def is_tune_dir(path: str | os.PathLike) -> bool:
-    p = Path(path)
-    return (p / TUNE_INFO).is_file() and (p / TRIALS_TABLE).is_file()
-
-
 def load_tune(dir: str | os.PathLike) -> pd.DataFrame:
     """The trials table of a tuning directory; `attrs["tune"]` the table as parsed and the
     comparisons, `attrs["final"]` the final runs."""
@@ -570,6 +566,22 @@ def load_tune(dir: str | os.PathLike) -> pd.DataFrame:
     return df
 
 
+def trial_values_text(df: pd.DataFrame, info: dict, config: str) -> str:
+    """The tuned and derived values of the configuration labelled `config` ("trial N"), as
+    `key = value` pairs (durations in ms, aqmlab.param_values); "" for a baseline."""
+    from aqmlab.param_values import fmt_param
+
+    number = config.removeprefix("trial ")
+    if not number.isdigit():
+        return ""
+    rows = df[df["number"] == int(number)]
+    if not len(rows):
+        return ""
+    row = rows.iloc[0]
+    keys = [p["path"] for p in info["params"]] + [d["path"] for d in info["derive"]]
+    return ", ".join(f"{k} = {fmt_param(row[k])}" for k in keys if k in row and fmt_param(row[k]))
+
+
 def print_summary(df: pd.DataFrame, out: Path) -> None:
     """The best trials and the comparisons, for the command line."""
     info = json.loads((out / TUNE_INFO).read_text(encoding="utf-8"))
@@ -581,7 +593,9 @@ def print_summary(df: pd.DataFrame, out: Path) -> None:
             col = obj["column"]
             for cfg, g in final.groupby("config", sort=False):
                 ci = t_ci(g[col].to_numpy(dtype=float))
-                print(f"  {cfg:<24} {col} = {ci.mean:.4g} ± {ci.half:.2g} (n = {ci.n})")
+                line = f"  {cfg:<24} {col} = {ci.mean:.4g} ± {ci.half:.2g} (n = {ci.n})"
+                values = trial_values_text(df, info, cfg)
+                print(f"{line}  {values}" if values else line)
     for c in df.attrs.get("comparisons", []):
         verdict = "significant" if c["significant"] else "not significant"
         diff = f"{c['column']} {c['diff']:+.4g} ± {c['half']:.2g}"

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
+from aqmlab.param_values import axis_label, fmt_param, numeric_column
 from aqmlab.report import CDF_COLUMNS, fmt_value, response_time_cdf
 from aqmlab.stats import t_ci
 from aqmlab.sweep import RUNS
@@ -48,13 +49,6 @@ def _fmt(v) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     return fmt_value(v) if isinstance(v, float) else str(v)
-
-
-def _fmt_param(v) -> str:
-    """A parameter value with 4 significant digits (w_q = 0.002 must not print as 0.00)."""
-    if isinstance(v, float) and not math.isnan(v):
-        return f"{v:.4g}"
-    return _fmt(v)
 
 
 def final_rows(final: pd.DataFrame, columns: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -88,7 +82,7 @@ def top_rows(df: pd.DataFrame, info: dict) -> tuple[list[str], list[list[str]]]:
     ).head(TOP_TRIALS)
     header = ["trial", *cols, "feasible", *keys]
     rows = [[str(r["number"]), *[_fmt(r[c]) for c in cols], "yes" if r["feasible"] else "no",
-             *[_fmt_param(r[k]) for k in keys]] for _, r in done.iterrows()]  # fmt: skip
+             *[fmt_param(r[k]) for k in keys]] for _, r in done.iterrows()]  # fmt: skip
     return header, rows
 
 
@@ -144,6 +138,34 @@ def fig_importance(imp: dict[str, float], col: str) -> bytes:
     return _png(plt, fig)
 
 
+def draw_slice(ax, done: pd.DataFrame, p: str, col: str, log: bool) -> None:
+    """Objective `col` against parameter `p` on `ax`: a numeric axis for numbers and durations
+    (in ms, labelled so; log when the parameter is searched on a log scale), one column per
+    value for a choice; at most 5 major ticks, so the labels never overlap."""
+    from matplotlib.ticker import MaxNLocator
+
+    sub = done[done[p].notna()]
+    x = numeric_column(sub[p])
+    if x is None:
+        cats = sorted(set(map(str, sub[p])))
+        xv = sub[p].map(lambda v, c=cats: c.index(str(v))).to_numpy(dtype=float)
+        long = sum(map(len, cats)) > 24
+        ax.set_xticks(
+            range(len(cats)), cats, fontsize=7, rotation=30 if long else 0, ha="right" if long else "center"
+        )
+    else:
+        xv = x.to_numpy(dtype=float)
+    ax.scatter(xv, sub[col], s=10, c=sub["number"], cmap="viridis")
+    if x is not None:
+        if log and (xv > 0).all():
+            ax.set_xscale("log")
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.set_xlabel(axis_label(p, sub[p]), fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, alpha=0.3)
+
+
 def fig_slices(df: pd.DataFrame, obj: dict, params: list[str], info: dict) -> bytes:
     import matplotlib
 
@@ -156,32 +178,10 @@ def fig_slices(df: pd.DataFrame, obj: dict, params: list[str], info: dict) -> by
     done = df[df["state"] == "COMPLETE"]
     col = obj["column"]
     for ax, p in zip(axes[0], params, strict=True):
-        sub = done[done[p].notna()]
-        x = sub[p]
-        numeric = pd.api.types.is_numeric_dtype(x)
-        if not numeric:
-            cats = sorted(set(map(str, x)))
-            x = x.map(lambda v, c=cats: c.index(str(v)))
-            ax.set_xticks(range(len(cats)), cats, fontsize=7)
-        ax.scatter(x, sub[col], s=10, c=sub["number"], cmap="viridis")
-        if numeric and logs.get(p) and (x > 0).all():
-            ax.set_xscale("log")
-        ax.set_xlabel(p, fontsize=8)
-        ax.grid(True, alpha=0.3)
+        draw_slice(ax, done, p, col, bool(logs.get(p)))
     axes[0][0].set_ylabel(col)
     fig.suptitle(f"{col} against the most important parameters (colour: trial number)", fontsize=9)
     return _png(plt, fig)
-
-
-def numeric_column(x: pd.Series) -> pd.Series | None:
-    """A parameter column as numbers: as is when numeric, searched durations (written in whole
-    µs, "2500us") in milliseconds; None for anything else (a choice)."""
-    if pd.api.types.is_numeric_dtype(x):
-        return x
-    v = x.dropna()
-    if len(v) and all(isinstance(a, str) and a.endswith("us") and a[:-2].isdigit() for a in v):
-        return x.map(lambda a: float(a[:-2]) / 1000 if isinstance(a, str) else np.nan)
-    return None
 
 
 def contour_pairs(df: pd.DataFrame, params: list[str]) -> list[tuple[str, str]]:
@@ -219,7 +219,6 @@ def fig_contours(df: pd.DataFrame, obj: dict, pairs: list[tuple[str, str]], info
         sub = done[done[a].notna() & done[b].notna() & done[col].notna()]
         x, y = (numeric_column(sub[c]).to_numpy(dtype=float) for c in (a, b))
         z = sub[col].to_numpy(dtype=float)
-        unit = {c: " (ms)" if not pd.api.types.is_numeric_dtype(sub[c]) else "" for c in (a, b)}
         lx = bool(logs.get(a)) and (x > 0).all()
         ly = bool(logs.get(b)) and (y > 0).all()
         tx, ty = (np.log10(x) if lx else x), (np.log10(y) if ly else y)
@@ -233,8 +232,8 @@ def fig_contours(df: pd.DataFrame, obj: dict, pairs: list[tuple[str, str]], info
         if best is not None and pd.notna(best[a]) and pd.notna(best[b]):
             bx, by = (float(numeric_column(pd.Series([best[c]])).iloc[0]) for c in (a, b))
             ax.scatter(np.log10(bx) if lx else bx, np.log10(by) if ly else by, marker="*", s=120, c="C3")
-        ax.set_xlabel(f"log10 {a}{unit[a]}" if lx else f"{a}{unit[a]}", fontsize=8)
-        ax.set_ylabel(f"log10 {b}{unit[b]}" if ly else f"{b}{unit[b]}", fontsize=8)
+        ax.set_xlabel(f"log10 {axis_label(a, sub[a])}" if lx else axis_label(a, sub[a]), fontsize=8)
+        ax.set_ylabel(f"log10 {axis_label(b, sub[b])}" if ly else axis_label(b, sub[b]), fontsize=8)
         ax.tick_params(labelsize=7)
     fig.suptitle(f"{col} over pairs of the most important parameters (star: best feasible)", fontsize=9)
     fig.tight_layout()

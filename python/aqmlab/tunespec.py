@@ -414,9 +414,9 @@ def _model_of(base: dict, variant: str | None, table_path: str) -> str | None:
 def _declared(model: str) -> dict[str, dict] | None:
     from aqmlab.model_params import models, params
 
-    if model not in models():
-        return None
-    return {p["key"]: p for p in params(model)}
+    declared = params(model) if model in models() else []
+    # None also for http10, bulk, replay: listed by `aqmlab params`, their keys not declared.
+    return {p["key"]: p for p in declared} if declared else None
 
 
 def _check_declared(

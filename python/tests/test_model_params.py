@@ -24,7 +24,16 @@ def test_params_lists_keys_units_defaults_ranges_sources():
     assert red["gentle"]["search"] == ""  # switches are not searched by default
     assert model_params.kinds()[:3] == ["droptail", "red", "ared"]
     assert model_params.models()[0] == "tcp"
-    assert model_params.models()[-5:] == ["mah", "packmime", "pareto_web", "cbr", "onoff"]
+    assert model_params.models()[-8:] == [
+        "mah",
+        "packmime",
+        "pareto_web",
+        "cbr",
+        "onoff",
+        "http10",
+        "bulk",
+        "replay",
+    ]
     mah = {p["key"]: p for p in aqmlab.params("mah")}
     assert (mah["users"]["default"], mah["think_cap"]["default"]) == ("required", '"600s"')
 

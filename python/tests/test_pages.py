@@ -1,6 +1,7 @@
 """Page response times rebuilt from request records (aqmlab.pages)."""
 
 import pandas as pd
+import pytest
 
 from aqmlab.pages import page_times
 
@@ -49,3 +50,33 @@ def test_incomplete_request_makes_the_page_incomplete_and_warmup_filters_by_firs
 def test_no_pages_gives_an_empty_frame_with_the_columns():
     p = page_times(_requests([(0, 0, 0, 0, 1, 1, True)]))
     assert p.empty and "page_rt_ms" in p.columns
+
+
+@pytest.mark.engine
+def test_the_readme_example_runs_a_workload_with_pages(tmp_path):
+    """The README's `page_times` example (issue 30: it used the quickstart, whose http10
+    workload has no pages, and returned an empty table), shortened to 20 s + 40 s."""
+    import re
+    from pathlib import Path
+
+    import aqmlab
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    m = re.search(r'^lab = aqmlab\.run\("([^"]+)", variant="([^"]+)"\)\["\2"\]$', readme, flags=re.M)
+    assert m, "the README's lab = aqmlab.run(...) line"
+    assert "pages = aqmlab.page_times(lab.requests, lab.warmup_ns)" in readme
+    text = (root / m[1]).read_text(encoding="utf-8")
+    short = text.replace('warmup = "20min"', 'warmup = "20s"').replace(
+        'duration = "70min"', 'duration = "40s"'
+    )
+    assert short != text
+    copy = tmp_path / Path(m[1]).name
+    copy.write_text(short, encoding="utf-8")
+    lab = aqmlab.run(copy, variant=m[2])[m[2]]
+    pages = aqmlab.page_times(lab.requests, lab.warmup_ns)
+    # Mah's users (3012 of them) each start pages; every page is at least one request.
+    assert len(pages) > 1000
+    assert (pages["files"] >= 1).all() and (pages["start_ns"] >= lab.warmup_ns).all()
+    done = pages[pages["completed"]]
+    assert len(done) > 0 and (done["page_rt_ms"] > 0).all()

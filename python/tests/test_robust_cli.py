@@ -172,13 +172,16 @@ def test_read_only_file_system(tmp_path, tiny_scenario, sweep_file, monkeypatch)
     ro.mkdir()
     # A sweep directory to report on, written before the file system turns read-only.
     monkeypatch.setattr(_core, "run_scenario_text", FakeCore())
-    run_sweep(sweep_file, ro / "sw", jobs=1, progress=False)
+    one = ro / "sw" / "runs" / run_sweep(sweep_file, ro / "sw", jobs=1, progress=False)["run"][0]
     cases = {
         ("run", str(tiny_scenario), "--out", str(ro / "x")): f"{ro / 'x'}: cannot create the directory: "
         f"read-only file system (in {ro})",
         ("sweep", str(sweep_file), "--out", str(ro / "sw")): f"{ro / 'sw'}: cannot write in the directory: "
         "read-only file system",
         ("report", str(ro / "sw")): f"{ro / 'sw'}: cannot write in the directory: read-only file system",
+        # A run directory's report.png: where else it may go.
+        ("report", str(one)): f"{one}: cannot write in the directory: read-only file system; name the PNG "
+        "elsewhere with --out",
         ("reproduce", "pisa", "--quick", "--out", str(ro)): f"{ro}: cannot write in the directory: "
         "read-only file system",
         ("calibrate", str(tiny_scenario), "--cache", str(ro), "--points", "10,20"): f"{ro / 'calibration'}: "

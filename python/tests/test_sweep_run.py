@@ -169,7 +169,7 @@ def test_a_failing_run_is_recorded_and_the_others_run(tmp_path, sweep_file, monk
     monkeypatch.setattr(_core, "run_scenario_text", fake)
     out = tmp_path / "out"
     assert cli.main(["sweep", str(sweep_file), "--out", str(out), "--jobs", "1", "--quiet"]) == 1
-    assert capsys.readouterr().out.startswith(f"{out}: 6 runs: 4 ok, 2 failed, 0 pending")
+    assert capsys.readouterr().out.startswith(f"{out}: 6 runs: 4 ok (0 reused), 2 failed, 0 pending")
     assert len(fake.calls) == 6
     t = load_sweep(out)
     assert t["status"].tolist() == ["ok", "ok", "failed", "failed", "ok", "ok"]

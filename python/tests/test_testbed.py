@@ -257,9 +257,18 @@ def test_ctrl_c_stops_cleanly_and_writes_what_was_measured(tmp_path):
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130, err
     assert aqmlab_netns() == before
-    info = json.loads((tmp_path / "o" / "tb" / "run.json").read_text())
+    # Kept under a name that says so, never as the complete run `tb`.
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["tb.interrupted"]
+    info = json.loads((tmp_path / "o" / "tb.interrupted" / "run.json").read_text())
     assert info["engine"]["interrupted"] is True
     assert 3e9 < info["engine"]["end_ns"] < 10e9
+    assert err.endswith(
+        f"{tmp_path / 'o' / 'tb.interrupted'} holds what was measured until then, not a complete run\n"
+    )
+    # `aqmlab report` does not show it as a run.
+    from aqmlab import cli
+
+    assert cli.main(["report", str(tmp_path / "o")]) == 2
 
 
 def test_unexpressible_tcp_is_rejected_before_anything_runs(tmp_path):

@@ -418,13 +418,15 @@ fn result_dict<'py>(
 
 /// Every declared model a scenario table selects: `tcp` (the `[tcp]` table), the topology
 /// tables (`dumbbell`, `parking_lot`, `cloud`), every queue `kind` in the order of the docs,
-/// then the declared workload kinds.
+/// then the declared workload kinds and those the scenario crate parses itself (`http10`,
+/// `bulk`, `replay`: `scenario::workload_keys`).
 #[pyfunction]
 fn param_models() -> Vec<&'static str> {
     let mut names = vec![tcp::params::MODEL.kind];
     names.extend(topology_models().iter().map(|m| m.0));
     names.extend(aqm::models().iter().map(|m| m.kind()));
     names.extend(traffic::workload::params::models().iter().map(|m| m.kind()));
+    names.extend(scenario::workload_keys::KINDS.iter().map(|k| k.kind));
     names
 }
 
@@ -458,6 +460,10 @@ fn declared(name: &str) -> PyResult<(Vec<declare::ParamInfo>, String)> {
     }
     if let Some(m) = traffic::workload::params::model(name) {
         return Ok((m.params(), declare::table::text(m)));
+    }
+    // Keys of distributions, flow arrays and files: text only, no `declare` parameters.
+    if let Some(k) = scenario::workload_keys::kind(name) {
+        return Ok((Vec::new(), scenario::workload_keys::text(k)));
     }
     match aqm::model(name) {
         Some(m) => Ok((m.params(), declare::table::text(m))),

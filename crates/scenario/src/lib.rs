@@ -27,6 +27,7 @@ mod tcp;
 mod topology;
 mod value;
 mod workload;
+pub mod workload_keys;
 
 pub use error::ScenarioError;
 

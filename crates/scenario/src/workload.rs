@@ -241,7 +241,7 @@ pub(crate) fn parse(root: &Tbl, groups: &Groups, base_dir: &Path) -> Res<Vec<Par
 }
 
 fn parse_one(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
-    let mut kinds = vec!["http10", "bulk", "replay"];
+    let mut kinds: Vec<&str> = crate::workload_keys::KINDS.iter().map(|k| k.kind).collect();
     kinds.extend(traffic::workload::params::models().iter().map(|m| m.kind()));
     match kind(t, "kind", &kinds)? {
         "replay" => parse_replay(t, hosts, base_dir),
@@ -277,22 +277,11 @@ fn host_subset(t: &Tbl, hosts: Hosts) -> Res<(u32, u32)> {
 }
 
 fn parse_http10(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
-    let common = [
-        "kind",
-        "arrival",
-        "request_size",
-        "response_size",
-        "clients",
-        "servers",
-    ];
     let arrival_kind = kind(t, "arrival", &["poisson", "users"])?;
-    let extra: &[&str] = if arrival_kind == "poisson" {
-        &["rate"]
-    } else {
-        &["users", "think"]
-    };
-    let allowed: Vec<&str> = common.iter().chain(extra).copied().collect();
-    t.allow(&allowed)?;
+    t.allow(&crate::workload_keys::allowed(
+        &crate::workload_keys::HTTP10,
+        Some(arrival_kind),
+    ))?;
     let arrival = if arrival_kind == "poisson" {
         let rate = t.req_num("rate")?;
         if rate <= 0.0 {
@@ -336,7 +325,10 @@ fn parse_http10(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
 
 /// `kind = "replay"`: a connection trace (`traffic::parse_replay_csv`), read now.
 fn parse_replay(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
-    t.allow(&["kind", "file", "clients", "servers"])?;
+    t.allow(&crate::workload_keys::allowed(
+        &crate::workload_keys::REPLAY,
+        None,
+    ))?;
     let file = as_str(t.req("file")?, &t.key("file"))?;
     let path = base_dir.join(file);
     let text = crate::read::read_text(&path).map_err(|e| {
@@ -356,7 +348,10 @@ fn parse_replay(t: &Tbl, hosts: Hosts, base_dir: &Path) -> Res<WorkloadConfig> {
 }
 
 fn parse_bulk(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
-    t.allow(&["kind", "flows"])?;
+    t.allow(&crate::workload_keys::allowed(
+        &crate::workload_keys::BULK,
+        None,
+    ))?;
     let list: &[Value] = match t.req("flows")? {
         Value::Array(a) => a,
         v => {
@@ -375,7 +370,9 @@ fn parse_bulk(t: &Tbl, hosts: Hosts) -> Res<WorkloadConfig> {
     let mut flows = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
         let f = as_table(v, &t.elem("flows", i))?;
-        f.allow(&["start", "client", "server", "bytes"])?;
+        f.allow(&crate::workload_keys::element_keys(
+            &crate::workload_keys::BULK,
+        ))?;
         let start = SimTime(f.req_duration("start")?.0);
         let client = f.req_u32("client", 0)?;
         let server = f.req_u32("server", 0)?;

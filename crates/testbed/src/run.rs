@@ -14,7 +14,9 @@
 //! (`fin_retx`) are null.
 //!
 //! The run directory is written atomically like `aqmlab run`'s (python/aqmlab/io.py): into
-//! `OUT/<variant>.tmp-<pid>`, summary.json last, then renamed.
+//! `OUT/<variant>.tmp-<pid>`, summary.json last, then renamed; a run stopped by Ctrl-C or
+//! SIGTERM is renamed to `OUT/<variant>.interrupted` instead (run.json `engine.interrupted`),
+//! so that it never takes the name of a complete run ([`commit_run_dir`]).
 //!
 //! Scale limits ([`LIMITS`]): what one 2-core machine was measured to sustain
 //! (`docs/testbed.md`); a scenario beyond them is refused rather than run wrong.
@@ -269,7 +271,7 @@ pub fn check_supported(exp: &Experiment) -> Result<(), (String, String)> {
 /// What a finished variant reports back.
 #[derive(Debug)]
 pub struct Outcome {
-    /// The run directory written.
+    /// The run directory written (`<variant>.interrupted` when interrupted).
     pub dir: PathBuf,
     /// summary.json's text.
     pub summary_json: String,
@@ -373,7 +375,6 @@ pub fn run_variant(p: &Prepared, o: &Options) -> Result<Outcome, String> {
         eprintln!("aqmlab testbed: substituted: {n}");
     }
     remove_stale_scratch(&o.out);
-    let final_dir = o.out.join(&p.name);
     let tmp = o.out.join(format!("{}.tmp-{}", p.name, std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io_err(&tmp.display().to_string()))?;
@@ -385,20 +386,58 @@ pub fn run_variant(p: &Prepared, o: &Options) -> Result<Outcome, String> {
             return Err(e);
         }
     };
-    if final_dir.exists() {
-        let old = o.out.join(format!("{}.old-{}", p.name, std::process::id()));
-        let _ = std::fs::remove_dir_all(&old);
-        std::fs::rename(&final_dir, &old).map_err(io_err(&final_dir.display().to_string()))?;
-        std::fs::rename(&tmp, &final_dir).map_err(io_err(&final_dir.display().to_string()))?;
-        let _ = std::fs::remove_dir_all(&old);
-    } else {
-        std::fs::rename(&tmp, &final_dir).map_err(io_err(&final_dir.display().to_string()))?;
-    }
+    let dir = commit_run_dir(&o.out, &tmp, &p.name, interrupted)?;
     Ok(Outcome {
-        dir: final_dir,
+        dir,
         summary_json,
         interrupted,
     })
+}
+
+/// The name an interrupted run of variant `name` is kept under: `<name>.interrupted`, never
+/// `<name>` (its tables hold only what was measured before the signal).
+pub fn interrupted_name(name: &str) -> String {
+    format!("{name}.interrupted")
+}
+
+/// Move the finished scratch directory `tmp` into place and return where it now is: a
+/// complete run replaces `OUT/<name>` (an earlier run there moved aside to `<name>.old-<pid>`
+/// first, as python/aqmlab/io.py `commit_run_dir` does); an interrupted run goes to
+/// `OUT/<name>.interrupted` ([`interrupted_name`], replacing an earlier interrupted run there)
+/// and leaves a complete `OUT/<name>` untouched.
+pub fn commit_run_dir(
+    out: &Path,
+    tmp: &Path,
+    name: &str,
+    interrupted: bool,
+) -> Result<PathBuf, String> {
+    let final_dir = out.join(if interrupted {
+        interrupted_name(name)
+    } else {
+        name.to_string()
+    });
+    let shown = final_dir.display().to_string();
+    if final_dir.exists() {
+        let replaceable = final_dir.join("summary.json").is_file()
+            || final_dir
+                .read_dir()
+                .map(|mut r| r.next().is_none())
+                .unwrap_or(false);
+        if !replaceable {
+            return Err(format!(
+                "{shown}: exists and is not a run directory; not replacing it (the run is in {})",
+                tmp.display()
+            ));
+        }
+        let old = out.join(format!("{name}.old-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&old);
+        std::fs::rename(&final_dir, &old).map_err(io_err(&shown))?;
+        std::fs::rename(tmp, &final_dir).map_err(io_err(&shown))?;
+        let _ = std::fs::remove_dir_all(&old);
+    } else {
+        std::fs::rename(tmp, &final_dir).map_err(io_err(&shown))?;
+    }
+    Ok(final_dir)
 }
 
 /// Everything between the namespaces' creation and their removal; writes the tables and
@@ -769,6 +808,75 @@ fn run_info(
 mod tests {
     use super::*;
     use traffic::workload::HttpVersion;
+
+    /// A fresh directory for one test (no tempfile crate here).
+    fn scratch_out(test: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("aqmlab-testbed-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn run_dir(at: &Path, marker: &str) {
+        std::fs::create_dir_all(at).unwrap();
+        std::fs::write(at.join("summary.json"), marker).unwrap();
+    }
+
+    fn names(out: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn an_interrupted_run_keeps_a_name_that_says_so_and_leaves_the_complete_run_alone() {
+        let out = scratch_out("interrupted");
+        run_dir(&out.join("tb"), "complete");
+        let tmp = out.join(format!("tb.tmp-{}", std::process::id()));
+        run_dir(&tmp, "interrupted 1");
+        let at = commit_run_dir(&out, &tmp, "tb", true).unwrap();
+        assert_eq!(at, out.join("tb.interrupted"));
+        assert_eq!(names(&out), ["tb", "tb.interrupted"]);
+        let read = |d: &str| std::fs::read_to_string(out.join(d).join("summary.json")).unwrap();
+        assert_eq!(read("tb"), "complete");
+        assert_eq!(read("tb.interrupted"), "interrupted 1");
+        // A second interrupted run replaces the first; a complete one then replaces `tb` only.
+        run_dir(&tmp, "interrupted 2");
+        commit_run_dir(&out, &tmp, "tb", true).unwrap();
+        assert_eq!(read("tb.interrupted"), "interrupted 2");
+        run_dir(&tmp, "complete 2");
+        assert_eq!(
+            commit_run_dir(&out, &tmp, "tb", false).unwrap(),
+            out.join("tb")
+        );
+        assert_eq!(names(&out), ["tb", "tb.interrupted"]);
+        assert_eq!(read("tb"), "complete 2");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn an_interrupted_run_does_not_replace_a_directory_that_is_not_a_run() {
+        let out = scratch_out("not-a-run");
+        std::fs::create_dir_all(out.join("tb.interrupted")).unwrap();
+        std::fs::write(out.join("tb.interrupted").join("notes.txt"), "mine").unwrap();
+        let tmp = out.join("tb.tmp-1");
+        run_dir(&tmp, "interrupted");
+        let e = commit_run_dir(&out, &tmp, "tb", true).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "{}: exists and is not a run directory; not replacing it (the run is in {})",
+                out.join("tb.interrupted").display(),
+                tmp.display()
+            )
+        );
+        assert!(out.join("tb.interrupted").join("notes.txt").is_file());
+        assert!(tmp.join("summary.json").is_file());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 
     #[test]
     fn summary_keys_not_measured_become_null_in_place() {

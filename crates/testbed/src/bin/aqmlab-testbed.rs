@@ -100,7 +100,10 @@ fn main() {
             eprintln!("{}", out.summary_json);
         }
         if out.interrupted {
-            eprintln!("aqmlab testbed: interrupted");
+            eprintln!(
+                "aqmlab testbed: interrupted: {} holds what was measured until then, not a complete run",
+                out.dir.display()
+            );
             std::process::exit(130);
         }
     }

@@ -229,7 +229,8 @@ class Config:
 def _means(summaries: list[dict]) -> dict[str, float]:
     out = {}
     for c in SUMMARY_COLUMNS:
-        v = [float(s.get(c, math.nan)) for s in summaries]
+        # None: a value not measured (steady_state of a short window); bools average as shares
+        v = [math.nan if s.get(c) is None else float(s[c]) for s in summaries]
         out[c] = float(np.mean(v)) if v else math.nan
     return out
 

@@ -70,6 +70,7 @@ def run_one(runs: Path, point: Ns2Point, ns: str = "ns") -> float:
     if p.returncode != 0 or DONE_MARK not in p.stdout:
         tail = (p.stderr + p.stdout)[-2000:]
         raise Ns2RunError(f"ns-2 failed ({p.returncode}) in {runs}: {' '.join(cmd)}\n{tail}")
+    d.mkdir(parents=True, exist_ok=True)  # seed001.tcl makes it; a run that wrote nothing has none
     (d / CMD).write_text(json.dumps({"cmd": cmd, "wall_s": wall}) + "\n", encoding="utf-8")
     tmp = d / f"{STDOUT}.tmp"
     tmp.write_text(p.stdout, encoding="utf-8")

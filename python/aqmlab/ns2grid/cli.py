@@ -1,6 +1,7 @@
 """`aqmlab reproduce STUDY --ns2 [--quick] [--reading R] [--out DIR] [--jobs N] [--publish]`:
-run the study's grid in ns-2.35 (aqmlab.ns2grid.grid), evaluate the study's verdicts on its
-results, write OUT/results.csv, OUT/points.csv and OUT/report.md, and with `--publish` copy
+run the study's grid in ns-2.35 (aqmlab.ns2grid.grid; N ns-2 processes at once, default 2;
+`--jobs 0` runs nothing and collects the runs already finished), evaluate the study's verdicts
+on its results, write OUT/ns2/results.csv, points.csv and report.md, and with `--publish` copy
 those three to docs/reproductions/STUDY[-READING]/ns2/."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from aqmlab.ns2grid.grid import ns2_version, run_grid, write_results
+from aqmlab.ns2grid.grid import explain, ns2_version, run_grid, write_results
 
 #: At most this many ns-2 processes at once unless --jobs says otherwise (the machines are 2-core).
 DEFAULT_JOBS = 2
@@ -27,11 +28,16 @@ def cmd_ns2(args, command: str) -> int:
     if args.dask:
         print("aqmlab reproduce: error: --ns2 runs ns-2 locally; --dask does not apply", file=sys.stderr)
         return 2
-    jobs = args.jobs or DEFAULT_JOBS
+    jobs = DEFAULT_JOBS if args.jobs is None else args.jobs
+    if jobs < 0:
+        print(f"aqmlab reproduce: error: --jobs: expected 0 or more, got {jobs}", file=sys.stderr)
+        return 2
     out = Path(args.out) / "ns2" if args.out else None
+    # --jobs 0: run nothing, collect the runs already finished (e.g. while a grid still runs)
     grid = run_grid(args.study, args.quick, out, reading=args.reading, jobs=jobs, ns=args.ns,
-                    log=None if args.quiet else (lambda m: print(m, file=sys.stderr)))  # fmt: skip
-    verdicts = evaluate(grid.study, grid.results)
+                    log=None if args.quiet else (lambda m: print(m, file=sys.stderr)),
+                    run=jobs > 0)  # fmt: skip
+    verdicts = explain(evaluate(grid.study, grid.results), grid.frame)
     report = write_results(grid, command, ns2_version(args.ns), verdicts)
     for v in verdicts:
         print(f"[{_holds(v.holds):>3}] {v.claim}: {v.evidence}")

@@ -201,6 +201,28 @@ def results_long(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["table", "row", "metric", "mean", "ci", "n"])
 
 
+def explain(verdicts: list, frame: pd.DataFrame) -> list:
+    """`verdicts` (aqmlab.reproduce.VerdictResult) with the evidence of each one not evaluated
+    for want of a row said in ns-2 terms: the refusal of the variant it needed, or that its
+    run has not finished."""
+    from aqmlab.reproduce import VerdictResult
+
+    out = []
+    for v in verdicts:
+        if v.holds is None:
+            for status in ("refused", "failed", "pending"):
+                rows = frame[frame["status"] == status]
+                names = sorted({n for n in rows["variant"] if n and f"queue={n}'" in v.evidence
+                                or f"'{n}'" in v.evidence})  # fmt: skip
+                if names:
+                    first = rows[rows["variant"] == names[0]]["error"].iloc[0]
+                    why = first if status != "pending" else "its ns-2 run has not finished"
+                    v = VerdictResult(v.claim, None, f"not run in ns-2.35 ({', '.join(names)}): {why}")
+                    break
+        out.append(v)
+    return out
+
+
 def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> Path:
     """OUT/results.csv (the results dict, long), OUT/points.csv (every point: status, reason,
     wall time) and OUT/report.md (date, command, ns-2 version, wall time, the verdicts, the
@@ -208,18 +230,20 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
     from aqmlab.reproduce import _holds, _md_table, write_atomic
 
     out = grid.out
+    fr = grid.frame
+    ok = fr["status"] == "ok"
+    walls = fr.loc[ok].drop_duplicates("run")["wall_s"] if ok.any() else pd.Series([], dtype=float)
     header = (f"# {grid.study.name}: ns-2.35 grid results (aqmlab.ns2grid)\n"
               f"# date: {_dt.date.today().isoformat()}; command: {command}; {ns_version}; "
-              f"wall time {grid.wall_s:.0f} s\n")  # fmt: skip
+              f"{walls.size} ns-2 runs, {walls.sum():.0f} s of ns-2 wall time; this command "
+              f"{grid.wall_s:.0f} s\n")  # fmt: skip
     long = results_long(grid.results)
     write_atomic(out / "results.csv", (header + long.to_csv(index=False, float_format="%.6g")).encode())
     cols = [c for c in ("table", "run", "variant", *_axis_columns(grid), "status", "wall_s", "error")
             if c in grid.frame.columns]  # fmt: skip
     write_atomic(out / "points.csv", (header + grid.frame[cols].to_csv(index=False)).encode())
-    fr = grid.frame
-    n_ok, n_ref = int((fr["status"] == "ok").sum()), int((fr["status"] == "refused").sum())
+    n_ok, n_ref = int(ok.sum()), int((fr["status"] == "refused").sum())
     n_bad = len(fr) - n_ok - n_ref
-    walls = fr.loc[fr["status"] == "ok"].drop_duplicates("run")["wall_s"] if n_ok else pd.Series([])
     lines = [
         f"# ns-2.35 on the {grid.study.name} grid", "",
         f"Date: {_dt.date.today().isoformat()}  ",
@@ -237,7 +261,8 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
     ]  # fmt: skip
     reasons = (
         fr[fr["status"] != "ok"]
-        .groupby("error", dropna=False)["variant"]
+        .fillna({"error": "pending: its ns-2 run has not finished"})
+        .groupby("error")["variant"]
         .agg(lambda s: ", ".join(sorted(set(s))))
     )
     if len(reasons):

@@ -308,3 +308,28 @@ def test_ns2_delaybox_draws_half_the_rtt_file_in_ms(quick_points, tmp_path):
     median_rtt_ms = 1000 * float(np.interp(0.5, c, v))
     assert 50 < median_rtt_ms < 65  # the README's 58 ms
     assert float(np.median(delays)) == pytest.approx(median_rtt_ms / 2, rel=0.15)
+
+
+def test_a_verdict_without_its_rows_names_the_refusal(quick_points, tmp_path):
+    import pandas as pd
+
+    from aqmlab.ns2grid.grid import explain, point_frame, table_results
+    from aqmlab.reproduce import evaluate
+
+    # Nothing has run: every runnable point is pending, the ECN points are refused.
+    frame = point_frame(quick_points, tmp_path, {})
+    assert set(frame["status"]) == {"pending", "refused"}
+    study = load("weigle2006")
+    results = {t.id: table_results(frame, t) for t in study.tables}
+    assert all(isinstance(r, pd.DataFrame) and r.empty for r in results.values())
+    verdicts = explain(evaluate(study, results), frame)
+
+    def v(start: str):
+        return next(x for x in verdicts if x.claim.startswith(start))
+
+    ecn = v("At 80 % load ARED+ECN-5ms beats DT-148q")
+    assert ecn.holds is None
+    assert ecn.evidence.startswith("not run in ns-2.35 (ARED-ECN-5ms): refused: load.toml: "
+                                   "queue.ecn_rule = 'gentle_drop'")  # fmt: skip
+    dt = v("DT-111q and DT-148q differ little")
+    assert dt.evidence == "not run in ns-2.35 (DT-111q): its ns-2 run has not finished"

@@ -286,7 +286,7 @@ def test_short_ns2_run_of_a_weigle2006_point(quick_points, tmp_path):
 
 
 @needs_ns2
-def test_ns2_delaybox_draws_half_the_rtt_file_in_ms(quick_points, tmp_path):
+def test_ns2_delaybox_draws_half_the_rtt_once_per_connection(quick_points, tmp_path):
     import subprocess
 
     # The point's command at 20 conn/s for 10 s, logging the DelayBoxes' per-flow delays.
@@ -298,9 +298,17 @@ def test_ns2_delaybox_draws_half_the_rtt_file_in_ms(quick_points, tmp_path):
     cmd = ["ns", str(runner.TCL), *a, "-out", "o", "-log_inputs", "1"]
     done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    # "src dst fid delay ms": one entry per connection at its client's router only.
-    delays = np.concatenate([np.loadtxt(tmp_path / "o" / f"delay_{r}.dat", usecols=3, ndmin=1)
-                             for r in ("L", "R")])  # fmt: skip
+    # "src dst fid delay ms" per flow entry (one per direction). Every connection of both
+    # generators is held at L only, by one draw: a second box would double its RTT.
+    assert (tmp_path / "o" / "delay_R.dat").read_text() == ""
+    rows = np.loadtxt(tmp_path / "o" / "delay_L.dat", usecols=(2, 3), ndmin=2)
+    per_fid = {}
+    for fid, ms in rows:
+        per_fid.setdefault(int(fid), set()).add(ms)
+    assert all(len(v) == 1 for v in per_fid.values())
+    started = np.loadtxt(tmp_path / "o" / "starts.dat", usecols=0, ndmin=1).astype(int)
+    assert set(started) <= set(per_fid) and {f % 2 for f in per_fid} == {0, 1}
+    delays = np.array([next(iter(v)) for v in per_fid.values()])
     assert len(delays) > 300  # ≈ 2 × 20 × 10 connections
     # The file's median RTT, interpolated as ns-2 and aqmlab do, is 2 × the delay's median.
     v, c = np.loadtxt(ROOT / "studies" / "weigle2006" / "packmime_rtt_server.csv", delimiter=",",

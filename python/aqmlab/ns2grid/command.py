@@ -33,6 +33,7 @@ twin/twins.py says why each holds), extended to the study's settings:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import math
@@ -283,9 +284,16 @@ class Ns2Point:
     stop_after_responses: int | None
 
     def key(self) -> str:
-        """A name for the run: the hash of its options and input files (same point, same run)."""
-        h = hashlib.sha256(repr((self.args, self.files)).encode("utf-8")).hexdigest()
+        """A name for the run: the hash of its options, its input files and the script's text
+        (same point and script, same run; a changed script runs every point again)."""
+        h = hashlib.sha256(repr((self.args, self.files, script_digest())).encode("utf-8")).hexdigest()
         return h[:16]
+
+
+@functools.cache
+def script_digest() -> str:
+    """SHA-256 of seed001.tcl as it is now."""
+    return hashlib.sha256(TCL.read_bytes()).hexdigest()
 
 
 def rtt_cdf_text(csv_text: str, where: str) -> str:

@@ -28,7 +28,7 @@
 #   -log_inputs 0|1                 (optional, default 0) also log every connection's inputs
 #                                   (below), for compare.py --paired
 #   -rtt_file FILE                  (optional) instead of PackMime's two DelayBox tables: one
-#                                   draw per connection, at its client's router, of the
+#                                   draw per connection (both generators), at L only, of the
 #                                   one-way delay in ms (the box applies it both ways, so the
 #                                   base RTT is twice the draw) from FILE, a RandomVariable/
 #                                   Empirical CDF ("value_ms 0 cdf" per line, interpolated)
@@ -281,23 +281,21 @@ proc xmit_rv {side} {
     $rv use-rng $rng
     return $rv
 }
-# Generator d draws from substream 2 * seed + d: its own stream, and another for each seed.
-proc empirical_rv {d} {
-    global opt
+if {[info exists opt(rtt_file)]} {
+    # One rule on one box: a DelayBox rule matches its two hosts in either order, so this one
+    # rule at L draws once for every connection of both generators (a second rule at R would
+    # delay every connection a second time).
     set rv [new RandomVariable/Empirical]
     $rv set interpolation_ 1
     $rv loadCDF $opt(rtt_file)
     set rng [new RNG]
-    for {set j 0} {$j < 2 * $opt(seed) + $d} {incr j} { $rng next-substream }
+    for {set j 0} {$j < $opt(seed)} {incr j} { $rng next-substream }
     $rv use-rng $rng
-    return $rv
-}
-foreach d {0 1} {
-    set cl [lindex $hosts $d]
-    set sv [lindex $hosts [expr {1 - $d}]]
-    if {[info exists opt(rtt_file)]} {
-        $router([$cl id]) add-rule [$cl id] [$sv id] [empirical_rv $d]
-    } else {
+    $L add-rule [$C id] [$S id] $rv
+} else {
+    foreach d {0 1} {
+        set cl [lindex $hosts $d]
+        set sv [lindex $hosts [expr {1 - $d}]]
         $router([$cl id]) add-rule [$cl id] [$sv id] [xmit_rv 0]
         $router([$sv id]) add-rule [$cl id] [$sv id] [xmit_rv 1]
     }

@@ -561,6 +561,8 @@ def publish(out: Path, name: str, root: Path = REPO_ROOT) -> Path:
 
 def add_parser(sub, help: str) -> None:
     """The `aqmlab reproduce` subcommand (`help`: its one-line help, from aqmlab.cli)."""
+    import argparse
+
     from aqmlab.studies import known, load
 
     names = ", ".join(known())
@@ -591,6 +593,10 @@ def add_parser(sub, help: str) -> None:
     p.add_argument("--publish", action="store_true",
                    help="copy the report to docs/reproductions/STUDY[-READING]/")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--ns2", action="store_true",
+                   help="run the same grid in ns-2.35 instead (aqmlab.ns2grid; --jobs default 2; "
+                        "output OUT/ns2/, --publish to docs/reproductions/STUDY/ns2/)")  # fmt: skip
+    p.add_argument("--ns", default="ns", help=argparse.SUPPRESS)
 
 
 def rerunnable_argv(argv: list[str], cwd: Path, root: Path = REPO_ROOT) -> list[str]:
@@ -634,6 +640,10 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
         check_out_dir(REPO_ROOT / "docs" / "reproductions")
     argv = sys.argv[1:] if argv is None else argv
     command = "aqmlab " + " ".join(shlex.quote(a) for a in rerunnable_argv(argv, Path.cwd()))
+    if getattr(args, "ns2", False):
+        from aqmlab.ns2grid.cli import cmd_ns2
+
+        return cmd_ns2(args, command)
     md, htm, verdicts = reproduce(
         study, args.out, quick=args.quick, jobs=args.jobs, dask=args.dask, command=command,
         progress=not args.quiet, log=lambda m: print(m, file=sys.stderr), reading=args.reading,

@@ -10,8 +10,16 @@
 #   -bottleneck BPS -access BPS     link rates, bit/s (router-router; host-router)
 #   -delay S                        propagation delay of every link, s
 #   -access_limit N                 limit_ of the access-link DropTail queues
-#   -queue droptail|ared -limit N   bottleneck queue (both directions) and its limit_
-#   -targetdelay S -units bytes|packets -mean_pktsize B      (ared only; required there)
+#   -queue droptail|ared|red -limit N   bottleneck queue (both directions) and its limit_
+#   -targetdelay S                  (ared only; required there)
+#   -units bytes|packets -mean_pktsize B      (ared and red; required there)
+#   -thresh P -maxthresh P -q_weight W -max_p P -gentle 0|1  (red only; required there):
+#                                   thresh_, maxthresh_ (packets, or units of -mean_pktsize
+#                                   bytes), q_weight_, linterm_ = 1/max_p, gentle_
+#   -use_mark_p 0|1 -mark_p P -bottom P  (optional, ared and red; defaults 1, 0.1 and 0 =
+#                                   ns-2.35's: use_mark_p_ 0 brings back the forced drop at
+#                                   ave >= maxthresh (2 maxthresh gentle) and marks every
+#                                   early selection of an ECT packet; bottom_ 0 = automatic)
 #   -tcp reno|sack -ecn 0|1         Full-TCP flavour; ECN in the TCPs and RED's setbit_
 #   -mss B -iw SEGS -window SEGS -tick S -minrto S -rto0 S -maxrto S
 #   -rate CONN_PER_S                new PackMime connections per second, each direction
@@ -19,6 +27,11 @@
 #   -out DIR                        output directory (created)
 #   -log_inputs 0|1                 (optional, default 0) also log every connection's inputs
 #                                   (below), for compare.py --paired
+#   -rtt_file FILE                  (optional) instead of PackMime's two DelayBox tables: one
+#                                   draw per connection (both generators), at L only, of the
+#                                   one-way delay in ms (the box applies it both ways, so the
+#                                   base RTT is twice the draw) from FILE, a RandomVariable/
+#                                   Empirical CDF ("value_ms 0 cdf" per line, interpolated)
 #
 # Model.
 #  * Nodes: client cloud host C -- L (DelayBox router) == bottleneck == R (DelayBox router) --
@@ -75,12 +88,19 @@ proc fail {msg} {
 # name -> kind (posint, pos = number > 0, nonneg = number ≥ 0, bool01, a list of choices, dir)
 array set kinds {
     bottleneck posint access posint delay nonneg access_limit posint
-    queue {droptail ared} limit posint targetdelay pos units {bytes packets} mean_pktsize posint
+    queue {droptail ared red} limit posint targetdelay pos units {bytes packets}
+    mean_pktsize posint thresh pos maxthresh pos q_weight pos max_p pos gentle bool01
+    use_mark_p bool01 mark_p pos bottom nonneg
     tcp {reno sack} ecn bool01 mss posint iw posint window posint tick pos minrto pos rto0 pos
     maxrto pos rate pos seed posint warmup nonneg duration pos out dir log_inputs bool01
+    rtt_file dir
 }
-set ared_only {targetdelay units mean_pktsize}
-set optional {log_inputs}
+# option -> the queues that take it (and need it, unless it is optional)
+array set only_for {
+    targetdelay ared units {ared red} mean_pktsize {ared red} thresh red maxthresh red
+    q_weight red max_p red gentle red use_mark_p {ared red} mark_p {ared red} bottom {ared red}
+}
+set optional {log_inputs rtt_file use_mark_p mark_p bottom}
 
 if {[llength $argv] % 2 != 0} { fail "options come in pairs (-name value); got: $argv" }
 foreach {flag value} $argv {
@@ -121,18 +141,27 @@ foreach {flag value} $argv {
     }
     set opt($name) $value
 }
+if {![info exists opt(queue)]} { fail "missing option -queue" }
 foreach name [lsort [array names kinds]] {
-    set needed [expr {([lsearch -exact $ared_only $name] < 0 || \
-        ([info exists opt(queue)] && $opt(queue) eq "ared")) && [lsearch -exact $optional $name] < 0}]
-    if {$needed && ![info exists opt($name)]} { fail "missing option -$name" }
-}
-if {$opt(queue) eq "droptail"} {
-    foreach name $ared_only {
-        if {[info exists opt($name)]} { fail "-$name applies only to -queue ared" }
+    set applies [expr {![info exists only_for($name)] || \
+        [lsearch -exact $only_for($name) $opt(queue)] >= 0}]
+    if {!$applies && [info exists opt($name)]} {
+        fail "-$name applies only to -queue [join $only_for($name) { or }]"
+    }
+    if {$applies && [lsearch -exact $optional $name] < 0 && ![info exists opt($name)]} {
+        fail "missing option -$name"
     }
 }
-if {$opt(ecn) && $opt(queue) ne "ared"} { fail "-ecn 1 needs -queue ared (drop-tail never marks)" }
+if {$opt(ecn) && $opt(queue) eq "droptail"} { fail "-ecn 1 needs -queue ared or red (drop-tail never marks)" }
 if {![info exists opt(log_inputs)]} { set opt(log_inputs) 0 }
+if {[info exists opt(rtt_file)] && ![file readable $opt(rtt_file)]} {
+    fail "-rtt_file: cannot read \"$opt(rtt_file)\""
+}
+if {$opt(queue) ne "droptail"} {
+    foreach {name value} {use_mark_p 1 mark_p 0.1 bottom 0} {
+        if {![info exists opt($name)]} { set opt($name) $value }
+    }
+}
 set warmup $opt(warmup)
 set stop [expr {$opt(warmup) + $opt(duration)}]
 file mkdir $opt(out)
@@ -160,30 +189,40 @@ Agent/TCP/FullTcp/Sack set max_sack_blocks_ 3
 
 # ---------------------------------------------------------------- queues
 Queue set limit_ $opt(access_limit)
-if {$opt(queue) eq "ared"} {
+if {$opt(queue) ne "droptail"} {
     set inbytes [expr {$opt(units) eq "bytes" ? "true" : "false"}]
     Queue/RED set bytes_ $inbytes
     Queue/RED set queue_in_bytes_ $inbytes
     Queue/RED set mean_pktsize_ $opt(mean_pktsize)
-    Queue/RED set adaptive_ 1
-    Queue/RED set targetdelay_ $opt(targetdelay)
     Queue/RED set setbit_ [expr {$opt(ecn) ? "true" : "false"}]
-    # ns-2.35's defaults (tcl/lib/ns-default.tcl), written out: automatic thresholds, q_weight_
-    # and bottom_; gentle; the wait rule; use_mark_p_ (marks only while p_b < mark_p_, no forced
-    # drop from the average); ARED's alpha, beta, interval and top.
-    Queue/RED set thresh_ 0
-    Queue/RED set maxthresh_ 0
-    Queue/RED set q_weight_ -1
-    Queue/RED set bottom_ 0
+    # ns-2.35's defaults (tcl/lib/ns-default.tcl), written out: for ared automatic thresholds
+    # and q_weight_; bottom_ 0 = automatic; gentle; the wait rule; use_mark_p_ (marks only while
+    # p_b < mark_p_, no forced drop from the average); ARED's alpha, beta, interval and top.
+    # -queue red sets its own thresholds, q_weight_, linterm_ and gentle_, without adaptation.
+    if {$opt(queue) eq "ared"} {
+        Queue/RED set adaptive_ 1
+        Queue/RED set targetdelay_ $opt(targetdelay)
+        Queue/RED set thresh_ 0
+        Queue/RED set maxthresh_ 0
+        Queue/RED set q_weight_ -1
+        Queue/RED set linterm_ 10
+        Queue/RED set gentle_ true
+    } else {
+        Queue/RED set adaptive_ 0
+        Queue/RED set thresh_ $opt(thresh)
+        Queue/RED set maxthresh_ $opt(maxthresh)
+        Queue/RED set q_weight_ $opt(q_weight)
+        Queue/RED set linterm_ [expr {1.0 / $opt(max_p)}]
+        Queue/RED set gentle_ [expr {$opt(gentle) ? "true" : "false"}]
+    }
+    Queue/RED set bottom_ $opt(bottom)
     Queue/RED set top_ 0.5
     Queue/RED set alpha_ 0.01
     Queue/RED set beta_ 0.9
     Queue/RED set interval_ 0.5
-    Queue/RED set linterm_ 10
-    Queue/RED set gentle_ true
     Queue/RED set wait_ true
-    Queue/RED set use_mark_p_ true
-    Queue/RED set mark_p_ 0.1
+    Queue/RED set use_mark_p_ [expr {$opt(use_mark_p) ? "true" : "false"}]
+    Queue/RED set mark_p_ $opt(mark_p)
     Queue/RED set cautious_ 0
     Queue/RED set feng_adaptive_ 0
     Queue/RED set drop_tail_ true
@@ -216,7 +255,7 @@ foreach {dir from to} [list fwd $R $L rev $L $R] {
     set link [$ns link $from $to]
     set qm($dir) [new QueueMonitor/ED]
     $link attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $qm($dir)
-    if {$opt(queue) eq "ared"} {
+    if {$opt(queue) ne "droptail"} {
         set eds [new SnoopQueue/EDrop]
         $eds set-monitor $qm($dir)
         [$link queue] early-drop-target $eds
@@ -242,11 +281,24 @@ proc xmit_rv {side} {
     $rv use-rng $rng
     return $rv
 }
-foreach d {0 1} {
-    set cl [lindex $hosts $d]
-    set sv [lindex $hosts [expr {1 - $d}]]
-    $router([$cl id]) add-rule [$cl id] [$sv id] [xmit_rv 0]
-    $router([$sv id]) add-rule [$cl id] [$sv id] [xmit_rv 1]
+if {[info exists opt(rtt_file)]} {
+    # One rule on one box: a DelayBox rule matches its two hosts in either order, so this one
+    # rule at L draws once for every connection of both generators (a second rule at R would
+    # delay every connection a second time).
+    set rv [new RandomVariable/Empirical]
+    $rv set interpolation_ 1
+    $rv loadCDF $opt(rtt_file)
+    set rng [new RNG]
+    for {set j 0} {$j < $opt(seed)} {incr j} { $rng next-substream }
+    $rv use-rng $rng
+    $L add-rule [$C id] [$S id] $rv
+} else {
+    foreach d {0 1} {
+        set cl [lindex $hosts $d]
+        set sv [lindex $hosts [expr {1 - $d}]]
+        $router([$cl id]) add-rule [$cl id] [$sv id] [xmit_rv 0]
+        $router([$sv id]) add-rule [$cl id] [$sv id] [xmit_rv 1]
+    }
 }
 if {$opt(log_inputs)} {
     $L set-delay-file [file join $outdir delay_L.dat]

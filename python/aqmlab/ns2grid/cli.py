@@ -19,7 +19,8 @@ DEFAULT_JOBS = 2
 def cmd_ns2(args, command: str) -> int:
     """Run the ns-2 grid for parsed `aqmlab reproduce` arguments; `command` is the rerunnable
     command line the report records."""
-    from aqmlab.reproduce import REPO_ROOT, _holds, evaluate
+    from aqmlab.reproduce import REPO_ROOT
+    from aqmlab.verdicts import evaluate
 
     if shutil.which(args.ns) is None:
         print(f"aqmlab reproduce: error: --ns2: {args.ns}: not found (Debian: apt-get install ns2)",
@@ -40,7 +41,7 @@ def cmd_ns2(args, command: str) -> int:
     verdicts = explain(evaluate(grid.study, grid.results), grid.frame)
     report = write_results(grid, command, ns2_version(args.ns), verdicts)
     for v in verdicts:
-        print(f"[{_holds(v.holds):>3}] {v.claim}: {v.evidence}")
+        print(f"[{v.outcome}] {v.id}: {v.evidence}")
     print(f"ns-2.35 results: {grid.out / 'results.csv'}  report: {report}")
     if args.publish:
         rd = grid.study.reading(args.reading)

@@ -202,14 +202,15 @@ def results_long(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 def explain(verdicts: list, frame: pd.DataFrame) -> list:
-    """`verdicts` (aqmlab.reproduce.VerdictResult) with the evidence of each one not evaluated
+    """`verdicts` (aqmlab.verdicts.VerdictResult) with the evidence of each one not evaluated
     for want of a row said in ns-2 terms: the refusal of the variant it needed, or that its
     run has not finished."""
-    from aqmlab.reproduce import VerdictResult
+    from aqmlab.studies.compare import Outcome
+    from aqmlab.verdicts import VerdictResult
 
     out = []
     for v in verdicts:
-        if v.holds is None:
+        if v.outcome == Outcome.NOT_EVALUATED:
             for status in ("refused", "failed", "pending"):
                 rows = frame[frame["status"] == status]
                 names = sorted({n for n in rows["variant"] if n and f"queue={n}'" in v.evidence
@@ -217,7 +218,8 @@ def explain(verdicts: list, frame: pd.DataFrame) -> list:
                 if names:
                     first = rows[rows["variant"] == names[0]]["error"].iloc[0]
                     why = first if status != "pending" else "its ns-2 run has not finished"
-                    v = VerdictResult(v.claim, None, f"not run in ns-2.35 ({', '.join(names)}): {why}")
+                    v = VerdictResult(v.id, v.claim, Outcome.NOT_EVALUATED,
+                                      f"not run in ns-2.35 ({', '.join(names)}): {why}")  # fmt: skip
                     break
         out.append(v)
     return out
@@ -227,7 +229,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
     """OUT/results.csv (the results dict, long), OUT/points.csv (every point: status, reason,
     wall time) and OUT/report.md (date, command, ns-2 version, wall time, the verdicts, the
     refused points); returns the report's path."""
-    from aqmlab.reproduce import _holds, _md_table, write_atomic
+    from aqmlab.reproduce import _md_table, write_atomic
 
     out = grid.out
     fr = grid.frame
@@ -257,7 +259,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
         "read); every point with its status in `points.csv`.", "",
         "## Verdicts computed from the ns-2.35 runs", "",
         _md_table(["claim", "ns-2.35", "evidence"],
-                  [[v.claim, _holds(v.holds), v.evidence] for v in verdicts]), "",
+                  [[v.claim, str(v.outcome), v.evidence] for v in verdicts]), "",
     ]  # fmt: skip
     reasons = (
         fr[fr["status"] != "ok"]

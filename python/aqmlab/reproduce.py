@@ -370,9 +370,11 @@ def write_report(
     date: str,
     quick: bool,
     reading: Reading | None = None,
+    ns2_about: str | None = None,
 ) -> tuple[Path, Path]:
     """Write OUT/report.md (figures copied to OUT/figures/) and OUT/report.html (figures
-    embedded); returns both paths."""
+    embedded); returns both paths. `ns2_about` says where the ns-2.35 column's results come
+    from (None: not run)."""
     title = (
         f"Reproduction: {study.name}"
         + (f", reading {reading.name!r}" if reading else "")
@@ -388,6 +390,12 @@ def write_report(
         f"{n_ok} runs finished, {n_failed} failed.",
         "Each table: per paper row, the paper's value, aqmlab's mean ± 95 % CI over replications "
         "(no interval with one replication) and the difference aqmlab − paper.",
+        "ns-2.35 column: "
+        + (
+            f"the same grid run in ns-2.35, from {ns2_about}"
+            if ns2_about
+            else f"not run (`aqmlab reproduce {study.name} --ns2` runs the grid in ns-2.35)"
+        ),
     ]
     if reading is not None:
         opts = ", ".join(
@@ -542,10 +550,27 @@ def reproduce(
         res = table_results(frames[table.scenario], table)
         results[table.id] = res
         joined.append((table, join_paper(paper, table, res)))
+    ns2_about = "given by the caller"
+    if ns2_results is None:
+        ns2_results, ns2_about = published_ns2_results(study.name + (f"-{rd.name}" if rd else ""))
     ns2 = evaluate(study, ns2_results) if ns2_results is not None else None
     verdicts = verdict_table(study, evaluate(study, results), evaluate(study, paper_results(paper)), ns2)
-    md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick, rd)
+    md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick, rd,
+                           ns2_about if ns2 is not None else None)  # fmt: skip
     return md, htm, verdicts
+
+
+def published_ns2_results(name: str, root: Path = REPO_ROOT) -> tuple[dict | None, str]:
+    """The ns-2.35 results of the same grid published for report NAME
+    (docs/reproductions/NAME/ns2/results.csv, written by `aqmlab reproduce STUDY --ns2
+    --publish`) and where they come from; (None, "") if there are none."""
+    path = root / "docs" / "reproductions" / name / "ns2" / "results.csv"
+    if not path.is_file():
+        return None, ""
+    from aqmlab.ns2grid.grid import read_results
+
+    results, about = read_results(path)
+    return results, f"{path.relative_to(root)} ({about})"
 
 
 def publish(out: Path, name: str, root: Path = REPO_ROOT) -> Path:

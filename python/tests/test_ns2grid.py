@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import needs_ns2
 
@@ -343,3 +344,21 @@ def test_a_verdict_without_its_rows_names_the_refusal(quick_points, tmp_path):
     assert ecn105.outcome == "not evaluated"
     dt = v("DT-111q and DT-148q differ little")
     assert dt.evidence == "not run in ns-2.35 (DT-111q): its ns-2 run has not finished"
+
+
+def test_published_results_read_back_as_the_results_dict(tmp_path):
+    from aqmlab.ns2grid.grid import read_results, results_long
+
+    res = {"T1": pd.DataFrame({"row": ["load=80,queue=A", "load=80,queue=B"], "n": [1, 1],
+                               "median_rt_ms": [250.5, 301.0], "median_rt_ms_ci": [math.nan, math.nan],
+                               "pct_le_1s": [88.25, 80.0], "pct_le_1s_ci": [math.nan, math.nan]})}  # fmt: skip
+    text = "# t: ns-2.35 grid results\n# date: 2026-11-29; command: x\n" + results_long(res).to_csv(
+        index=False
+    )
+    (tmp_path / "results.csv").write_text(text, encoding="utf-8")
+    back, about = read_results(tmp_path / "results.csv")
+    assert about == "date: 2026-11-29; command: x"
+    got = back["T1"].set_index("row")
+    assert got.loc["load=80,queue=B", "median_rt_ms"] == 301.0
+    assert got.loc["load=80,queue=A", "pct_le_1s"] == 88.25 and got.loc["load=80,queue=A", "n"] == 1
+    assert math.isnan(got.loc["load=80,queue=A", "pct_le_1s_ci"])

@@ -14,6 +14,7 @@ writes: results.csv, points.csv and report.md.
 from __future__ import annotations
 
 import datetime as _dt
+import io
 import math
 import os
 import subprocess
@@ -199,6 +200,25 @@ def results_long(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
                 rows.append({"table": tid, "row": r["row"], "metric": m, "mean": r[m],
                              "ci": r.get(f"{m}_ci", math.nan), "n": int(r["n"])})  # fmt: skip
     return pd.DataFrame(rows, columns=["table", "row", "metric", "mean", "ci", "n"])
+
+
+def read_results(path: str | os.PathLike) -> tuple[dict[str, pd.DataFrame], str]:
+    """A results.csv written by `write_results` back as the results dict (table id → `row`, `n`,
+    each metric's mean and `_ci`), and its provenance (the header's `# date: …` line)."""
+    text = Path(path).read_text(encoding="utf-8")
+    about = next((ln[2:] for ln in text.splitlines() if ln.startswith("# date:")), "")
+    long = pd.read_csv(io.StringIO(text), comment=None, skiprows=sum(1 for ln in text.splitlines()
+                                                                      if ln.startswith("#")))  # fmt: skip
+    out = {}
+    for tid, g in long.groupby("table", sort=False):
+        rows = []
+        for row, r in g.groupby("row", sort=False):
+            d = {"row": row, "n": int(r["n"].max())}
+            for _, m in r.iterrows():
+                d[m["metric"]], d[f"{m['metric']}_ci"] = float(m["mean"]), float(m["ci"])
+            rows.append(d)
+        out[str(tid)] = pd.DataFrame(rows)
+    return out, about
 
 
 def explain(verdicts: list, frame: pd.DataFrame) -> list:

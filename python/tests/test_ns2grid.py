@@ -349,9 +349,10 @@ def test_a_verdict_without_its_rows_names_the_refusal(quick_points, tmp_path):
 def test_published_results_read_back_as_the_results_dict(tmp_path):
     from aqmlab.ns2grid.grid import read_results, results_long
 
+    nan2 = [math.nan, math.nan]
     res = {"T1": pd.DataFrame({"row": ["load=80,queue=A", "load=80,queue=B"], "n": [1, 1],
-                               "median_rt_ms": [250.5, 301.0], "median_rt_ms_ci": [math.nan, math.nan],
-                               "pct_le_1s": [88.25, 80.0], "pct_le_1s_ci": [math.nan, math.nan]})}  # fmt: skip
+                               "median_rt_ms": [250.5, 301.0], "median_rt_ms_ci": nan2,
+                               "pct_le_1s": [88.25, 80.0], "pct_le_1s_ci": nan2})}  # fmt: skip
     text = "# t: ns-2.35 grid results\n# date: 2026-11-29; command: x\n" + results_long(res).to_csv(
         index=False
     )

@@ -276,7 +276,9 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
         f"or pending; {walls.size} distinct ns-2 runs, {walls.sum():.0f} s of ns-2 time; this "
         f"command's wall time {grid.wall_s:.0f} s.  ",
         "Results: `results.csv` (table, row, metric, mean, ci, n: the results dict the verdicts "
-        "read); every point with its status in `points.csv`.", "",
+        "read); every point with its status in `points.csv`. A check that reads only the rows "
+        "present (e.g. Reno vs SACK) is decided on the points that ran: the others are listed "
+        "below.", "",
         "## Verdicts computed from the ns-2.35 runs", "",
         _md_table(["claim", "ns-2.35", "evidence"],
                   [[v.claim, str(v.outcome), v.evidence] for v in verdicts]), "",

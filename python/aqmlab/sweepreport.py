@@ -451,13 +451,17 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     else:
         # One set of figures per load value, labels without the load.
         li = cols.index(load_axis)
-        by_key = {g.key: g for g in gs}
+        # keys hold NaN/NA where an axis does not apply: compare them as None (NaN != NaN)
+        def norm(key: tuple) -> tuple:
+            return tuple(None if _missing(k) else k for k in key)
+
+        by_key = {norm(g.key): g for g in gs}
         sets = []
         # A configuration the load axis does not apply to is the same at every load: in each set.
         for v in sorted({g.key[li] for g in gs if not _missing(g.key[li])}):
             sub = [g for g in groups(df, d, drop=load_axis) if _missing(g.key[li]) or g.key[li] == v]
             for g in sub:
-                g.samples = by_key[g.key].samples
+                g.samples = by_key[norm(g.key)].samples
             sets.append((f" at {load_axis} = {_fmt_axis(v)}", sub))
     for i, (suffix, gset) in enumerate(sets):
         sections.append(("figure", f"Response-time CDF{suffix}", fig_cdf(gset, xmax)))

@@ -451,6 +451,7 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
     else:
         # One set of figures per load value, labels without the load.
         li = cols.index(load_axis)
+
         # keys hold NaN/NA where an axis does not apply: compare them as None (NaN != NaN)
         def norm(key: tuple) -> tuple:
             return tuple(None if _missing(k) else k for k in key)

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from aqmlab.studies.weigle2006 import censored_quantile
+
 DIRS = ("fwd", "rev")
 QUANTILES = {"p10_rt_ms": 0.10, "p25_rt_ms": 0.25, "median_rt_ms": 0.50, "p75_rt_ms": 0.75,
              "p90_rt_ms": 0.90, "p95_rt_ms": 0.95, "p99_rt_ms": 0.99}  # fmt: skip
@@ -53,17 +55,6 @@ def nearest_rank(sorted_values: np.ndarray, q: float) -> float:
     if n == 0:
         return math.nan
     return float(sorted_values[min(max(math.ceil(q * n), 1), n) - 1])
-
-
-def censored_quantile(finished: np.ndarray, unfinished: int, q: float) -> float:
-    """As aqmlab.studies.weigle2006.censored_quantile: `unfinished` values slower than all."""
-    n = len(finished) + unfinished
-    if n == 0:
-        return math.nan
-    rank = max(math.ceil(q * n), 1)
-    if rank > len(finished):
-        return math.inf
-    return float(np.sort(finished)[rank - 1])
 
 
 def _columns(path: Path, ncols: int) -> np.ndarray:

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -60,7 +61,8 @@ def run_one(runs: Path, point: Ns2Point, ns: str = "ns") -> float:
     for name, text in point.files:
         f = runs / name
         if not f.exists() or f.read_text(encoding="utf-8") != text:
-            tmp = f.with_name(f"{name}.tmp-{os.getpid()}")
+            # the jobs are threads of one process: the temporary name is the thread's own
+            tmp = f.with_name(f"{name}.tmp-{os.getpid()}-{threading.get_ident()}")
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, f)
     cmd = command(point, ns)

@@ -88,7 +88,7 @@ pub trait QueueDisc {
     /// PI, PISA, PIMC, AVQ: their buffer's release and nothing else), so an engine may skip
     /// that dequeue when its link goes idle; true if the discipline must hear of it (RED's
     /// idle time, BLUE's decrease, …). Fixed for the discipline's lifetime
-    /// (`tests/hears_idle.rs`).
+    /// (`tests/fuzz_disciplines.rs`).
     fn hears_idle(&self) -> bool {
         true
     }

@@ -90,9 +90,8 @@ pub struct FifoQueue {
 impl FifoQueue {
     /// Count an arrival at `now` and carry out `admit`: store it (with CE for
     /// [`Admit::Mark`]) or drop it for the reason given; returns the verdict for the engine.
-    /// Always inlined: called once per packet and hop, and left a call it took the quickstart
-    /// 1.5 % more instructions and 1.014× the engine's time (11 pairs, 2026-11-27; neutral on
-    /// RED and seed-001's ARED).
+    /// Always inlined: it runs once per packet and hop, and a call costs measurably
+    /// (bench/HISTORY.md, "Measurements behind code choices").
     #[inline(always)]
     pub fn settle(&mut self, now: SimTime, pkt: PacketMeta, admit: Admit) -> Verdict {
         self.stats.arrivals += 1;

@@ -4,7 +4,7 @@
 //! shared with the TCP model; this module fixes what a queue model hands on
 //! ([`DisciplineParams`]) and re-exports the rest, so a discipline file says `Model<RedParams>`.
 //!
-//! Everything else reads the declarations: the scenario parser (`crates/scenario/src/queue.rs`:
+//! Everything else reads the declarations: the scenario parser (`crates/scenario/src/queue/mod.rs`:
 //! kind dispatch only), each model's `validate`, the `ns2` profiles, `aqmlab params KIND`, the
 //! default search ranges and the generated tables of `docs/queue-disciplines.md` and
 //! `docs/scenarios.md` ([`crate::params_table`]).

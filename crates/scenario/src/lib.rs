@@ -9,7 +9,7 @@
 //!
 //! Read before editing: `value.rs` (typed getters that carry key paths), `merge.rs` (variant
 //! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
-//! `[monitor]`), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue.rs`, `tcp.rs`,
+//! `[monitor]`), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue/mod.rs`, `tcp.rs`,
 //! `workload.rs`, `dist.rs`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!

@@ -11,11 +11,8 @@ use crate::timing_wheel::TimingWheel;
 /// What happens at an instant.
 ///
 /// `repr(u32)`: a 4-byte tag before the 4-byte-aligned fields, so an event (16 bytes) is copied
-/// as whole aligned words. With Rust's default layout (a 1-byte tag) the compiler copied it
-/// through the stack in overlapping 8-byte pieces, and each reload of a piece that straddled
-/// two earlier stores stalled on store forwarding (perf: 30 % of the run loop's samples on two
-/// such loads); 0.84x the quickstart engine's time, 0.90x seed-001's (2026-11-27, alternating
-/// runs, `aqmlab-bench --no-records`).
+/// as whole aligned words; a 1-byte tag made the compiler copy it in overlapping pieces that
+/// stalled on store forwarding (bench/HISTORY.md, "Measurements behind code choices").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Event {
@@ -47,7 +44,7 @@ pub enum Event {
 /// `Event::Arrive::to_ep` of an arrival at a router, or of a datagram.
 pub const NOT_DELIVERED: u32 = u32::MAX;
 
-/// (time in ns, sequence) packed into one key, so the heap's comparisons are one 128-bit
+/// (time in ns, sequence) packed into one key, so every ordering comparison is one 128-bit
 /// compare.
 #[inline]
 fn key(time: SimTime, seq: u64) -> u128 {
@@ -65,7 +62,7 @@ fn unkey(key: u128) -> (SimTime, u64) {
 /// (time, sequence) over all events.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: TimingWheel<Event>,
+    wheel: TimingWheel<Event>,
     timers: TimerHeap,
     seq: u64,
     now: SimTime,
@@ -77,7 +74,7 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            heap: TimingWheel::default(),
+            wheel: TimingWheel::default(),
             timers: TimerHeap::default(),
             seq: 0,
             now: SimTime::ZERO,
@@ -93,7 +90,7 @@ impl EventQueue {
             "event scheduled in the past: {time} < {}",
             self.now
         );
-        self.heap.push(key(time, self.seq), ev);
+        self.wheel.push(key(time, self.seq), ev);
         self.seq += 1;
     }
     /// Take the next sequence number for an event that may never be scheduled (a link's end
@@ -109,7 +106,7 @@ impl EventQueue {
     #[inline]
     pub fn schedule_at_seq(&mut self, time: SimTime, seq: u64, ev: Event) {
         debug_assert!(time >= self.now && seq < self.seq);
-        self.heap.push(key(time, seq), ev);
+        self.wheel.push(key(time, seq), ev);
     }
     /// True if an event at (`time`, `seq`) comes before the one being handled, i.e. would
     /// already have run had it been scheduled.
@@ -142,7 +139,7 @@ impl EventQueue {
     /// `None` and nothing changes.
     #[inline]
     pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
-        let timer_first = match (self.heap.peek(), self.timers.peek()) {
+        let timer_first = match (self.wheel.peek(), self.timers.peek()) {
             (_, None) => false,
             (None, Some(_)) => true,
             (Some(k), Some(t)) => t < unkey(k),
@@ -153,10 +150,10 @@ impl EventQueue {
             }
             self.timers.pop()?
         } else {
-            if unkey(self.heap.peek()?).0 > end {
+            if unkey(self.wheel.peek()?).0 > end {
                 return None;
             }
-            let (k, ev) = self.heap.pop()?;
+            let (k, ev) = self.wheel.pop()?;
             let (time, seq) = unkey(k);
             (time, seq, ev)
         };
@@ -170,16 +167,16 @@ impl EventQueue {
     /// most likely handle next, for prefetching its memory.
     #[inline]
     pub fn peek_event(&self) -> Option<&Event> {
-        self.heap.peek_value()
+        self.wheel.peek_value()
     }
     /// The one-shot event after [`EventQueue::peek_event`]'s, as things stand.
     #[inline]
     pub fn peek_second_event(&self) -> Option<&Event> {
-        self.heap.peek_second_value()
+        self.wheel.peek_second_value()
     }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        let h = self.heap.peek().map(|k| unkey(k).0);
+        let h = self.wheel.peek().map(|k| unkey(k).0);
         let t = self.timers.peek().map(|t| t.0);
         match (h, t) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -198,11 +195,11 @@ impl EventQueue {
         self.seq
     }
     pub fn pending(&self) -> usize {
-        self.heap.len() + self.timers.len()
+        self.wheel.len() + self.timers.len()
     }
     /// Pending events, for end-of-run accounting.
     pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
-        self.heap.drain().map(|e| e.1).chain(self.timers.drain())
+        self.wheel.drain().map(|e| e.1).chain(self.timers.drain())
     }
 }
 

@@ -18,20 +18,14 @@
 //! (the event queue's re-armable timers are a separate heap, so the clock can stand before
 //! this structure's current slot); such keys go to the near run, which orders anything.
 //!
-//! Measured (2026-11-27, `aqmlab-bench --no-records`, alternating runs, medians): against the
-//! single 4-ary heap, 0.92x the quickstart engine's time, 0.85x seed-001's; the sorted near
-//! run instead of a near heap, a further 0.95x, 0.91x, and 0.93x on bench_100mbps and 0.88x
-//! on bench_1gbps. (A calendar queue without the near run, tried before, gained nothing:
-//! `bench/HISTORY.md`.)
+//! Why: it is faster than the single 4-ary heap on every bench case; the figures, and the
+//! calendar queue tried before, are in bench/HISTORY.md ("Measurements behind code choices").
 
 use crate::quad_heap::QuadHeap;
 use crate::sorted_run::SortedRun;
 
-/// log2 of a slot's width in ns: 16,384 ns. Chosen among 2^12 … 2^16 ns (2026-11-27, AMD
-/// EPYC, `aqmlab-bench --no-records`, alternating runs): with a heap for the current slot the
-/// quickstart's wall time was the same within 1 % for all five and bench_100mbps's lowest here
-/// (2^16: 1.05×); with the sorted run, 2^15 and 2^16 are within 2 % of it on the quickstart,
-/// seed-001 and bench_100mbps, 2^13 1.07× slower.
+/// log2 of a slot's width in ns: 16,384 ns, the fastest of 2^12 … 2^16 ns on the bench cases
+/// (bench/HISTORY.md, "Measurements behind code choices").
 const SLOT_SHIFT: u32 = 14;
 /// Slots on the wheel (its horizon: 4,096 × 16.4 µs = 67 ms ahead of the current slot).
 const SLOTS: usize = 1 << 12;
@@ -114,10 +108,8 @@ impl<V: Copy> TimingWheel<V> {
         }
     }
 
-    /// Append to the list of slot `s` (inside the wheel's horizon). Always inlined: called, it
-    /// took the event through the caller's stack and reloaded it as one 16-byte word, which
-    /// stalled on store forwarding (perf: a third of its samples); inlined, 0.99x the quickstart
-    /// engine's time and 0.986x bench_100mbps's (six alternating runs each, 2026-11-27).
+    /// Append to the list of slot `s` (inside the wheel's horizon). Always inlined: a call
+    /// passed the event through the stack and stalled on store forwarding (bench/HISTORY.md).
     #[inline(always)]
     fn put_on_wheel(&mut self, s: u64, key: u128, value: V) {
         let i = (s & MASK) as usize;

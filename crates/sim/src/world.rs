@@ -36,9 +36,8 @@ pub struct Monitors {
 
 /// Open connections from which the engine prefetches the memory of the next event
 /// ([`World::prefetch_next`]): when their state (`Conn`, 1.9 kB each) passes the L2 cache of
-/// the CPU it runs on (`cache_hint::l2_bytes`; 1 MiB on the machines measured, AMD EPYC,
-/// 2026-11-26: bench_1gbps, 7,850 open connections, 0.6–0.8x the wall time with the hints,
-/// paired, noisy; the quickstart, 304, 1.14x without this threshold).
+/// the CPU it runs on (`cache_hint::l2_bytes`): below it the hints cost more than they save
+/// (bench/HISTORY.md, "Measurements behind code choices").
 fn prefetch_from_conns() -> u64 {
     (crate::cache_hint::l2_bytes() / std::mem::size_of::<Conn>()) as u64
 }

@@ -45,11 +45,9 @@ const QUEUED: usize = 8;
 /// `M_MMAP_THRESHOLD`, for the whole process, set once). The default threshold rises to the
 /// largest block freed, after which the writer thread's buffers (a requests group's 26
 /// columns of compressed pages, and the pages being filled, each grown by doubling) come from
-/// its arena and leave it fragmented: `bench/memory_flat.py`'s peak grew 1.11× from 10 minutes
-/// to 10 hours simulated instead of 1.06× (2026-11-26, with 1 MiB pages). With 128 KiB pages
-/// (`table_file::PAGE_BYTES`) the threshold is theirs: at 256 KiB the peaks were 43.1 and
-/// 47.5 MiB (1.101×), at 128 KiB 42.5 and 46.5 MiB (1.094×; 2026-11-27). Elsewhere (not
-/// glibc) nothing is done.
+/// its arena and leave it fragmented, so the peak memory grows with the simulated time
+/// (`bench/memory_flat.py`; figures in bench/HISTORY.md). The threshold matches the pages
+/// (`table_file::PAGE_BYTES`). Elsewhere (not glibc) nothing is done.
 fn large_blocks_mapped() {
     #[cfg(target_env = "gnu")]
     {

@@ -177,7 +177,7 @@ impl Sink {
     /// `fwd_link` and the run-wide `totals`. The requests table's last rows and group are
     /// written on this thread while a second one closes the queue and link tables and selects
     /// the response-time quantiles: the run is over, so the engine's core is free, and the four
-    /// are independent (the quickstart's tail after the engine: 37 → 30 ms, 2026-11-27). The
+    /// are independent (a shorter tail after the engine; bench/HISTORY.md). The
     /// last batch's request records are written with the rest, on this thread, not before the
     /// second starts: the connections the run's end closes complete the prefix of ids, which
     /// puts thousands of spooled records into that batch (quickstart: 13 ms of writing).

@@ -57,6 +57,8 @@
 //!   count is reset; the first arrival of each active period (the average has just crossed
 //!   `min_th`, or the backlog has just grown past 1) only restarts count at 1 (count_bytes at
 //!   its size) and is never dropped; the next arrival is the first tested, with count 2.
+//!   ALTQ's RED has the same gate and restart (`altq_red.c` `red_addq`: `avg >= th_min &&
+//!   qlen(q) > 1`, `red_old`), so seed 000's ALTQ router sets it too.
 //! - `forced_drop_on_avg` (default true = the paper): a forced drop when `avg ≥ max_th`
 //!   (`2·max_th` gentle). false = ns-2's `use_mark_p_ true` (its default since 2005): no forced
 //!   drop from the average; above the last segment `p_b = 1` goes through the count rule (so in
@@ -420,7 +422,7 @@ macro_rules! red_rule_options {
                 syntax: $crate::params::Syntax::Bool,
                 unit: "",
                 range: $crate::params::Range::Any,
-                doc: "Act only while the backlog exceeds 1; count restarts at 1 (ns-2.35 enque())",
+                doc: "Act only while the backlog exceeds 1; count restarts at 1 (ns-2.35 enque(), ALTQ red_addq)",
                 source: "FJ93 Figure 2.2 has no gate",
                 access: $crate::field!(backlog_gate),
             },

@@ -363,11 +363,15 @@ def _altq_default_98(gate: bool, tmp_path: Path) -> dict:
     from aqmlab.api import run_text
 
     text = (PRESETS / "lab_constrained.toml").read_text()
-    text = text.replace('warmup = "20min"', 'warmup = "10min"').replace('duration = "70min"', 'duration = "10min"')
+    text = text.replace('warmup = "20min"', 'warmup = "10min"').replace(
+        'duration = "70min"', 'duration = "10min"'
+    )
     assert text.count(", backlog_gate = true") >= 2
     if not gate:
         text = text.replace(", backlog_gate = true", "")
-    res = run_text(text, str(PRESETS / "lab_constrained.toml"), PRESETS, "red_altq_default", out_dir=tmp_path / str(gate))
+    res = run_text(
+        text, str(PRESETS / "lab_constrained.toml"), PRESETS, "red_altq_default", out_dir=tmp_path / str(gate)
+    )
     return res.summary
 
 

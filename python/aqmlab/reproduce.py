@@ -59,6 +59,7 @@ from aqmlab.io import check_out_dir
 from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
 from aqmlab.studies import Reading, Study, Table
+from aqmlab.studies.compare import SAMPLES
 from aqmlab.summary_table import steady_cell
 from aqmlab.sweepspec import PathError, set_path
 from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
@@ -188,7 +189,20 @@ def table_results(sweep: pd.DataFrame, table: Table) -> pd.DataFrame:
     out = summary_ci(ok, ["row"], metrics)
     flags = ok["steady_state"] if "steady_state" in ok.columns else pd.Series(None, index=ok.index)
     out["steady"] = [steady_cell(flags[ok["row"] == r]) for r in out["row"]]
-    return out[cols]
+    if "seed" not in ok.columns:
+        return out[cols]
+    # Per-seed values, so a verdict can pair two rows' runs by seed (aqmlab.studies.compare).
+    for m in table.metrics:
+        out[f"{m}{SAMPLES}"] = [by_seed(ok[ok["row"] == r], m) for r in out["row"]]
+    return out[[*cols, *(f"{m}{SAMPLES}" for m in table.metrics)]]
+
+
+def by_seed(runs: pd.DataFrame, metric: str) -> tuple[tuple[int, float], ...] | None:
+    """(seed, value) of `metric` for each run of `runs`, sorted by seed; None if two runs share a
+    seed (a row that pools several settings cannot be paired)."""
+    pairs = sorted((int(s), float(v)) for s, v in zip(runs["seed"], runs[metric], strict=True))
+    seeds = [s for s, _ in pairs]
+    return tuple(pairs) if len(set(seeds)) == len(seeds) else None
 
 
 def read_paper(path: Path) -> pd.DataFrame:

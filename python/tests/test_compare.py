@@ -128,3 +128,72 @@ def test_get_reads_any_results_dict():
         get(res, "U", "a", "x")
     with pytest.raises(KeyError, match="no y"):
         get(res, "T", "a", "y")
+
+
+def _s(*pairs: tuple[int, float]) -> Est:
+    """An aqmlab value from per-seed values, with the interval table_results would give it."""
+    from aqmlab.stats import t_ci
+
+    ci = t_ci([v for _, v in pairs])
+    return Est.of(ci.mean, ci.half, len(pairs), tuple(pairs))
+
+
+def test_paired_by_seed_by_hand():
+    # A = 10, 12, 14 and B = 11, 13, 15 on seeds 1-3: each alone is 12 ± 4.968 (s = 2,
+    # t(0.975, 2) = 4.302653, 4.302653 · 2 / √3), so unpaired B − A = 1 ± 7.03: within noise.
+    # Seed by seed B − A = 1, 1, 1 (s = 0): the paired interval is 1 ± 0, so B > A holds.
+    a = _s((1, 10.0), (2, 12.0), (3, 14.0))
+    b = _s((1, 11.0), (2, 13.0), (3, 15.0))
+    assert a.half == pytest.approx(4.968, abs=1e-3)
+    c = gt(b, a, "x")
+    assert c.outcome == H
+    assert "paired over 3 seeds: 1.00" in c.text
+    unpaired = gt(Est.of(b.mean, b.half, 3), Est.of(a.mean, a.half, 3))
+    assert unpaired.outcome == N and "paired" not in unpaired.text
+    # Differences 1, 2, 6: mean 3, s = 2.6458, half 4.302653 · 2.6458 / √3 = 6.5725.
+    d = _s((1, 11.0), (2, 14.0), (3, 20.0)) - a
+    assert d.paired == 3 and d.mean == pytest.approx(3.0) and d.half == pytest.approx(6.5725, abs=1e-3)
+
+
+def test_pairing_needs_the_same_seeds():
+    # Seeds 1-3 against 2-4: no pairing, the half-widths combine in quadrature (4.968 · √2).
+    a = _s((1, 10.0), (2, 12.0), (3, 14.0))
+    b = _s((2, 11.0), (3, 13.0), (4, 15.0))
+    d = b - a
+    assert d.paired == 0 and d.half == pytest.approx(4.968 * math.sqrt(2), abs=1e-3)
+
+
+def test_paired_arithmetic_with_exact_numbers():
+    # k · A and A + c keep the per-seed values: (B − 0.5 · A) − 4 per seed: 11 − 5 − 4 = 2,
+    # 13 − 6 − 4 = 3, 15 − 7 − 4 = 4 → mean 3, s = 1, half 4.302653 / √3 = 2.4842.
+    a = _s((1, 10.0), (2, 12.0), (3, 14.0))
+    b = _s((1, 11.0), (2, 13.0), (3, 15.0))
+    d = (b - 0.5 * a) - 4
+    assert d.paired == 3 and d.mean == pytest.approx(3.0) and d.half == pytest.approx(2.4842, abs=1e-3)
+    # An ns-2.35 or paper value (no samples) falls back to quadrature.
+    q = b - Est.of(12.0, 1.0, 3)
+    assert q.paired == 0 and q.half == pytest.approx(math.hypot(4.968, 1.0), abs=1e-3)
+
+
+def test_get_reads_per_seed_values():
+    df = pd.DataFrame(
+        {
+            "row": ["r"],
+            "n": [3],
+            "m": [12.0],
+            "m_ci": [4.968],
+            "m_by_seed": [((1, 10.0), (2, 12.0), (3, 14.0))],
+        }
+    )
+    v = get({"T": df}, "T", "r", "m")
+    assert v.samples == ((1, 10.0), (2, 12.0), (3, 14.0))
+    inf = pd.DataFrame(
+        {
+            "row": ["r"],
+            "n": [2],
+            "m": [math.inf],
+            "m_ci": [math.nan],
+            "m_by_seed": [((1, 1.0), (2, math.inf))],
+        }
+    )
+    assert get({"T": inf}, "T", "r", "m").samples is None  # an unfinished quantile: no pairing

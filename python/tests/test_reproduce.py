@@ -167,6 +167,12 @@ def test_table_results_mean_and_ci_by_hand():
     assert t.loc["qlen=10", "kb_per_s_ci"] == pytest.approx(8.9566, abs=1e-3)
     assert t.loc["qlen=10", "drops_pct_ci"] == pytest.approx(0.0)
     assert t.loc["qlen=60", "kb_per_s"] == 7.0 and math.isnan(t.loc["qlen=60", "kb_per_s_ci"])
+    # With seeds, each row keeps its runs' values by seed for paired verdicts.
+    t = table_results(df.assign(seed=[3, 1, 2, 4, 1, 1]), TOY.tables[0]).set_index("row")
+    assert t.loc["qlen=10", "kb_per_s_by_seed"] == ((1, 4.0), (2, 9.0), (3, 2.0))
+    # Two runs of one row with one seed (a row pooling settings): not pairable.
+    t = table_results(df.assign(seed=[1, 1, 2, 4, 1, 1]), TOY.tables[0]).set_index("row")
+    assert t.loc["qlen=10", "kb_per_s_by_seed"] is None
 
 
 def test_paper_join_order_and_differences(tmp_path):
@@ -228,12 +234,13 @@ def test_full_run_report_resume(tmp_path, toy_dir, fake):
     assert "| difference | +11.5 | -1.50 |" in text
     assert "| qlen=999 | paper | 1.00 | – |" in text and "qlen=5 " not in text
     assert "Command (from the repository root): `aqmlab x`" in text
-    # The verdict table: 1061.5 ± 6.35 vs 1011.5 ± 6.35 do not overlap → holds; the paper's own
-    # 1100 > 1000 holds; ns-2.35 not run; a holding verdict has no cause.
+    # The verdict table: 1061.5 ± 6.35 vs 1011.5 ± 6.35 do not overlap → holds; seed by seed the
+    # difference is 50, 50 (paired: 50 ± 0); the paper's own 1100 > 1000 holds; ns-2.35 not run;
+    # a holding verdict has no cause.
     assert "| claim | aqmlab | ns-2.35 | paper | cause | evidence |" in text
     assert (
         "| a longer queue carries more [toy-longer] | holds | not run | holds |  | "
-        "kb/s 60 vs 10: 1062 ± 6.35 > 1012 ± 6.35 |" in text
+        "kb/s 60 vs 10: 1062 ± 6.35 > 1012 ± 6.35 [paired over 2 seeds: 50.0] |" in text
     )
     assert "| a row that does not exist [toy-missing] | not evaluated | not run | no numbers |  |" in text
     assert '- `toy-longer`: quote: §1: "longer queues carry more"' in text

@@ -8,12 +8,16 @@ A value is an `Est`: a mean with the half-width of its 95 % Student-t interval o
 - `fails`: it fails over the whole interval (B − A ≤ 0 everywhere);
 - `within noise`: the interval straddles the line the rule draws.
 
-The interval of a sum or difference combines the half-widths in quadrature, √(h_A² + h_B²), as
-for independent means (the replications of two variants share their seeds, so they are if
-anything positively correlated and this is on the wide side); k · A scales it; the best of
-several values is the one with the highest mean, with its own interval. A value without an
-interval (one replication, or a number of the paper) counts as a point; the check then says so
-("n=1, no interval") instead of inventing a width.
+The interval of a sum or difference of two of aqmlab's values is **paired by seed** when both
+carry their per-seed values over the same seeds (≥ 2): the runs of two rows with one seed share
+the workload's random draws (common random numbers), so the difference is formed seed by seed
+and its 95 % Student-t interval taken over the seeds — the paired t interval, valid because
+seeds are independent replications (the evidence then shows "paired over n seeds"). Otherwise
+(ns-2.35's or the paper's numbers, rows with other seeds) the half-widths combine in
+quadrature, √(h_A² + h_B²), as for independent means. k · A scales both; an exact number shifts
+the per-seed values; the best of several values is the one with the highest mean, with its own
+interval. A value without an interval (one replication, or a number of the paper) counts as a
+point; the check then says so ("n=1, no interval") instead of inventing a width.
 """
 
 from __future__ import annotations
@@ -23,12 +27,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
 import pandas as pd
 
+from aqmlab.stats import t_ci
 from aqmlab.summary_table import fmt_value
 
 N1 = "n=1, no interval"
 NO_INTERVAL = "no interval"
+#: Suffix of a results column holding a row's per-seed values ((seed, value), …) of a metric
+#: (aqmlab.reproduce.table_results).
+SAMPLES = "_by_seed"
+
+Samples = tuple[tuple[int, float], ...]
 
 
 def fmt(v: float) -> str:
@@ -50,18 +61,33 @@ class Outcome(StrEnum):
 @dataclass(frozen=True)
 class Est:
     """A mean and the half-width `half` of its 95 % interval (0: a point); `notes` say why a
-    value has no interval (N1, NO_INTERVAL)."""
+    value has no interval (N1, NO_INTERVAL); `samples` the per-seed values ((seed, value), …,
+    sorted by seed, ≥ 2) it was computed from, if known; `paired` the number of seeds a paired
+    difference was formed over (0: not paired)."""
 
     mean: float
     half: float = 0.0
     notes: frozenset[str] = field(default_factory=frozenset)
+    samples: Samples | None = None
+    paired: int = 0
 
     @classmethod
-    def of(cls, mean: float, ci: float = math.nan, n: int | None = None) -> Est:
-        """From a mean and a 95 % CI half-width (NaN: none; then `n` = 1 says "n=1")."""
+    def of(
+        cls, mean: float, ci: float = math.nan, n: int | None = None, samples: Samples | None = None
+    ) -> Est:
+        """From a mean and a 95 % CI half-width (NaN: none; then `n` = 1 says "n=1"), and the
+        per-seed values if known (kept only if there are ≥ 2 and all are finite)."""
+        if samples is not None and (len(samples) < 2 or not all(math.isfinite(v) for _, v in samples)):
+            samples = None
         if ci is not None and math.isfinite(float(ci)):
-            return cls(float(mean), abs(float(ci)))
+            return cls(float(mean), abs(float(ci)), samples=samples)
         return cls(float(mean), 0.0, frozenset({N1 if n == 1 else NO_INTERVAL}))
+
+    @classmethod
+    def from_samples(cls, samples: Samples, notes: frozenset[str] = frozenset(), paired: int = 0) -> Est:
+        """The mean of per-seed values and its 95 % Student-t interval over the seeds."""
+        ci = t_ci(np.array([v for _, v in samples], dtype=np.float64))
+        return cls(ci.mean, ci.half, notes, samples, paired)
 
     @classmethod
     def point(cls, v: float) -> Est:
@@ -73,6 +99,11 @@ class Est:
         return other if isinstance(other, Est) else Est.point(other)
 
     @property
+    def is_exact(self) -> bool:
+        """A number of the rule itself: no interval, no note, no samples."""
+        return self.half == 0 and not self.notes and self.samples is None
+
+    @property
     def lo(self) -> float:
         return self.mean - self.half
 
@@ -82,12 +113,21 @@ class Est:
 
     def __add__(self, other: Est | float) -> Est:
         o = self._lift(other)
+        a, b = self.samples, o.samples
+        if a is not None and b is not None and [s for s, _ in a] == [s for s, _ in b]:
+            both = tuple((s, x + y) for (s, x), (_, y) in zip(a, b, strict=True))
+            return Est.from_samples(both, self.notes | o.notes, paired=len(both))
+        if a is not None and o.is_exact:
+            return Est.from_samples(tuple((s, x + o.mean) for s, x in a), self.notes, self.paired)
+        if b is not None and self.is_exact:
+            return o + self
         return Est(self.mean + o.mean, math.hypot(self.half, o.half), self.notes | o.notes)
 
     __radd__ = __add__
 
     def __neg__(self) -> Est:
-        return Est(-self.mean, self.half, self.notes)
+        neg = None if self.samples is None else tuple((s, -x) for s, x in self.samples)
+        return Est(-self.mean, self.half, self.notes, neg, self.paired)
 
     def __sub__(self, other: Est | float) -> Est:
         return self + (-self._lift(other))
@@ -96,7 +136,8 @@ class Est:
         return Est.point(other) - self
 
     def __mul__(self, k: float) -> Est:
-        return Est(self.mean * k, self.half * abs(k), self.notes)
+        scaled = None if self.samples is None else tuple((s, x * k) for s, x in self.samples)
+        return Est(self.mean * k, self.half * abs(k), self.notes, scaled, self.paired)
 
     __rmul__ = __mul__
 
@@ -161,7 +202,8 @@ def _decide(what: str, a: Est, op: str, b: Est, d: Est, holds: bool, fails: bool
         raise ValueError(f"{what or 'values'}: {a} and {b} cannot be compared")
     out = Outcome.HOLDS if holds else Outcome.FAILS if fails else Outcome.NOISE
     label = f"{what}: " if what else ""
-    return Check(out, f"{label}{a} {op} {b}{_MARK[out]}", a.notes | b.notes)
+    pair = f" [paired over {d.paired} seeds: {d}]" if d.paired else ""
+    return Check(out, f"{label}{a} {op} {b}{pair}{_MARK[out]}", a.notes | b.notes)
 
 
 def le(a: Est, b: Est | float, what: str = "") -> Check:
@@ -249,7 +291,8 @@ def get(results: dict[str, pd.DataFrame], table: str, row: str, metric: str) -> 
     ci = float(r[f"{metric}_ci"]) if f"{metric}_ci" in r.index else math.nan
     n_raw = r[f"{metric}_n"] if f"{metric}_n" in r.index else r["n"] if "n" in r.index else None
     n = int(n_raw) if n_raw is not None and not pd.isna(n_raw) else None
-    return Est.of(mean, ci, n)
+    samples = r[f"{metric}{SAMPLES}"] if f"{metric}{SAMPLES}" in r.index else None
+    return Est.of(mean, ci, n, samples if isinstance(samples, tuple) else None)
 
 
 def rows(results: dict[str, pd.DataFrame], table: str, prefix: str = "") -> list[str]:

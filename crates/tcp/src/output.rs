@@ -84,11 +84,7 @@ impl Endpoint {
         if !self.sack_ok {
             return u64::MAX;
         }
-        self.sb
-            .blocks()
-            .iter()
-            .find(|b| b.0 > seq)
-            .map_or(u64::MAX, |b| b.0)
+        self.sb.next_sacked_start(seq).unwrap_or(u64::MAX)
     }
 
     /// RFC 6675 §5 (C) during SACK loss recovery: if cwnd − pipe ≥ 1 MSS, send NextSeg: a lost

@@ -17,139 +17,260 @@
 //!   with IsLost(S); rule 3: the same without IsLost. The segment runs to the end of the hole
 //!   (at most one MSS, cut by the caller). Rule 4 (rescue retransmission, a MAY) is not done.
 //!
+//! Cost (issue 32 item 6): none of these scans the window. IsLost(S) only weakens as S rises,
+//! so it is decided by the few ranges nearest the top (at most DupThresh + 1 are read, from the
+//! highest down); hence the holes that are not lost are the last few, and NextSeg's first hole
+//! from HighRxt up decides rules 1 and 3 alone. SetPipe's "+1 below HighRxt" part is the
+//! unSACKed bytes in [SND.UNA, HighRxt), from the SACKed bytes below HighRxt, which a cursor
+//! keeps (updated as ranges arrive and are trimmed, moved as HighRxt moves). Trimmed ranges
+//! leave the front of the vector lazily. Results are those of the per-hole definitions above
+//! (unit test `matches_the_per_hole_definitions`).
+//!
 //! Validation: unit tests below (`update_merges_and_trims`, `is_lost_needs_three_segments_above`,
-//! `pipe_and_next_seg_by_hand`); tests/sack.rs end to end.
+//! `pipe_and_next_seg_by_hand`, `matches_the_per_hole_definitions`); tests/sack.rs end to end.
+
+use std::cell::Cell;
 
 /// SACK scoreboard of one sender.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
+    /// SACKed ranges; the live ones are `blocks[head..]` (those trimmed below SND.UNA are
+    /// dropped from the front in batches, so a cumulative ACK shifts nothing).
     blocks: Vec<(u64, u64)>,
+    head: usize,
     /// One past the highest sequence number retransmitted in this recovery (0 = none).
     pub high_rxt: u64,
+    /// Cursor `(x, SACKed bytes of the live ranges below x)`, kept exact through every change,
+    /// so SetPipe counts the SACKed bytes below HighRxt by moving it, not by a scan.
+    below: Cell<(u64, u64)>,
 }
+
+/// Scoreboards are equal when they hold the same ranges and HighRxt (the cursor and the
+/// not-yet-dropped ranges are bookkeeping).
+impl PartialEq for Scoreboard {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks() == other.blocks() && self.high_rxt == other.high_rxt
+    }
+}
+impl Eq for Scoreboard {}
+
+/// Bytes of `[a, b)` below `x`.
+fn part_below(a: u64, b: u64, x: u64) -> u64 {
+    b.min(x).saturating_sub(a.min(x))
+}
+
+/// Trimmed ranges are dropped from the vector's front once at least this many have gathered
+/// (and they are at least half of it): amortised O(1) per range.
+const DROP_BATCH: usize = 64;
 
 impl Scoreboard {
     /// SACKed ranges, sorted.
     pub fn blocks(&self) -> &[(u64, u64)] {
-        &self.blocks
+        &self.blocks[self.head..]
     }
 
     /// Forget everything (RFC 6675 §5.1 / RFC 2018 §8 after a timeout).
     pub fn clear(&mut self) {
         self.blocks.clear();
+        self.head = 0;
         self.high_rxt = 0;
+        self.below.set((0, 0));
     }
 
     /// Record the blocks of an ACK (clipped to [`snd_una`, `snd_max`)) after trimming below
     /// `snd_una`. True if some payload byte was SACKed for the first time.
     pub fn update(&mut self, snd_una: u64, snd_max: u64, sack: &[(u64, u64)]) -> bool {
-        let k = self.blocks.iter().take_while(|b| b.1 <= snd_una).count();
-        self.blocks.drain(..k);
-        if let Some(b) = self.blocks.first_mut() {
-            b.0 = b.0.max(snd_una);
-        }
-        let before: u64 = self.sacked_total();
+        self.trim(snd_una);
+        let mut new = 0;
         for &(s, e) in sack {
             let (s, e) = (s.max(snd_una), e.min(snd_max));
             if s < e {
-                self.insert(s, e);
+                new += self.insert(s, e);
             }
         }
-        self.sacked_total() > before
+        new > 0
     }
 
-    fn sacked_total(&self) -> u64 {
-        self.blocks.iter().map(|b| b.1 - b.0).sum()
+    /// Drop what lies below `una`.
+    fn trim(&mut self, una: u64) {
+        let (x, mut sum) = self.below.get();
+        while let Some(&(a, b)) = self.blocks.get(self.head) {
+            if b > una {
+                break;
+            }
+            sum -= part_below(a, b, x);
+            self.head += 1;
+        }
+        if let Some(first) = self.blocks.get_mut(self.head) {
+            if first.0 < una {
+                sum -= part_below(first.0, una, x);
+                first.0 = una;
+            }
+        }
+        self.below.set((x, sum));
+        if self.head >= DROP_BATCH && 2 * self.head >= self.blocks.len() {
+            self.blocks.drain(..self.head);
+            self.head = 0;
+        }
     }
 
-    fn insert(&mut self, mut s: u64, mut e: u64) {
-        let i = self.blocks.partition_point(|r| r.1 < s);
+    /// Add `[s, e)`, merging what it touches; returns the bytes not SACKed before.
+    fn insert(&mut self, mut s: u64, mut e: u64) -> u64 {
+        let (x, sum) = self.below.get();
+        let i = self.head + self.blocks[self.head..].partition_point(|r| r.1 < s);
         let mut j = i;
+        let (mut old, mut old_below) = (0, 0);
         while j < self.blocks.len() && self.blocks[j].0 <= e {
-            s = s.min(self.blocks[j].0);
-            e = e.max(self.blocks[j].1);
+            let (a, b) = self.blocks[j];
+            old += b - a;
+            old_below += part_below(a, b, x);
+            s = s.min(a);
+            e = e.max(b);
             j += 1;
         }
+        self.below.set((x, sum + part_below(s, e, x) - old_below));
         if i == j {
             self.blocks.insert(i, (s, e));
         } else {
             self.blocks[i] = (s, e);
             self.blocks.drain(i + 1..j);
         }
+        (e - s) - old
     }
 
     /// One past the highest SACKed octet (HighSACK + 1), if any.
     pub fn high_sacked(&self) -> Option<u64> {
-        self.blocks.last().map(|b| b.1)
+        self.blocks().last().map(|b| b.1)
+    }
+
+    /// Start of the first SACKed range beginning above `seq` (where a retransmission from
+    /// `seq` must stop), if any.
+    pub fn next_sacked_start(&self, seq: u64) -> Option<u64> {
+        let live = self.blocks();
+        live.get(live.partition_point(|r| r.0 <= seq)).map(|r| r.0)
     }
 
     /// RFC 6675 IsLost(`s`) with DupThresh `dt` and segment size `mss`.
     pub fn is_lost(&self, s: u64, mss: u64, dt: u32) -> bool {
+        let lost = |bytes: u64, segs: u64| {
+            segs >= dt as u64 || bytes > (dt as u64).saturating_sub(1) * mss
+        };
         let (mut bytes, mut segs) = (0u64, 0u64);
-        for &(a, b) in &self.blocks {
-            if b > s {
-                let n = b - a.max(s + 1).min(b);
-                bytes += n;
-                segs += n.div_ceil(mss.max(1));
+        if lost(bytes, segs) {
+            return true;
+        }
+        // From the top down: the sums only grow, so the first time they pass is the answer.
+        for &(a, b) in self.blocks().iter().rev() {
+            if b <= s {
+                break;
+            }
+            let n = b - a.max(s + 1).min(b);
+            bytes += n;
+            segs += n.div_ceil(mss.max(1));
+            if lost(bytes, segs) {
+                return true;
             }
         }
-        segs >= dt as u64 || bytes > (dt as u64).saturating_sub(1) * mss
+        false
     }
 
-    /// The unSACKed holes of [`una`, `end`), in order (the last may run to `end`).
-    fn holes(&self, una: u64, end: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let mut at = una;
-        let mut i = 0;
+    /// The unSACKed holes of [`una`, `end`), from the highest down.
+    fn holes_rev(&self, una: u64, end: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let live = self.blocks();
+        let mut i = live.partition_point(|r| r.0 < end);
+        let mut at = end;
         std::iter::from_fn(move || loop {
-            if at >= end {
+            if at <= una {
                 return None;
             }
-            match self.blocks.get(i) {
-                Some(&(a, b)) if a <= at => {
-                    at = at.max(b);
-                    i += 1;
-                }
-                Some(&(a, _)) => {
-                    let h = (at, a.min(end));
+            match i.checked_sub(1).map(|k| live[k]) {
+                Some((a, b)) if b >= at => {
                     at = a;
+                    i -= 1;
+                }
+                Some((_, b)) if b > una => {
+                    let h = (b, at);
+                    at = b;
                     return Some(h);
                 }
-                None => {
-                    let h = (at, end);
-                    at = end;
+                _ => {
+                    let h = (una, at);
+                    at = una;
                     return Some(h);
                 }
             }
         })
     }
 
+    /// SACKed bytes below `x` (moves the cursor to `x`).
+    fn sacked_below(&self, x: u64) -> u64 {
+        let live = self.blocks();
+        let (k, mut sum) = self.below.get();
+        if x >= k {
+            let i = live.partition_point(|r| r.1 <= k);
+            for &(a, b) in live[i..].iter().take_while(|r| r.0 < x) {
+                sum += b.min(x) - a.max(k);
+            }
+        } else {
+            let i = live.partition_point(|r| r.0 < k);
+            for &(a, b) in live[..i].iter().rev().take_while(|r| r.1 > x) {
+                sum -= b.min(k) - a.max(x);
+            }
+        }
+        self.below.set((x, sum));
+        sum
+    }
+
     /// RFC 6675 SetPipe over payload [`una`, `end`) (`end` = min(SND.MAX, end of data)).
     pub fn pipe(&self, una: u64, end: u64, mss: u64, dt: u32) -> u64 {
-        self.holes(una, end)
-            .map(|(a, b)| {
-                let not_lost = if self.is_lost(a, mss, dt) { 0 } else { b - a };
-                let rtx = b.min(self.high_rxt).saturating_sub(a);
-                not_lost + rtx
-            })
-            .sum()
+        // Octets of holes that are not lost: a run of the highest holes.
+        let mut not_lost = 0;
+        for (a, b) in self.holes_rev(una, end) {
+            if self.is_lost(a, mss, dt) {
+                break;
+            }
+            not_lost += b - a;
+        }
+        // Octets retransmitted and unSACKed: those of [una, HighRxt ∧ end) not SACKed.
+        let h = end.min(self.high_rxt);
+        let rtx = if h > una {
+            let sacked_below_una: u64 = self
+                .blocks()
+                .iter()
+                .take_while(|r| r.0 < una)
+                .map(|r| part_below(r.0, r.1, una))
+                .sum();
+            (h - una) - (self.sacked_below(h) - sacked_below_una)
+        } else {
+            0
+        };
+        not_lost + rtx
     }
 
     /// NextSeg rule 1 (`need_lost`) or rule 3: the first unSACKed octet ≥ HighRxt below the
     /// highest SACKed octet (and IsLost for rule 1), with the end of its hole.
     pub fn next_hole(&self, una: u64, mss: u64, dt: u32, need_lost: bool) -> Option<(u64, u64)> {
         let high = self.high_sacked()?;
-        self.holes(una, high)
-            .filter_map(|(a, b)| {
-                let s = a.max(self.high_rxt);
-                (s < b).then_some((s, b))
-            })
-            .find(|&(s, _)| !need_lost || self.is_lost(s, mss, dt))
+        let live = self.blocks();
+        let mut s = una.max(self.high_rxt);
+        let mut i = live.partition_point(|r| r.1 <= s);
+        if live.get(i).is_some_and(|r| r.0 <= s) {
+            s = live[i].1;
+            i += 1;
+        }
+        if s >= high {
+            return None;
+        }
+        // IsLost weakens upwards: if the first candidate is not lost, no later one is.
+        let end = live.get(i).map_or(high, |r| r.0.min(high));
+        (!need_lost || self.is_lost(s, mss, dt)).then_some((s, end))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     const M: u64 = 100;
 
@@ -218,5 +339,169 @@ mod tests {
         assert!(!sb.is_lost(301, M, 3));
         assert_eq!(sb.next_hole(1, M, 3, true), None);
         assert_eq!(sb.next_hole(1, M, 3, false), Some((301, 401)));
+    }
+
+    /// The definitions as first written, one scan per hole (the oracle for the fast version).
+    #[derive(Default)]
+    struct PerHole {
+        blocks: Vec<(u64, u64)>,
+        high_rxt: u64,
+    }
+
+    impl PerHole {
+        fn update(&mut self, una: u64, max: u64, sack: &[(u64, u64)]) -> bool {
+            self.blocks.retain(|b| b.1 > una);
+            if let Some(b) = self.blocks.first_mut() {
+                b.0 = b.0.max(una);
+            }
+            let total = |v: &Vec<(u64, u64)>| v.iter().map(|b| b.1 - b.0).sum::<u64>();
+            let before = total(&self.blocks);
+            for &(s, e) in sack {
+                let (s, e) = (s.max(una), e.min(max));
+                if s < e {
+                    self.blocks.push((s, e));
+                    self.blocks.sort();
+                    let mut m: Vec<(u64, u64)> = Vec::new();
+                    for &(a, b) in &self.blocks {
+                        match m.last_mut() {
+                            Some(l) if a <= l.1 => l.1 = l.1.max(b),
+                            _ => m.push((a, b)),
+                        }
+                    }
+                    self.blocks = m;
+                }
+            }
+            total(&self.blocks) > before
+        }
+        fn is_lost(&self, s: u64, mss: u64, dt: u32) -> bool {
+            let (mut bytes, mut segs) = (0u64, 0u64);
+            for &(a, b) in &self.blocks {
+                if b > s {
+                    let n = b - a.max(s + 1).min(b);
+                    bytes += n;
+                    segs += n.div_ceil(mss.max(1));
+                }
+            }
+            segs >= dt as u64 || bytes > (dt as u64).saturating_sub(1) * mss
+        }
+        /// Holes octet by octet: maximal unSACKed runs of [una, end).
+        fn holes(&self, una: u64, end: u64) -> Vec<(u64, u64)> {
+            let mut sacked = vec![false; end.saturating_sub(una) as usize];
+            for &(a, b) in &self.blocks {
+                for o in a.max(una)..b.min(end) {
+                    sacked[(o - una) as usize] = true;
+                }
+            }
+            let mut v: Vec<(u64, u64)> = Vec::new();
+            for o in una..end {
+                if sacked[(o - una) as usize] {
+                    continue;
+                }
+                match v.last_mut() {
+                    Some(h) if h.1 == o => h.1 = o + 1,
+                    _ => v.push((o, o + 1)),
+                }
+            }
+            v
+        }
+        fn pipe(&self, una: u64, end: u64, mss: u64, dt: u32) -> u64 {
+            self.holes(una, end)
+                .into_iter()
+                .map(|(a, b)| {
+                    let not_lost = if self.is_lost(a, mss, dt) { 0 } else { b - a };
+                    not_lost + b.min(self.high_rxt).saturating_sub(a)
+                })
+                .sum()
+        }
+        fn next_hole(&self, una: u64, mss: u64, dt: u32, need_lost: bool) -> Option<(u64, u64)> {
+            let high = self.blocks.last()?.1;
+            self.holes(una, high)
+                .into_iter()
+                .filter_map(|(a, b)| {
+                    let s = a.max(self.high_rxt);
+                    (s < b).then_some((s, b))
+                })
+                .find(|&(s, _)| !need_lost || self.is_lost(s, mss, dt))
+        }
+    }
+
+    /// One step of a sender's life: an ACK (cumulative point, SND.MAX, up to 3 blocks), a
+    /// retransmission raising HighRxt, a recovery entry (HighRxt = SND.UNA) or a timeout.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Ack(u64, u64, Vec<(u64, u64)>),
+        Rxt(u64),
+        Enter,
+        Clear,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            6 => (0u64..30, 0u64..40, proptest::collection::vec((0u64..600, 1u64..90), 0..4))
+                .prop_map(|(da, dm, b)| Step::Ack(da, dm, b)),
+            2 => (1u64..120).prop_map(Step::Rxt),
+            1 => Just(Step::Enter),
+            1 => Just(Step::Clear),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, rng_seed: proptest::test_runner::RngSeed::Fixed(32), ..ProptestConfig::default() })]
+        /// After every step the fast scoreboard answers as the per-hole definitions do, octet
+        /// by octet: ranges, "new data SACKed", IsLost, SetPipe (also from an SND.UNA the
+        /// ranges were not trimmed at), NextSeg rules 1 and 3, and where a retransmission
+        /// stops; for segment sizes 1–40 B and DupThresh 0–4.
+        #[test]
+        fn matches_the_per_hole_definitions(
+            steps in proptest::collection::vec(step(), 1..60),
+            mss in 1u64..40,
+            dt in 0u32..5,
+        ) {
+            let (mut fast, mut slow) = (Scoreboard::default(), PerHole::default());
+            let (mut una, mut max) = (1u64, 1u64);
+            for st in steps {
+                match st {
+                    Step::Ack(da, dm, b) => {
+                        max += dm;
+                        una = (una + da).min(max);
+                        let b: Vec<(u64, u64)> =
+                            b.iter().map(|&(s, l)| (una + s / 2, una + s / 2 + l)).collect();
+                        prop_assert_eq!(fast.update(una, max, &b), slow.update(una, max, &b));
+                    }
+                    Step::Rxt(l) => {
+                        let r = (fast.high_rxt.max(una) + l).min(max);
+                        fast.high_rxt = fast.high_rxt.max(r);
+                        slow.high_rxt = fast.high_rxt;
+                    }
+                    Step::Enter => {
+                        fast.high_rxt = una;
+                        slow.high_rxt = una;
+                    }
+                    Step::Clear => {
+                        fast.clear();
+                        slow = PerHole::default();
+                    }
+                }
+                prop_assert_eq!(fast.blocks(), &slow.blocks[..]);
+                for s in [una, una + 1, una + 17, una + 100, una + 333, max] {
+                    prop_assert_eq!(fast.is_lost(s, mss, dt), slow.is_lost(s, mss, dt));
+                    prop_assert_eq!(
+                        fast.next_sacked_start(s),
+                        slow.blocks.iter().find(|b| b.0 > s).map(|b| b.0)
+                    );
+                }
+                for u in [una, una.saturating_sub(7), una + 5] {
+                    for end in [max, max.saturating_sub(30), una + 50] {
+                        prop_assert_eq!(fast.pipe(u, end, mss, dt), slow.pipe(u, end, mss, dt));
+                    }
+                    for need in [true, false] {
+                        prop_assert_eq!(
+                            fast.next_hole(u, mss, dt, need),
+                            slow.next_hole(u, mss, dt, need)
+                        );
+                    }
+                }
+            }
+        }
     }
 }

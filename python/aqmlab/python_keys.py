@@ -1,10 +1,11 @@
 """Whether a scenario file uses keys only the Python side knows: `load = …` in a [[workload]]
-(aqmlab.calibrate resolves it), the [calibration] and [tune] tables (the core does not know
-them). `aqmlab run` asks before anything else, of the text it read once through the core
+(aqmlab.calibrate resolves it), the [calibration], [tune] and [sweep] tables (the core does not
+know them; `aqmlab run` runs a sweep's or a tune's base scenario). `aqmlab run` asks before
+anything else, of the text it read once through the core
 (`_core.read_scenario`: bounded, `-` is standard input); a text that cannot hold such a key is
 answered without importing or running a TOML parser (start-up time, issue 14).
 
-A key or table named `load`, `calibration` or `tune` shows in the text as that word (bare or
+A key or table named `load`, `calibration`, `tune` or `sweep` shows in the text as that word (bare or
 quoted) outside whole-line comments, unless a quoted key spells it with escapes (a backslash);
 so a file whose other lines have neither the word nor a backslash has no such key. Otherwise (the
 word in a value or a trailing comment, say) the file is parsed to know.
@@ -17,9 +18,9 @@ import os
 import re
 
 #: Tables of a scenario file that Python reads and the core does not (`aqmlab run` drops them).
-PYTHON_TABLES = ("calibration", "tune")
+PYTHON_TABLES = ("calibration", "tune", "sweep")
 
-_WORD = re.compile(r"\b(load|calibration|tune)\b")
+_WORD = re.compile(r"\b(load|calibration|tune|sweep)\b")
 
 
 def _may_hold(text: str) -> bool:

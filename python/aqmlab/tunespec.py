@@ -529,7 +529,7 @@ def _string_list(file: str, t: dict, k: str) -> list[str]:
     return v
 
 
-def parse(file: str, text: str | None = None, overrides: dict | None = None) -> TuneSpec:
+def parse(file: str, text: str | None = None, overrides: dict | None = None, log=None) -> TuneSpec:
     """Parse the `[tune]` table of `file` (`text` overrides reading it; `overrides`: values of
     `trials`, `timeout`, `seed` given on the command line, None = as in the file). Checks
     everything that does not need the core (see `validate`). Raises TuneError."""
@@ -537,8 +537,12 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None) -> 
     if "tune" not in base:
         raise TuneError(file, "tune", "no [tune] table: nothing to tune (see aqmlab.tunespec)")
     t = base.pop("tune")
-    for k in ("sweep", "calibration"):
-        base.pop(k, None)
+    base.pop("sweep", None)
+    # `load = …` resolves once, in the base, as `aqmlab run` resolves it (the tuned keys are
+    # the queue's and the transport's, which a calibration does not see).
+    from aqmlab.calibrate import LoadResolver
+
+    base = LoadResolver(base, file, Path(file).parent, log=log).resolve(base)
     if not isinstance(t, dict):
         raise TuneError(file, "tune", "must be a table")
     for k in t:

@@ -209,16 +209,11 @@ def _runnable(
     from aqmlab.python_keys import doc_uses_python_keys, text_uses_python_keys
 
     if doc is None:
-        if not text_uses_python_keys(text):
+        if not text_uses_python_keys(text, label, base_dir):
             return text
-        from aqmlab.sweepspec import SweepError, load_toml
+        from aqmlab.document import text_document
 
-        try:
-            doc = load_toml(label, text, SweepError)
-        except SweepError as e:  # the core words a syntax error its own way: let it
-            if e.key == "(syntax)":
-                return text
-            raise
+        doc = text_document(text, label, base_dir)
     elif not doc_uses_python_keys(doc):
         import tomli_w
 
@@ -227,16 +222,23 @@ def _runnable(
 
     from aqmlab.calibrate import LoadResolver
 
-    for table, command in (("sweep", "sweep"), ("tune", "tune")):
-        if table in doc and log is not None:
-            log(
-                f"{label}: [{table}]: running the base scenario only, without the [{table}] table "
-                f"(aqmlab {command} {label} --out DIR runs the {table})"
-            )
     if out is not None:
         check_out_dir(out)  # before a calibration runs: `DIR: reason`, nothing created
     resolved = LoadResolver(doc, label, base_dir, cache=cache, log=log).resolve(doc)
     return tomli_w.dumps(resolved)
+
+
+def _left_out(label: str, text: str, base_dir: str, doc: dict | None) -> list[str]:
+    """The `[sweep]` / `[tune]` tables of the scenario that `run` leaves out."""
+    if doc is None:
+        from aqmlab.python_keys import text_uses_python_keys
+
+        if not text_uses_python_keys(text, label, base_dir):
+            return []
+        from aqmlab.document import text_document
+
+        doc = text_document(text, label, base_dir)
+    return [t for t in ("sweep", "tune") if t in doc]
 
 
 def run(
@@ -273,8 +275,14 @@ def run(
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)
     aborts the run."""
     label, text, base_dir, doc = _source(scenario, source)
-    text = _runnable(label, text, base_dir, doc, out, cache, log)
-    estimates = {e["name"]: e for e in _core.scenario_text_estimates(text, label, base_dir)}
+    runnable = _runnable(label, text, base_dir, doc, out, cache, log)
+    estimates = {e["name"]: e for e in _core.scenario_text_estimates(runnable, label, base_dir)}
+    if log is not None:  # once the base scenario has passed the core's checks
+        for table in _left_out(label, text, base_dir, doc):
+            log(
+                f"{label}: [{table}]: running the base scenario only, without the [{table}] table "
+                f"(aqmlab {table} {label} --out DIR runs the {table})"
+            )
     names = list(estimates)
     if variant is not None:
         if variant not in names:
@@ -297,5 +305,5 @@ def run(
     results: dict[str, RunResult] = {}
     for name in names:
         out_dir = None if out is None else Path(out) / name
-        results[name] = run_text(text, label, base_dir, name, progress, out_dir=out_dir)
+        results[name] = run_text(runnable, label, base_dir, name, progress, out_dir=out_dir)
     return results

@@ -71,7 +71,6 @@ import math
 import os
 import re
 import tempfile
-import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -257,23 +256,14 @@ def check_link(name: object, routers: int, file: str | os.PathLike, key: str) ->
         )
 
 
-def _read_text(path: str | os.PathLike) -> str:
-    """The text of the scenario file `path`, read by the core with its 64 MiB bound
-    (ScenarioError `PATH: (file): cannot read the file: …`)."""
-    return _core.read_scenario(os.fspath(path))[0]
-
-
 def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scenario:
     """Read `path` and find the calibrated workload: the one with `load`, else `workload`, else
     the only one of a calibratable kind. Raises ScenarioError ("FILE: KEY: reason") for a bad
     `load`, a non-dumbbell topology, or no/ambiguous workload."""
-    path = Path(path)
-    text = _read_text(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise _err(path, "(syntax)", f"TOML syntax error: {e}") from None
-    return scenario_of(doc, path, path.parent, workload)
+    from aqmlab.document import read_document
+
+    doc, base_dir = read_document(path)
+    return scenario_of(doc, path, base_dir, workload)
 
 
 def scenario_of(

@@ -5,7 +5,8 @@ anything else, of the text it read once through the core
 (`_core.read_scenario`: bounded, `-` is standard input); a text that cannot hold such a key is
 answered without importing or running a TOML parser (start-up time, issue 14).
 
-A key or table named `load`, `calibration`, `tune` or `sweep` shows in the text as that word (bare or
+A key or table named `load`, `calibration`, `tune`, `sweep` (or an `extends`, whose base may
+hold them) shows in the text as that word (bare or
 quoted) outside whole-line comments, unless a quoted key spells it with escapes (a backslash);
 so a file whose other lines have neither the word nor a backslash has no such key. Otherwise (the
 word in a value or a trailing comment, say) the file is parsed to know.
@@ -20,7 +21,7 @@ import re
 #: Tables of a scenario file that Python reads and the core does not (`aqmlab run` drops them).
 PYTHON_TABLES = ("calibration", "tune", "sweep")
 
-_WORD = re.compile(r"\b(load|calibration|tune|sweep)\b")
+_WORD = re.compile(r"\b(load|calibration|tune|sweep|extends)\b")
 
 
 def _may_hold(text: str) -> bool:
@@ -41,16 +42,17 @@ def doc_uses_python_keys(doc: dict) -> bool:
     return has_load or any(k in doc for k in PYTHON_TABLES)
 
 
-def text_uses_python_keys(text: str) -> bool:
-    """Whether scenario `text` uses a key only Python knows (False for invalid TOML: the core
-    reports it)."""
+def text_uses_python_keys(text: str, label: str = "<text>", base_dir: str = ".") -> bool:
+    """Whether scenario `text` uses a key only Python knows, in itself or in a file it extends
+    (False for a text the core rejects: it reports that itself)."""
     if not _may_hold(text):
         return False
-    import tomllib
+    from aqmlab import _core
+    from aqmlab.document import text_document
 
     try:
-        doc = tomllib.loads(text)
-    except ValueError:
+        doc = text_document(text, label, base_dir)
+    except _core.ScenarioError:
         return False
     return doc_uses_python_keys(doc)
 
@@ -61,7 +63,7 @@ def uses_python_keys(scenario: str | os.PathLike) -> bool:
     from aqmlab import _core
 
     try:
-        text, _base = _core.read_scenario(os.fspath(scenario))
+        text, base = _core.read_scenario(os.fspath(scenario))
     except (OSError, ValueError):
         return False
-    return text_uses_python_keys(text)
+    return text_uses_python_keys(text, os.fspath(scenario), base)

@@ -70,7 +70,6 @@ import json
 import math
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -298,20 +297,19 @@ def _guess_load_axis(axes: list[str]) -> str | None:
 
 
 def load_toml(file: str, text: str | None, error: type[ValueError]) -> dict:
-    """The TOML document of `file` (`text` overrides reading it; read by the core, bounded); an
-    unreadable file or a syntax error raises `error(file, KEY, reason)` (SweepError, TuneError)
-    with key `(file)` or `(syntax)`."""
-    if text is None:
-        from aqmlab import _core
+    """The document of the scenario `file` as the core reads it (aqmlab.document: `extends`
+    resolved; `text` overrides reading the file); a file the core cannot read or parse raises
+    `error(FILE, KEY, reason)` (SweepError, TuneError) with the core's key (`(file)`,
+    `line L, column C`, `extends`)."""
+    from aqmlab import _core
+    from aqmlab.document import file_dir, read_document, text_document
 
-        try:  # once, at most 64 MiB, `-` is standard input (crates/scenario/src/read.rs)
-            text, _base = _core.read_scenario(file)
-        except _core.ScenarioError as e:
-            raise error(file, "(file)", e.reason) from None
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise error(file, "(syntax)", f"TOML syntax error: {e}") from None
+        if text is None:
+            return read_document(file)[0]
+        return text_document(text, file, file_dir(file))
+    except _core.ScenarioError as e:
+        raise error(e.file, e.key, e.reason) from None
 
 
 def expand(scenario: str | os.PathLike, text: str | None = None, log=None) -> Sweep:

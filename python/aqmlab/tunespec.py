@@ -66,7 +66,6 @@ import copy
 import dataclasses
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -341,7 +340,9 @@ def _declared_search(spec: dict) -> dict | None:
     text = spec.get("search", "")
     if not text:
         return None
-    return tomllib.loads(f"x = {text}")["x"]
+    from aqmlab.document import text_document
+
+    return text_document(f"x = {text}", "<declared search>", ".")["x"]
 
 
 def _parse_range(file: str, key: str, t: dict, path: str, when: tuple) -> Param:

@@ -79,6 +79,49 @@ fn read_scenario(py: Python<'_>, path: &str) -> PyResult<(String, String)> {
     Ok((text, base))
 }
 
+/// The scenario document of `text` as a dict, in file order (`scenario::document`: parsed once,
+/// `extends` resolved against `base_dir`; `label` names it in errors), for the Python side of
+/// the language (sweeps, tuning, `load`), which reads scenarios only through this. Integers,
+/// floats, strings, booleans, arrays and tables as TOML says; a TOML date-time as its TOML text.
+#[pyfunction]
+fn scenario_document<'py>(
+    py: Python<'py>,
+    text: &str,
+    label: &str,
+    base_dir: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let doc =
+        scenario::document(text, label, Path::new(base_dir)).map_err(|e| scenario_err(py, &e))?;
+    table_dict(py, &doc)
+}
+
+fn table_dict<'py>(py: Python<'py>, t: &toml::Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in t {
+        d.set_item(k, toml_value(py, v)?)?;
+    }
+    Ok(d)
+}
+
+fn toml_value<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    use toml::Value as V;
+    Ok(match v {
+        V::String(s) => s.into_pyobject(py)?.into_any(),
+        V::Integer(i) => i.into_pyobject(py)?.into_any(),
+        V::Float(f) => f.into_pyobject(py)?.into_any(),
+        V::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
+        V::Datetime(dt) => dt.to_string().into_pyobject(py)?.into_any(),
+        V::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(toml_value(py, x)?)?;
+            }
+            l.into_any()
+        }
+        V::Table(t) => table_dict(py, t)?.into_any(),
+    })
+}
+
 /// Names of the experiments (variants) of the scenario file at `path`, in file order.
 #[pyfunction]
 fn scenario_variants(py: Python<'_>, path: &str) -> PyResult<Vec<String>> {
@@ -516,6 +559,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimError", py.get_type::<SimError>())?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_document, m)?)?;
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_estimates, m)?)?;

@@ -9,7 +9,7 @@
 //!
 //! Read before editing: `value.rs` (typed getters that carry key paths), `merge.rs` (variant
 //! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
-//! `[monitor]`), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue.rs`, `tcp.rs`,
+//! `[monitor]`), `extends.rs` (a file written over a base file), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue.rs`, `tcp.rs`,
 //! `workload.rs`, `dist.rs`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
@@ -20,6 +20,7 @@ mod declared;
 mod dist;
 mod error;
 mod experiment;
+pub mod extends;
 mod merge;
 mod queue;
 pub mod read;
@@ -60,9 +61,22 @@ pub fn parse_str(
     file_label: &str,
     base_dir: &Path,
 ) -> Result<Vec<NamedExperiment>, ScenarioError> {
+    let root = document(text, file_label, base_dir)?;
+    parse_root(root, &default_name(file_label), base_dir).map_err(|e| e.in_file(file_label))
+}
+
+/// The document of scenario `text` (named `file_label` in errors) as the rest of the language
+/// sees it: parsed once, in file order, with `extends` resolved against `base_dir`
+/// (`extends.rs`); not yet checked. Python reads scenarios only through this
+/// (`aqmlab._core.scenario_document`).
+pub fn document(
+    text: &str,
+    file_label: &str,
+    base_dir: &Path,
+) -> Result<toml::Table, ScenarioError> {
     let root: toml::Table =
         toml::from_str(text).map_err(|e| syntax_error(&e, text).in_file(file_label))?;
-    parse_root(root, &default_name(file_label), base_dir).map_err(|e| e.in_file(file_label))
+    extends::resolve(root, file_label, base_dir)
 }
 
 fn parse_root(
@@ -103,7 +117,7 @@ fn default_name(label: &str) -> String {
     }
 }
 
-fn syntax_error(e: &toml::de::Error, text: &str) -> KeyError {
+pub(crate) fn syntax_error(e: &toml::de::Error, text: &str) -> KeyError {
     let key = match e.span() {
         Some(span) => {
             let start = span.start.min(text.len());

@@ -1,0 +1,160 @@
+"""Python reads scenarios only through the core (`_core.scenario_document`, aqmlab.document):
+the same document as a TOML parser gives, in file order and with the same types, for every
+shipped scenario, sweep and study file, so every sweep expands to the same runs (ids and
+resolved documents) as when Python parsed the files itself; `extends` (crates/scenario/src/
+extends.rs) as a user sees it; and the two Christiansen study files rewritten with `extends`
+expand to exactly the runs they expanded to before."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import aqmlab
+from aqmlab import sweepspec
+from aqmlab.document import read_document
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = sorted(
+    p
+    for top in ("scenarios", "studies", "validation")
+    for p in (ROOT / top).rglob("*.toml")
+    if "target" not in p.parts
+)
+#: Files written with `extends` (their document is not their own text's).
+EXTENDING = {ROOT / "studies/christiansen/red_qlen.toml", ROOT / "studies/christiansen/red_retx.toml"}
+
+
+def same(a, b, where: str = "") -> None:
+    """`a` and `b` are equal with the same types (1 is not 1.0) and the same key order."""
+    assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
+    if isinstance(a, dict):
+        assert list(a) == list(b), f"{where}: keys {list(a)} != {list(b)}"
+        for k in a:
+            same(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            same(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def test_every_shipped_file_reads_as_toml_says():
+    assert len(SHIPPED) > 40
+    for p in SHIPPED:
+        if p in EXTENDING:
+            continue
+        same(read_document(p)[0], tomllib.loads(p.read_text(encoding="utf-8")), str(p))
+
+
+def _tomllib_load(file, text, error):
+    """sweepspec.load_toml as it was: Python's own TOML parser."""
+    return tomllib.loads(Path(file).read_text(encoding="utf-8") if text is None else text)
+
+
+SWEEPS = [p for p in SHIPPED if p not in EXTENDING and "[sweep]" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("path", SWEEPS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_shipped_sweep_expands_to_the_same_runs(path, monkeypatch):
+    new = sweepspec.expand(path)
+    monkeypatch.setattr(sweepspec, "load_toml", _tomllib_load)
+    old = sweepspec.expand(path)
+    assert [r.id for r in new.runs] == [r.id for r in old.runs]
+    assert [r.text for r in new.runs] == [r.text for r in old.runs]  # the resolved documents
+    assert [list(r.values.items()) for r in new.runs] == [list(r.values.items()) for r in old.runs]
+    assert new.axes == old.axes and new.load_axis == old.load_axis
+
+
+#: Run ids of the two files before they were written with `extends` (sweepspec.expand of the
+#: files as of commit ef02a0e, each a full copy of scenarios/christiansen2000/lab_constrained.toml).
+IDS_BEFORE = {
+    "red_qlen.toml": [
+        "3339ec9b1f406aeb", "e693d3069a20598a", "34d66da0d52a0fb7", "9478ffc846cf9c76",
+        "c7c3c0de9cc1c818", "864561c4a27cd303", "7b61e24c64ff3d31", "8fdc5e79be9f7ceb",
+        "74174ef3817b64d6", "3d5d2f85e8f4121f", "64cc7590f91ec075", "158f72bc0bde104f",
+        "0d1252a2958c9f90", "8787ff3a4a1b6a5b", "ed185aeb891c16ce", "fb5273c403bfb54a",
+        "740fe8e95f0c0048", "13416f9945813be0", "ad24df6e3d3bf1af", "6c509035b4f374db",
+        "1f226c3899138bf1", "d90e1c9b699e24e0", "0e37756cdd0fcccf", "b06ca345a4ef839c",
+        "38bab294e8a28aee", "423a809fc5a579cf", "d59be50243e0a6ab",
+    ],
+    "red_retx.toml": [
+        "60b20c9edb3ef43b", "c147ed9cb3cb8efd", "2c93c9df06523c16", "c2fd90284f97af19",
+        "8cd1310a0ebebb1d", "04d76e6cef8b03f4",
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(IDS_BEFORE))
+def test_study_files_written_with_extends_expand_to_the_runs_they_did(name):
+    path = ROOT / "studies/christiansen" / name
+    assert path in EXTENDING and "extends" in path.read_text(encoding="utf-8")
+    assert [r.id for r in sweepspec.expand(path).runs] == IDS_BEFORE[name]
+
+
+BASE = """\
+[run]
+seed = 1
+warmup = "1s"
+duration = "2s"
+
+[topology]
+kind = "dumbbell"
+clients = 2
+servers = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+
+[queue]
+kind = "droptail"
+limit = 60
+
+[[workload]]
+kind = "http10"
+arrival = "poisson"
+rate = 20.0
+request_size = { dist = "constant", value = "300B" }
+response_size = { dist = "constant", value = "3000B" }
+"""
+
+
+def test_a_file_extending_another_runs_as_the_merged_file(tmp_path):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "net.toml").write_text(BASE, encoding="utf-8")
+    (tmp_path / "red.toml").write_text(
+        'extends = "base/net.toml"\n[run]\nseed = 2\n[queue]\nkind = "red"\nmin_th = 5\nmax_th = 15\n'
+        "w_q = 0.002\nmax_p = 0.1\nlimit = 60\n",
+        encoding="utf-8",
+    )
+    full = BASE.replace("seed = 1", "seed = 2").replace(
+        'kind = "droptail"\nlimit = 60',
+        'kind = "red"\nmin_th = 5\nmax_th = 15\nw_q = 0.002\nmax_p = 0.1\nlimit = 60',
+    )
+    (tmp_path / "full.toml").write_text(full, encoding="utf-8")
+    a = aqmlab.run(tmp_path / "red.toml")["red"]
+    b = aqmlab.run(tmp_path / "full.toml")["full"]
+    assert a.summary_json == b.summary_json  # the same experiment: the same bytes
+
+
+def test_a_cycle_is_one_line_naming_the_chain(tmp_path):
+    (tmp_path / "a.toml").write_text('extends = "b.toml"\n', encoding="utf-8")
+    (tmp_path / "b.toml").write_text('extends = "a.toml"\n', encoding="utf-8")
+    r = subprocess.run(
+        [sys.executable, "-m", "aqmlab", "run", str(tmp_path / "a.toml"), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+    )
+    a, b = tmp_path / "a.toml", tmp_path / "b.toml"
+    assert r.returncode == 2 and not (tmp_path / "o").exists()
+    assert r.stderr.splitlines() == [
+        f"aqmlab: error: {b}: extends: a cycle: {a} → {b} → {a} (a file cannot extend itself)"
+    ]
+    with pytest.raises(ValueError, match=r": extends: a cycle: "):
+        sweepspec.expand(a)

@@ -201,44 +201,27 @@ def _runnable(
     out: str | os.PathLike | None,
     cache: str | os.PathLike | None,
     log: Callable[[str], object] | None,
-) -> str:
-    """The TOML text the core runs: `text` itself when it uses no Python-only key
-    (aqmlab.python_keys), else the document with `load` resolved (aqmlab.calibrate.LoadResolver)
-    and `[sweep]`, `[tune]`, `[calibration]` dropped; `log` hears the value used and that a
-    sweep's or tune's base scenario is what runs. `out` is checked before a calibration runs."""
-    from aqmlab.python_keys import doc_uses_python_keys, text_uses_python_keys
+) -> tuple[str, dict]:
+    """(the TOML text the core runs, the document as the core read it): `text` itself when the
+    document uses no Python-only key (aqmlab.document.uses_python_keys), else the document with
+    `load` resolved (aqmlab.calibrate.LoadResolver) and `[sweep]`, `[tune]`, `[calibration]`
+    dropped; `log` hears the value used. `out` is checked before a calibration runs."""
+    from aqmlab.document import text_document, uses_python_keys
 
     if doc is None:
-        if not text_uses_python_keys(text, label, base_dir):
-            return text
-        from aqmlab.document import text_document
-
         doc = text_document(text, label, base_dir)
-    elif not doc_uses_python_keys(doc):
-        import tomli_w
-
-        return tomli_w.dumps(doc)
+        if not uses_python_keys(doc):
+            return text, doc
     import tomli_w
 
+    if not uses_python_keys(doc):
+        return tomli_w.dumps(doc), doc
     from aqmlab.calibrate import LoadResolver
 
     if out is not None:
         check_out_dir(out)  # before a calibration runs: `DIR: reason`, nothing created
     resolved = LoadResolver(doc, label, base_dir, cache=cache, log=log).resolve(doc)
-    return tomli_w.dumps(resolved)
-
-
-def _left_out(label: str, text: str, base_dir: str, doc: dict | None) -> list[str]:
-    """The `[sweep]` / `[tune]` tables of the scenario that `run` leaves out."""
-    if doc is None:
-        from aqmlab.python_keys import text_uses_python_keys
-
-        if not text_uses_python_keys(text, label, base_dir):
-            return []
-        from aqmlab.document import text_document
-
-        doc = text_document(text, label, base_dir)
-    return [t for t in ("sweep", "tune") if t in doc]
+    return tomli_w.dumps(resolved), doc
 
 
 def run(
@@ -275,10 +258,10 @@ def run(
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)
     aborts the run."""
     label, text, base_dir, doc = _source(scenario, source)
-    runnable = _runnable(label, text, base_dir, doc, out, cache, log)
+    runnable, doc = _runnable(label, text, base_dir, doc, out, cache, log)
     estimates = {e["name"]: e for e in _core.scenario_text_estimates(runnable, label, base_dir)}
     if log is not None:  # once the base scenario has passed the core's checks
-        for table in _left_out(label, text, base_dir, doc):
+        for table in (t for t in ("sweep", "tune") if t in doc):
             log(
                 f"{label}: [{table}]: running the base scenario only, without the [{table}] table "
                 f"(aqmlab {table} {label} --out DIR runs the {table})"

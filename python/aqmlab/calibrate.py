@@ -79,7 +79,7 @@ from pathlib import Path
 import tomli_w
 
 from aqmlab import _core
-from aqmlab.python_keys import PYTHON_TABLES
+from aqmlab.document import PYTHON_TABLES
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).

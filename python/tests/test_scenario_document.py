@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab import sweepspec
+from aqmlab import _core, sweepspec
 from aqmlab.document import read_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,3 +158,39 @@ def test_a_cycle_is_one_line_naming_the_chain(tmp_path):
     ]
     with pytest.raises(ValueError, match=r": extends: a cycle: "):
         sweepspec.expand(a)
+
+
+def test_the_variant_merge_comes_from_the_core():
+    # The rule of crates/scenario/src/merge.rs, by hand: a table of the same kind merges key by
+    # key, another kind replaces the base table, an array replaces, and rtt/matrix/matrix_file
+    # exclude each other.
+    doc = {
+        "queue": {"kind": "droptail", "limit": 120},
+        "topology": {"kind": "dumbbell", "delaybox": {"rtt": "10ms"}},
+        "workload": [{"kind": "http10", "rate": 1.0}, {"kind": "mah", "users": 3}],
+        "variant": [
+            {"name": "dt60", "queue": {"limit": 60}},
+            {
+                "name": "red",
+                "queue": {"kind": "red", "min_th": 5},
+                "topology": {"delaybox": {"matrix_file": "m.csv"}},
+                "workload": [{"kind": "mah", "users": 7}],
+            },
+        ],
+    }
+    (n1, dt60), (n2, red) = _core.variant_documents(doc, "f.toml")
+    assert (n1, n2) == ("dt60", "red")
+    assert dt60 == {
+        **{k: v for k, v in doc.items() if k != "variant"},
+        "queue": {"kind": "droptail", "limit": 60},
+    }
+    assert red["queue"] == {"kind": "red", "min_th": 5}
+    assert red["topology"] == {"kind": "dumbbell", "delaybox": {"matrix_file": "m.csv"}}
+    assert red["workload"] == [{"kind": "mah", "users": 7}]
+    assert _core.variant_documents({"run": {"seed": 1}}, "dir/plain.toml") == [
+        ("plain", {"run": {"seed": 1}})
+    ]
+    with pytest.raises(_core.ScenarioError, match=r'^f.toml: variant\[1\].name: duplicate variant name "a"'):
+        _core.variant_documents({"variant": [{"name": "a"}, {"name": "a"}]}, "f.toml")
+    with pytest.raises(TypeError, match=r"^queue.limit: not a TOML value"):
+        _core.variant_documents({"queue": {"limit": None}}, "f.toml")

@@ -95,6 +95,71 @@ fn scenario_document<'py>(
     table_dict(py, &doc)
 }
 
+/// `[(name, document)]`: each experiment of the scenario document `doc` (a dict as
+/// `scenario_document` gives) with its `[[variant]]` merged into the base by the core's rule
+/// (`scenario::variant_documents`); `label` names it in errors and gives the name of a document
+/// without variants. A value that is not a TOML value raises `TypeError` naming its key.
+#[pyfunction]
+fn variant_documents<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyDict>,
+    label: &str,
+) -> PyResult<Vec<(String, Bound<'py, PyDict>)>> {
+    let root = dict_table(doc, "")?;
+    let docs = scenario::variant_documents(root, label).map_err(|e| scenario_err(py, &e))?;
+    docs.into_iter()
+        .map(|(name, t)| Ok((name, table_dict(py, &t)?)))
+        .collect()
+}
+
+fn dict_table(d: &Bound<'_, PyDict>, path: &str) -> PyResult<toml::Table> {
+    let mut t = toml::Table::new();
+    for (k, v) in d.iter() {
+        let k: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err(format!("{path}: a key that is not a string")))?;
+        let at = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        t.insert(k, py_value(&v, &at)?);
+    }
+    Ok(t)
+}
+
+fn py_value(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+    use toml::Value as V;
+    if v.is_instance_of::<PyBool>() {
+        return Ok(V::Boolean(v.extract()?));
+    }
+    if let Ok(d) = v.downcast::<PyDict>() {
+        return Ok(V::Table(dict_table(d, path)?));
+    }
+    if let Ok(l) = v.downcast::<PyList>() {
+        let items: PyResult<Vec<V>> = l
+            .iter()
+            .enumerate()
+            .map(|(i, x)| py_value(&x, &format!("{path}[{i}]")))
+            .collect();
+        return Ok(V::Array(items?));
+    }
+    if let Ok(s) = v.extract::<String>() {
+        return Ok(V::String(s));
+    }
+    if v.is_instance_of::<pyo3::types::PyInt>() {
+        return v.extract::<i64>().map(V::Integer).map_err(|_| {
+            PyTypeError::new_err(format!("{path}: integer out of TOML's 64-bit range"))
+        });
+    }
+    if let Ok(f) = v.extract::<f64>() {
+        return Ok(V::Float(f));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{path}: not a TOML value (string, number, boolean, list or dict)"
+    )))
+}
+
 fn table_dict<'py>(py: Python<'py>, t: &toml::Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in t {
@@ -560,6 +625,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_document, m)?)?;
+    m.add_function(wrap_pyfunction!(variant_documents, m)?)?;
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_estimates, m)?)?;

@@ -60,9 +60,23 @@ def _from_dir_run(d: dict, scenario: str, files: dict[str, Path | bytes]) -> Run
     )
 
 
-def variants(scenario: str | os.PathLike) -> list[str]:
-    """Names of the variants of a scenario file (raises ScenarioError for a bad file)."""
-    return _core.scenario_variants(os.fspath(scenario))
+def variants(scenario: str | os.PathLike | dict) -> list[str]:
+    """Names of the variants of a scenario (a path, TOML text or a dict, as `run` takes), in
+    file order, as `run` names its results. Raises ScenarioError for a scenario the core
+    rejects; one with `load = …` (resolved only when it runs) is checked as far as parsing."""
+    from aqmlab.document import PYTHON_TABLES, text_document, uses_python_keys
+
+    label, text, base_dir, doc = _source(scenario, None)
+    if doc is None:
+        doc = text_document(text, label, base_dir)
+    if not uses_python_keys(doc):
+        if text is None:
+            import tomli_w
+
+            text = tomli_w.dumps(doc)
+        return _core.scenario_text_variants(text, label, base_dir)
+    plain = {k: v for k, v in doc.items() if k not in PYTHON_TABLES}
+    return [name for name, _ in _core.variant_documents(plain, label)]
 
 
 # core(dest, progress) -> the core's dict: `_core.run_variant` or `_core.run_scenario_text`

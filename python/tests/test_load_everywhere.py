@@ -164,3 +164,11 @@ def test_errors_in_text_and_dict_are_named_by_their_form():
         aqmlab.run(text)
     with pytest.raises(TypeError, match="scenario: expected a path, TOML text or a dict"):
         aqmlab.run(42)
+
+
+@pytest.mark.parametrize("form", ["path", "text", "dict"])
+def test_variants_of_a_path_text_or_dict(world, form):
+    f, _ = world
+    text = f.read_text(encoding="utf-8")
+    scenario = {"path": f, "text": text, "dict": tomllib.loads(text)}[form]
+    assert aqmlab.variants(scenario) == ["dt", "red"]  # BASE's two [[variant]]s, in file order

@@ -1,5 +1,7 @@
 """Sweeps in scenario files: the `[sweep]` table, expanded into resolved runs.
 
+The file is read by the core (aqmlab.document: one parse, file order, `extends` resolved); a
+run whose document has `load = …` gets it resolved like `aqmlab run` (aqmlab.calibrate).
 A scenario file with a `[sweep]` table describes many runs: the base scenario (everything but
 `[sweep]`), a set of points where keys take other values, replications with consecutive seeds,
 and every `[[variant]]` of the file at each point. Example:

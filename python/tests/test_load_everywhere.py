@@ -172,3 +172,18 @@ def test_variants_of_a_path_text_or_dict(world, form):
     text = f.read_text(encoding="utf-8")
     scenario = {"path": f, "text": text, "dict": tomllib.loads(text)}[form]
     assert aqmlab.variants(scenario) == ["dt", "red"]  # BASE's two [[variant]]s, in file order
+
+
+def test_aqmlab_reproduce_resolves_the_same_rate(world, tmp_path):
+    from aqmlab.reproduce import reproduce
+    from aqmlab.studies import Study, Table
+
+    f, rates = world
+    (tmp_path / "studies" / "loaded").mkdir(parents=True)
+    (tmp_path / "studies" / "loaded" / "sw.toml").write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "studies" / "loaded" / "paper.csv").write_text("table,row,metric,value\n", encoding="utf-8")
+    study = Study(
+        "loaded", "a study at load 0.9", (Table("T1", "t", "sw.toml", ("kb_per_s",), lambda r: None),)
+    )
+    reproduce(study, tmp_path / "out", jobs=1, studies_dir=tmp_path / "studies", progress=False)
+    assert rates == [RATE_BY_HAND, RATE_BY_HAND]  # the sweep's two runs (min_th 5 and 10)

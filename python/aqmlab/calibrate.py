@@ -878,20 +878,6 @@ class LoadResolver:
         return resolved_doc(sc, x, per_variant, doc)
 
 
-def run(
-    scenario,
-    variant: str | None = None,
-    out: str | os.PathLike | None = None,
-    progress=False,
-    cache: str | os.PathLike | None = None,
-    log: Log | None = None,
-):
-    """`aqmlab.run` (which resolves `load` itself), kept for callers of the older name."""
-    from aqmlab.api import run as api_run
-
-    return api_run(scenario, variant=variant, out=out, progress=progress, cache=cache, log=log)
-
-
 # ----- the `aqmlab calibrate` command ------------------------------------------------------------
 
 

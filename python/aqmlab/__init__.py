@@ -3,8 +3,9 @@
 `run()` runs a scenario file's variants through the Rust core and returns a `RunResult` per
 variant (summary dict + pandas DataFrames); `write_run()` / `load_run()` store and read run
 directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
-`aqmlab.calibrate` fits offered load against a workload's users/rate (`calibrate.calibrate()`)
-and resolves `load = …` in a scenario's [[workload]] (`calibrate.run()`).
+`run()` takes a scenario file, its TOML text or the document as a dict, and resolves
+`load = …` in a [[workload]] from the calibration that `aqmlab.calibrate` fits and caches
+(`calibrate.calibrate()`).
 `run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweep, aqmlab.sweepspec) and
 `load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
 model's keys with units, defaults, ranges, sources and default search ranges, as the core declares

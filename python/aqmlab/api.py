@@ -60,9 +60,23 @@ def _from_dir_run(d: dict, scenario: str, files: dict[str, Path | bytes]) -> Run
     )
 
 
-def variants(scenario: str | os.PathLike) -> list[str]:
-    """Names of the variants of a scenario file (raises ScenarioError for a bad file)."""
-    return _core.scenario_variants(os.fspath(scenario))
+def variants(scenario: str | os.PathLike | dict) -> list[str]:
+    """Names of the variants of a scenario (a path, TOML text or a dict, as `run` takes), in
+    file order, as `run` names its results. Raises ScenarioError for a scenario the core
+    rejects; one with `load = …` (resolved only when it runs) is checked as far as parsing."""
+    from aqmlab.document import PYTHON_TABLES, text_document, uses_python_keys
+
+    label, text, base_dir, doc = _source(scenario, None)
+    if doc is None:
+        doc = text_document(text, label, base_dir)
+    if not uses_python_keys(doc):
+        if text is None:
+            import tomli_w
+
+            text = tomli_w.dumps(doc)
+        return _core.scenario_text_variants(text, label, base_dir)
+    plain = {k: v for k, v in doc.items() if k not in PYTHON_TABLES}
+    return [name for name, _ in _core.variant_documents(plain, label)]
 
 
 # core(dest, progress) -> the core's dict: `_core.run_variant` or `_core.run_scenario_text`
@@ -170,35 +184,102 @@ def _announcement(label: str, name: str, est: dict) -> str | None:
     return f"{label}: {name}: estimated {', '.join(parts)}; Ctrl-C stops it"
 
 
+#: Labels of a scenario given as a dict or as TOML text (in errors; their runs are named
+#: "base" when they have no variants: crates/scenario/src/lib.rs).
+DICT_LABEL, TEXT_LABEL = "<dict>", "<text>"
+
+#: A scenario: a file path (`-` is standard input), TOML text (a string with a line break) or
+#: the parsed document as a dict.
+Scenario = str | os.PathLike | dict
+
+
+def _source(scenario: Scenario, source: tuple[str, str] | None) -> tuple[str, str | None, str, dict | None]:
+    """(label, text, base_dir, doc) of a scenario given as a path, TOML text or dict (see
+    `run`); text and base dir are `source` when the caller has read the file already."""
+    if isinstance(scenario, dict):
+        return DICT_LABEL, None, ".", scenario
+    if isinstance(scenario, str) and "\n" in scenario:
+        return TEXT_LABEL, scenario, ".", None
+    if not isinstance(scenario, str | os.PathLike):
+        raise TypeError(f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}")
+    label = os.fspath(scenario)
+    text, base_dir = _core.read_scenario(label) if source is None else source
+    return label, text, base_dir, None
+
+
+def _runnable(
+    label: str,
+    text: str | None,
+    base_dir: str,
+    doc: dict | None,
+    out: str | os.PathLike | None,
+    cache: str | os.PathLike | None,
+    log: Callable[[str], object] | None,
+) -> tuple[str, dict]:
+    """(the TOML text the core runs, the document as the core read it): `text` itself when the
+    document uses no Python-only key (aqmlab.document.uses_python_keys), else the document with
+    `load` resolved (aqmlab.calibrate.LoadResolver) and `[sweep]`, `[tune]`, `[calibration]`
+    dropped; `log` hears the value used. `out` is checked before a calibration runs."""
+    from aqmlab.document import text_document, uses_python_keys
+
+    if doc is None:
+        doc = text_document(text, label, base_dir)
+        if not uses_python_keys(doc):
+            return text, doc
+    import tomli_w
+
+    if not uses_python_keys(doc):
+        return tomli_w.dumps(doc), doc
+    from aqmlab.calibrate import LoadResolver
+
+    if out is not None:
+        check_out_dir(out)  # before a calibration runs: `DIR: reason`, nothing created
+    resolved = LoadResolver(doc, label, base_dir, cache=cache, log=log).resolve(doc)
+    return tomli_w.dumps(resolved), doc
+
+
 def run(
-    scenario: str | os.PathLike,
+    scenario: Scenario,
     variant: str | None = None,
     out: str | os.PathLike | None = None,
     progress: bool | ProgressFn = False,
     checked: Callable[[], object] | None = None,
     source: tuple[str, str] | None = None,
     announce: Callable[[str], object] | None = None,
+    cache: str | os.PathLike | None = None,
+    log: Callable[[str], object] | None = None,
 ) -> dict[str, RunResult]:
-    """Run every variant of `scenario` (or only `variant`), in file order. With `out`, each
-    variant is written to `out/<variant>/` as soon as it has finished (see `write_run`).
+    """Run every variant of `scenario` (or only `variant`), in file order. `scenario` is a file
+    path, TOML text (a string with a line break) or the scenario as a dict (relative data files
+    of text and dicts resolve against the working directory). With `out`, each variant is
+    written to `out/<variant>/` as soon as it has finished (see `write_run`).
     `progress`: True for a progress bar per variant, drawn by the core on stderr when stderr is a
     terminal (and TERM is set and not "dumb"), or a callable(variant, sim_s, end_s).
     `checked`, if given, is called once when the scenario and the output directory have passed
     their checks, just before the first variant runs (`aqmlab run` starts its imports there:
     the engine runs without the GIL).
 
-    The file is read once (`-` is standard input), at most 64 MiB, by the core
+    A file is read once (`-` is standard input), at most 64 MiB, by the core
     (`_core.read_scenario`), and every variant runs from that text; `source` is that function's
-    `(text, base_dir)` when the caller has read it already. `announce`, if given, gets a line
-    for each variant the engine estimates at a minute or more (`aqmlab run` prints it on stderr
-    before the runs start; aqmlab.runcost).
+    `(text, base_dir)` when the caller has read it already. `load = …` in a [[workload]] is
+    resolved first from the cached calibration (computed when missing, in `cache`: see
+    aqmlab.calibrate); a `[sweep]` or `[tune]` table is left out (its base scenario runs).
+    `log`, if given, hears the value `load` resolved to and what was left out. `announce`, if
+    given, gets a line for each variant the engine estimates at a minute or more (`aqmlab run`
+    prints it on stderr before the runs start; aqmlab.runcost).
 
     Raises `ScenarioError` (bad file, unknown variant) before anything runs, `SimError` if the
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)
     aborts the run."""
-    label = os.fspath(scenario)
-    text, base_dir = _core.read_scenario(label) if source is None else source
-    estimates = {e["name"]: e for e in _core.scenario_text_estimates(text, label, base_dir)}
+    label, text, base_dir, doc = _source(scenario, source)
+    runnable, doc = _runnable(label, text, base_dir, doc, out, cache, log)
+    estimates = {e["name"]: e for e in _core.scenario_text_estimates(runnable, label, base_dir)}
+    if log is not None:  # once the base scenario has passed the core's checks
+        for table in (t for t in ("sweep", "tune") if t in doc):
+            log(
+                f"{label}: [{table}]: running the base scenario only, without the [{table}] table "
+                f"(aqmlab {table} {label} --out DIR runs the {table})"
+            )
     names = list(estimates)
     if variant is not None:
         if variant not in names:
@@ -221,5 +302,5 @@ def run(
     results: dict[str, RunResult] = {}
     for name in names:
         out_dir = None if out is None else Path(out) / name
-        results[name] = run_text(text, label, base_dir, name, progress, out_dir=out_dir)
+        results[name] = run_text(runnable, label, base_dir, name, progress, out_dir=out_dir)
     return results

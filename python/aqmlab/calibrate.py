@@ -43,7 +43,7 @@ point.
 **Cache.** A calibration is stored as JSON in `<cache>/calibration/<hash>.json` (cache:
 `--cache`, else `$AQMLAB_CACHE`, else `.aqmlab-cache` in the working directory), written under
 a temporary name and renamed. The hash is SHA-256 over the scenario content that determines the
-result: the base document without `[[variant]]`, `[calibration]`, `run.duration`,
+result: the base document without `[[variant]]`, `[calibration]`, `[sweep]`, `[tune]`, `run.duration`,
 `run.stop_after_responses` and the calibrated parameter (or `load`), plus the workload index,
 the direction and the bytes of every data file it reads (`matrix_file`, empirical `file`).
 `aqmlab run` uses any stored calibration for that hash; `aqmlab calibrate` recomputes when
@@ -51,10 +51,11 @@ asked for other points, warm-up, duration or rate than the stored ones (or with 
 
 **The `load` key.** A `[[workload]]` of a kind above may say `load = 0.98` instead of its
 parameter: the scenario's total forward offered load as a fraction of its real
-`topology.bottleneck_rate` C (a number > 0; > 1 is overload). `aqmlab run` (and
-`aqmlab.calibrate.run`) resolves it before running to x = (load·C − intercept) / slope (users
-and flows rounded to the nearest integer), writes the resolved scenario to a temporary file and
-prints the value used. At most one workload may have `load`; `load` may not be given with the
+`topology.bottleneck_rate` C (a number > 0; > 1 is overload). `LoadResolver` resolves it,
+for `aqmlab run`, `aqmlab.run()` (a path, TOML text or a dict), every run of a sweep (against
+that run's own bottleneck rate) and a tune's base, to x = (load·C − intercept) / slope (users
+and flows rounded to the nearest integer) from the calibration of the file's base scenario, and
+says the value used. At most one workload may have `load`; `load` may not be given with the
 parameter it replaces; only the base document's workloads may have it (a variant that sets its
 own `topology.bottleneck_rate` gets the value for its own rate). The optional `[calibration]`
 table holds the defaults of `aqmlab calibrate` for this scenario: `points` (array of numbers),
@@ -70,9 +71,7 @@ import math
 import os
 import re
 import tempfile
-import tomllib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,7 +79,7 @@ from pathlib import Path
 import tomli_w
 
 from aqmlab import _core
-from aqmlab.python_keys import PYTHON_TABLES, uses_python_keys
+from aqmlab.document import PYTHON_TABLES
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
@@ -257,22 +256,23 @@ def check_link(name: object, routers: int, file: str | os.PathLike, key: str) ->
         )
 
 
-def _read_text(path: str | os.PathLike) -> str:
-    """The text of the scenario file `path`, read by the core with its 64 MiB bound
-    (ScenarioError `PATH: (file): cannot read the file: …`)."""
-    return _core.read_scenario(os.fspath(path))[0]
-
-
 def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scenario:
     """Read `path` and find the calibrated workload: the one with `load`, else `workload`, else
     the only one of a calibratable kind. Raises ScenarioError ("FILE: KEY: reason") for a bad
     `load`, a non-dumbbell topology, or no/ambiguous workload."""
+    from aqmlab.document import read_document
+
+    doc, base_dir = read_document(path)
+    return scenario_of(doc, path, base_dir, workload)
+
+
+def scenario_of(
+    doc: dict, path: str | os.PathLike, base_dir: str | os.PathLike, workload: int | None = None
+) -> Scenario:
+    """`read_scenario` of an already parsed document `doc` (not modified), named `path` in
+    errors, its relative data files resolved against `base_dir`."""
     path = Path(path)
-    text = _read_text(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise _err(path, "(syntax)", f"TOML syntax error: {e}") from None
+    doc = copy.deepcopy(doc)
     topo = doc.get("topology")
     if not isinstance(topo, dict):
         raise _err(path, "topology", "missing table (calibration needs a dumbbell or parking-lot topology)")
@@ -360,7 +360,7 @@ def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scena
     settings = _settings(path, doc.get("calibration"))
     check_settings(settings, path, kind, routers)
     found: list[Path] = []
-    _absolutize(doc, path.parent, found)
+    _absolutize(doc, Path(base_dir), found)
     digest = {}
     for p in found:
         try:
@@ -761,10 +761,11 @@ def _rounded(parameter: str, x: float) -> float:
 # ----- resolving `load` --------------------------------------------------------------------------
 
 
-def resolved_doc(sc: Scenario, x: float, per_variant: dict[str, float] | None = None) -> dict:
-    """The scenario document with `load` replaced by the parameter value x; a variant with its
-    own bottleneck_rate gets the base workloads with its own value (`per_variant`)."""
-    doc = copy.deepcopy(sc.doc)
+def resolved_doc(sc: Scenario, x: float, per_variant: dict[str, float] | None = None, doc=None) -> dict:
+    """`doc` (default the scenario's own document) with `load` replaced by the parameter value
+    x and the Python-only tables dropped; a variant with its own bottleneck_rate gets the base
+    workloads with its own value (`per_variant`)."""
+    doc = copy.deepcopy(sc.doc if doc is None else doc)
     for k in PYTHON_TABLES:
         doc.pop(k, None)
     wl = doc["workload"][sc.workload]
@@ -790,20 +791,10 @@ def _variant_rates(sc: Scenario) -> dict[str, float]:
     return out
 
 
-def has_load(scenario: str | os.PathLike) -> bool:
-    """Whether any base [[workload]] of the file has a `load` key (False for unreadable files:
-    the core reports those)."""
-    try:
-        doc = tomllib.loads(_read_text(scenario))
-    except (OSError, ValueError):
-        return False
+def doc_has_load(doc: dict) -> bool:
+    """Whether a base [[workload]] of the parsed scenario `doc` has a `load` key."""
     wls = doc.get("workload")
     return isinstance(wls, list) and any(isinstance(w, dict) and "load" in w for w in wls)
-
-
-def _python_keys(scenario: str | os.PathLike) -> bool:
-    """Whether the file uses a key only Python knows (`load`, `[calibration]`, `[tune]`)."""
-    return uses_python_keys(scenario)
 
 
 def _resolve_x(sc: Scenario, c: Calibration, capacity_bps: float, key: str) -> float:
@@ -822,93 +813,69 @@ def _resolve_x(sc: Scenario, c: Calibration, capacity_bps: float, key: str) -> f
     return x
 
 
-@contextmanager
-def resolved_scenario(
-    scenario: str | os.PathLike,
-    cache: str | os.PathLike | None = None,
-    jobs: int | None = None,
-    log: Log | None = None,
-) -> Iterator[Path]:
-    """Yield a scenario path with `load` resolved (module doc): the file itself when it has no
-    `load`, else a temporary file of the same name (so run names stay the same) that is removed
-    afterwards. Uses the cached calibration or computes one; `log` gets the value used."""
-    if not has_load(scenario):
-        try:
-            doc = tomllib.loads(_read_text(scenario))
-        except (OSError, ValueError):
-            doc = {}
-        if not any(k in doc for k in PYTHON_TABLES):
-            yield Path(scenario)
-            return
-        # Only the [calibration] / [tune] tables to drop (the core does not know them).
-        for k in PYTHON_TABLES:
-            doc.pop(k, None)
-        _absolutize(doc, Path(scenario).parent, [])
-        with tempfile.TemporaryDirectory(prefix="aqmlab-load-") as td:
-            yield write_toml(doc, Path(td), Path(scenario).name)
-        return
-    say = log or (lambda _m: None)
-    sc = read_scenario(scenario)
-    c = _calibrate(sc, None, None, None, None, None, jobs, cache, False, log, strict=False)
-    x = _resolve_x(sc, c, sc.bottleneck_bps, f"workload[{sc.workload}].load")
-    unit = {"rate": "conn/s", "users": "users", "flows": "flows"}[sc.parameter]
-    say(
-        f"{sc.path}: workload[{sc.workload}].load = {sc.load:g} of {sc.bottleneck_bps / 1e6:g} Mbps → "
-        f"{sc.parameter} = {_typed(sc.parameter, x):g} {unit} (calibration {c.hash[:12]}: "
-        f"{c.slope / 1e3:.5g} kbit/s per {_PER[sc.parameter]}, "
-        f"intercept {c.intercept / 1e6:.3g} Mbit/s, R² = {c.r2:.4f})"
-    )
-    per_variant = {}
-    for name, bps in _variant_rates(sc).items():
-        per_variant[name] = _resolve_x(sc, c, bps, f"variant[{name}].workload[{sc.workload}].load")
-        say(
-            f"{sc.path}: variant[{name}]: load = {sc.load:g} of {bps / 1e6:g} Mbps → "
-            f"{sc.parameter} = {_typed(sc.parameter, per_variant[name]):g} {unit}"
+class LoadResolver:
+    """Resolves `load = …` in the documents of one scenario file (module doc, "The `load`
+    key"): `aqmlab run`, `aqmlab.run()`, every run of a sweep and every trial of a tune go
+    through `resolve`, so one file gives one rate whatever the command. The calibration is that
+    of the file's base document `base` (its `[sweep]`/`[tune]` ignored, as `aqmlab calibrate
+    FILE` computes and caches it), looked up (or computed) once, when a document first asks;
+    each document's `load` then resolves against its own bottleneck rate."""
+
+    def __init__(
+        self,
+        base: dict,
+        file: str | os.PathLike,
+        base_dir: str | os.PathLike,
+        cache: str | os.PathLike | None = None,
+        jobs: int | None = None,
+        log: Log | None = None,
+    ):
+        self.base, self.file, self.base_dir = base, os.fspath(file), base_dir
+        self.cache, self.jobs, self.say = cache, jobs, log or (lambda _m: None)
+        self._calibration: Calibration | None = None
+        self._said: set[str] = set()
+
+    def _calibrate(self, workload: int) -> Calibration:
+        if self._calibration is None:
+            index = None if doc_has_load(self.base) else workload
+            sc = scenario_of(self.base, self.file, self.base_dir, index)
+            self._calibration = _calibrate(
+                sc, None, None, None, None, None, self.jobs, self.cache, False, self.say, strict=False
+            )
+        return self._calibration
+
+    def _tell(self, line: str) -> None:
+        if line not in self._said:  # a sweep's runs share their resolutions: each said once
+            self._said.add(line)
+            self.say(line)
+
+    def resolve(self, doc: dict) -> dict:
+        """`doc` with `load` replaced by the value it resolves to and the Python-only tables
+        (`[calibration]`, `[tune]`, `[sweep]`) dropped (a copy); ScenarioError for a bad
+        `load`."""
+        if not doc_has_load(doc):
+            return {k: v for k, v in doc.items() if k not in PYTHON_TABLES}
+        calib = self.base.get("calibration")
+        with_calibration = doc if calib is None else {**doc, "calibration": calib}
+        sc = scenario_of(with_calibration, self.file, self.base_dir)
+        c = self._calibrate(sc.workload)
+        x = _resolve_x(sc, c, sc.bottleneck_bps, f"workload[{sc.workload}].load")
+        unit = {"rate": "conn/s", "users": "users", "flows": "flows"}[sc.parameter]
+        self._tell(
+            f"{sc.path}: workload[{sc.workload}].load = {sc.load:g} of {sc.bottleneck_bps / 1e6:g} Mbps → "
+            f"{sc.parameter} = {_typed(sc.parameter, x):g} {unit} (calibration {c.hash[:12]}: "
+            f"{c.slope / 1e3:.5g} kbit/s per {_PER[sc.parameter]}, "
+            f"intercept {c.intercept / 1e6:.3g} Mbit/s, R² = {c.r2:.4f})"
         )
-    with tempfile.TemporaryDirectory(prefix="aqmlab-load-") as td:
-        yield write_toml(resolved_doc(sc, x, per_variant), Path(td), Path(scenario).name)
-
-
-def run(
-    scenario: str | os.PathLike,
-    variant: str | None = None,
-    out: str | os.PathLike | None = None,
-    progress=False,
-    cache: str | os.PathLike | None = None,
-    log: Log | None = None,
-):
-    """`aqmlab.run` with `load` resolved first (see `resolved_scenario`); results name the
-    original scenario file, and errors from the core name it too."""
-    from aqmlab.api import run as api_run
-    from aqmlab.api import run_one, variants
-    from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch
-
-    if not _python_keys(scenario):
-        return api_run(scenario, variant=variant, out=out, progress=progress)
-    original = os.fspath(scenario)
-    if out is not None:
-        check_out_dir(out)  # before the calibration and the runs
-        remove_stale_scratch(out)
-    with resolved_scenario(scenario, cache=cache, log=log) as p:
-        try:
-            names = variants(p)
-            if variant is not None:
-                if variant not in names:
-                    raise _core.ScenarioError(
-                        f'{original}: variant: no variant named "{variant}" '
-                        f"(the file has: {', '.join(names)})"
-                    )
-                names = [variant]
-            if out is not None:
-                for name in names:
-                    check_run_target(Path(out) / name)
-            results = {}
-            for name in names:
-                out_dir = None if out is None else Path(out) / name
-                results[name] = run_one(p, name, progress, out_dir=out_dir, label=original)
-        except (_core.ScenarioError, _core.SimError) as e:
-            raise type(e)(str(e).replace(str(p), original)) from None
-    return results
+        per_variant = {}
+        for name, bps in _variant_rates(sc).items():
+            key = f"variant[{name}].workload[{sc.workload}].load"
+            per_variant[name] = _resolve_x(sc, c, bps, key)
+            self._tell(
+                f"{sc.path}: variant[{name}]: load = {sc.load:g} of {bps / 1e6:g} Mbps → "
+                f"{sc.parameter} = {_typed(sc.parameter, per_variant[name]):g} {unit}"
+            )
+        return resolved_doc(sc, x, per_variant, doc)
 
 
 # ----- the `aqmlab calibrate` command ------------------------------------------------------------

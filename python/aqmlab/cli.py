@@ -200,55 +200,30 @@ def _import_meanwhile(names: tuple[str, ...]):
     return t
 
 
-def _is_file(path: str) -> bool:
-    """Whether `path` is a regular file (not standard input, a pipe or a device)."""
-    import stat
-
-    try:
-        return stat.S_ISREG(Path(path).stat().st_mode) and path != "-"
-    except OSError:
-        return False
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     import gc
 
-    from aqmlab.python_keys import text_uses_python_keys
+    from aqmlab.api import run
 
     # What is loaded by now lives until the process ends: the collector leaves it alone from
     # here, and the interpreter's last collection at exit skips it (4 ms, 0.91x the time of
     # importing and exiting alone; bench/paired.py, 2026-11-27).
     gc.freeze()
 
-    # Read once, bounded, by the core: `-` and /dev/stdin work, /dev/zero is one line.
+    # Read once, bounded, by the core: `-` and /dev/stdin work, /dev/zero is one line. `load`,
+    # [sweep], [tune] are resolved in aqmlab.api.run (aqmlab.calibrate is imported only then).
     source = _core.read_scenario(args.scenario)
-    if text_uses_python_keys(source[0]):
-        if not _is_file(args.scenario):
-            raise ValueError(
-                f"{args.scenario}: (file): `load`, [calibration] and [tune] need a scenario file "
-                "(they are resolved from it): save the scenario to a file and run that"
-            )
-        # calibrate.run is api.run with a workload's `load = …` resolved first (says the value
-        # used); aqmlab.calibrate is imported only then (TOML, hashing: start-up time).
-        from aqmlab import calibrate
-
-        results = calibrate.run(
+    importing = []  # the thread importing `_AFTER_RUN`, started once the checks passed
+    try:
+        results = run(
             args.scenario, variant=args.variant, out=args.out, progress=not args.quiet,
-            log=lambda m: print(m, file=sys.stderr),
+            checked=lambda: importing.append(_import_meanwhile(_AFTER_RUN)), source=source,
+            announce=lambda m: print(f"{PROG}: run: {m}", file=sys.stderr, flush=True),
+            log=lambda m: print(m, file=sys.stderr, flush=True),
         )  # fmt: skip
-    else:
-        from aqmlab.api import run
-
-        importing = []  # the thread importing `_AFTER_RUN`, started once the checks passed
-        try:
-            results = run(
-                args.scenario, variant=args.variant, out=args.out, progress=not args.quiet,
-                checked=lambda: importing.append(_import_meanwhile(_AFTER_RUN)), source=source,
-                announce=lambda m: print(f"{PROG}: run: {m}", file=sys.stderr, flush=True),
-            )  # fmt: skip
-        finally:
-            for t in importing:
-                t.join()
+    finally:
+        for t in importing:
+            t.join()
     print(summary_table([(name, r.summary) for name, r in results.items()]))
     for name, r in results.items():
         print(f"{name}: {Path(args.out) / name}  ({r.wall_s:.1f} s wall)", file=sys.stderr)

@@ -36,10 +36,10 @@ def is_tune_dir(path: str | os.PathLike) -> bool:
 def _not_a_dir(d: Path) -> str:
     """Why the file `d` is not what `aqmlab report` reads, and what to do instead."""
     try:
-        import tomllib
+        from aqmlab.document import read_document
 
-        doc = tomllib.loads(d.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        doc = read_document(d)[0]  # the core's reading (a ScenarioError is a ValueError)
+    except (OSError, ValueError):
         doc = None
     if isinstance(doc, dict) and ("run" in doc or "sweep" in doc or "variant" in doc):
         cmd = "aqmlab sweep" if "sweep" in doc else "aqmlab run"

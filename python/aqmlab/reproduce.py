@@ -48,13 +48,13 @@ import html
 import math
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import tomli_w
 
+from aqmlab.document import read_document
 from aqmlab.io import check_out_dir
 from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
@@ -143,8 +143,7 @@ def resolved_sweep_file(
 ) -> Path:
     """Write `src` with `overrides` (and `reading`, if any) applied to `dest_dir/<src name>`
     (atomically); returns it."""
-    with open(src, "rb") as f:
-        doc = tomllib.load(f)
+    doc = read_document(src)[0]  # `extends` resolved: the copy stands alone
     doc = apply_overrides(doc, overrides, str(src))
     if reading is not None:
         doc = apply_reading(doc, reading, str(src))

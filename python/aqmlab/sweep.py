@@ -195,7 +195,7 @@ def run_sweep(
     is called after each run is stored; a failed run is printed on stderr as it fails.
     `table.attrs["reused"]`: the runs found finished (by this engine build) and not run again.
     Raises SweepError before anything runs."""
-    sweep = expand(scenario)
+    sweep = expand(scenario, log=lambda m: print(m, file=sys.stderr, flush=True))
     validate(sweep)
     distinct = {r.id: r for r in sweep.runs}.values()
     runcost.check_runs(

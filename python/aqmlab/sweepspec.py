@@ -1,5 +1,7 @@
 """Sweeps in scenario files: the `[sweep]` table, expanded into resolved runs.
 
+The file is read by the core (aqmlab.document: one parse, file order, `extends` resolved); a
+run whose document has `load = …` gets it resolved like `aqmlab run` (aqmlab.calibrate).
 A scenario file with a `[sweep]` table describes many runs: the base scenario (everything but
 `[sweep]`), a set of points where keys take other values, replications with consecutive seeds,
 and every `[[variant]]` of the file at each point. Example:
@@ -70,7 +72,6 @@ import json
 import math
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -298,26 +299,27 @@ def _guess_load_axis(axes: list[str]) -> str | None:
 
 
 def load_toml(file: str, text: str | None, error: type[ValueError]) -> dict:
-    """The TOML document of `file` (`text` overrides reading it; read by the core, bounded); an
-    unreadable file or a syntax error raises `error(file, KEY, reason)` (SweepError, TuneError)
-    with key `(file)` or `(syntax)`."""
-    if text is None:
-        from aqmlab import _core
+    """The document of the scenario `file` as the core reads it (aqmlab.document: `extends`
+    resolved; `text` overrides reading the file); a file the core cannot read or parse raises
+    `error(FILE, KEY, reason)` (SweepError, TuneError) with the core's key (`(file)`,
+    `line L, column C`, `extends`)."""
+    from aqmlab import _core
+    from aqmlab.document import file_dir, read_document, text_document
 
-        try:  # once, at most 64 MiB, `-` is standard input (crates/scenario/src/read.rs)
-            text, _base = _core.read_scenario(file)
-        except _core.ScenarioError as e:
-            raise error(file, "(file)", e.reason) from None
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise error(file, "(syntax)", f"TOML syntax error: {e}") from None
+        if text is None:
+            return read_document(file)[0]
+        return text_document(text, file, file_dir(file))
+    except _core.ScenarioError as e:
+        raise error(e.file, e.key, e.reason) from None
 
 
-def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
+def expand(scenario: str | os.PathLike, text: str | None = None, log=None) -> Sweep:
     """Parse `scenario` (a file with a `[sweep]` table; `text` overrides reading it) and expand it
     into resolved runs. Checks everything except what only the core can check (see
-    `validate`). Raises SweepError."""
+    `validate`). A run whose document has `load = …` gets it resolved as `aqmlab run` would
+    (aqmlab.calibrate.LoadResolver; `log` hears the values). Raises SweepError (ScenarioError
+    for a bad `load`)."""
     file = os.fspath(scenario)
     base = load_toml(file, text, SweepError)
     if "sweep" not in base:
@@ -327,7 +329,7 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
     if not isinstance(data_dir, str):
         raise SweepError(file, "sweep.data_dir", f"must be a directory path string, got {data_dir!r}")
     grid, zipped, exprs, reps, only, load_axis = _parse_table(file, sweep_table)
-    base.pop("calibration", None)  # `aqmlab calibrate`'s defaults; not part of a run
+    calibration = base.pop("calibration", None)  # `aqmlab calibrate`'s defaults; not part of a run
     variant_tables = base.get("variant")
     all_names = (
         [v.get("name") for v in variant_tables if isinstance(v, dict)]
@@ -347,7 +349,11 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
     # the sweep file) or the sweep file's directory; `[sweep]` is not part of a run's identity.
     parent = Path(file).parent / data_dir
     base_dir = str(parent) if str(parent) else "."
-    _check_size(file, base, base_dir, grid, zipped, reps, selected)
+    from aqmlab.calibrate import LoadResolver, doc_has_load
+
+    with_calibration = base if calibration is None else {**base, "calibration": calibration}
+    loads = LoadResolver(with_calibration, file, base_dir, log=log)
+    _check_size(file, loads.resolve(base), base_dir, grid, zipped, reps, selected)
     run_seed = base.get("run", {}).get("seed", 1) if isinstance(base.get("run"), dict) else 1
     if type(run_seed) is not int:
         raise SweepError(file, "run.seed", f"must be an integer, got {run_seed!r}")
@@ -406,6 +412,9 @@ def expand(scenario: str | os.PathLike, text: str | None = None) -> Sweep:
     _check_effect(file, runs, grid, zipped, exprs, reps, selected, only)
     for run in runs:
         _drop_hidden(base, run, reps)
+        if doc_has_load(run.doc):  # its id is that of the document that runs
+            run.doc = loads.resolve(run.doc)
+            run.id, run.text = scenario_hash(run.doc), tomli_w.dumps(run.doc)
     return Sweep(
         scenario=file,
         base_dir=base_dir,

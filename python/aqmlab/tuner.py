@@ -509,7 +509,10 @@ def tune(
     final comparison, `df.attrs["comparisons"]` the paired tests. Raises TuneError before
     anything runs."""
     file = os.fspath(scenario)
-    spec = parse(file, overrides={"trials": trials, "timeout": timeout, "seed": seed})
+    spec = parse(
+        file, overrides={"trials": trials, "timeout": timeout, "seed": seed},
+        log=lambda m: print(m, file=sys.stderr, flush=True),
+    )  # fmt: skip
     validate(spec)
     line = check_size(spec)  # refuses a tune too large; else says when it is long
     if line is not None and evaluate is None:

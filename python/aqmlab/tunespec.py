@@ -66,7 +66,6 @@ import copy
 import dataclasses
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -341,7 +340,9 @@ def _declared_search(spec: dict) -> dict | None:
     text = spec.get("search", "")
     if not text:
         return None
-    return tomllib.loads(f"x = {text}")["x"]
+    from aqmlab.document import text_document
+
+    return text_document(f"x = {text}", "<declared search>", ".")["x"]
 
 
 def _parse_range(file: str, key: str, t: dict, path: str, when: tuple) -> Param:
@@ -529,7 +530,7 @@ def _string_list(file: str, t: dict, k: str) -> list[str]:
     return v
 
 
-def parse(file: str, text: str | None = None, overrides: dict | None = None) -> TuneSpec:
+def parse(file: str, text: str | None = None, overrides: dict | None = None, log=None) -> TuneSpec:
     """Parse the `[tune]` table of `file` (`text` overrides reading it; `overrides`: values of
     `trials`, `timeout`, `seed` given on the command line, None = as in the file). Checks
     everything that does not need the core (see `validate`). Raises TuneError."""
@@ -537,8 +538,12 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None) -> 
     if "tune" not in base:
         raise TuneError(file, "tune", "no [tune] table: nothing to tune (see aqmlab.tunespec)")
     t = base.pop("tune")
-    for k in ("sweep", "calibration"):
-        base.pop(k, None)
+    base.pop("sweep", None)
+    # `load = …` resolves once, in the base, as `aqmlab run` resolves it (the tuned keys are
+    # the queue's and the transport's, which a calibration does not see).
+    from aqmlab.calibrate import LoadResolver
+
+    base = LoadResolver(base, file, Path(file).parent, log=log).resolve(base)
     if not isinstance(t, dict):
         raise TuneError(file, "tune", "must be a table")
     for k in t:

@@ -56,7 +56,6 @@ import platform
 import shutil
 import sys
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +63,8 @@ from pathlib import Path
 import pandas as pd
 import tomli_w
 
+from aqmlab import _core
+from aqmlab.document import read_document
 from aqmlab.io import check_out_dir
 from aqmlab.stats import t_ci
 from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
@@ -223,14 +224,10 @@ def scenario_doc(net: Network, fam: Family, load: int, quick: bool, final: bool 
     src = REPO_ROOT / net.scenario
     frag_path = STUDIES / "tuning" / fam.file
     try:
-        with open(src, "rb") as f:
-            doc = tomllib.load(f)
-        with open(frag_path, "rb") as f:
-            frag = tomllib.load(f)
-    except OSError as e:
-        raise StudyError(f"{e.filename}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise StudyError(f"{frag_path}: toml: {e}") from None
+        doc = read_document(src)[0]
+        frag = read_document(frag_path)[0]
+    except _core.ScenarioError as e:
+        raise StudyError(str(e)) from None
     for k in ("sweep", "calibration", "tune"):
         doc.pop(k, None)
     unknown = set(frag) - {"variant", "tune"}

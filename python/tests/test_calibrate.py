@@ -74,17 +74,19 @@ def write_small(d: Path, size_key: str = "load = 0.5", kind: str = "dumbbell", n
 
 
 class CountingCore:
-    """Counts calls of the engine entry point `_core.run_variant`."""
+    """Counts calls of the engine entry points `_core.run_variant` (a file: calibration runs)
+    and `_core.run_scenario_text` (a resolved text: `aqmlab run`)."""
 
     def __init__(self, mp: pytest.MonkeyPatch):
         self.calls = 0
-        real = _core.run_variant
+        for name in ("run_variant", "run_scenario_text"):
+            real = getattr(_core, name)
 
-        def counted(*a, **k):
-            self.calls += 1
-            return real(*a, **k)
+            def counted(*a, _real=real, **k):
+                self.calls += 1
+                return _real(*a, **k)
 
-        mp.setattr(_core, "run_variant", counted)
+            mp.setattr(_core, name, counted)
 
 
 # ----- no engine --------------------------------------------------------------------------------
@@ -230,8 +232,8 @@ def test_variant_with_its_own_bottleneck_gets_its_own_rate(calibrated):
     text = write_small(d, "load = 0.5", name="two.toml").read_text()
     scen = d / "two.toml"
     scen.write_text(text + '\n[[variant]]\nname = "fast"\ntopology = { bottleneck_rate = "20Mbps" }\n')
-    with aqmlab.calibrate.resolved_scenario(scen, cache=cache) as p:  # cached: no runs
-        doc = tomllib.loads(p.read_text())
+    base = tomllib.loads(scen.read_text())
+    doc = aqmlab.calibrate.LoadResolver(base, scen, d, cache=cache).resolve(base)  # cached: no runs
     want10 = float(f"{(0.5 * 10e6 - c.intercept) / c.slope:.6g}")
     want20 = float(f"{(0.5 * 20e6 - c.intercept) / c.slope:.6g}")
     assert doc["workload"][0]["rate"] == want10 and "load" not in doc["workload"][0]

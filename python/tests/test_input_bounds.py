@@ -107,14 +107,19 @@ def test_standard_input_without_variants_is_named_stdin_and_resolves_data_in_the
     ]
 
 
-def test_python_only_keys_from_standard_input_are_one_line(tmp_path):
-    text = write_tiny_scenario(tmp_path).read_text() + "\n[calibration]\npoints = [10, 20]\n"
-    r = aqmlab("run", "-", "--out", str(tmp_path / "o"), input=text.encode())
-    assert r.returncode == 2
-    assert r.stderr.decode().splitlines() == [
-        f"{ERR}-: (file): `load`, [calibration] and [tune] need a scenario file (they are resolved "
-        "from it): save the scenario to a file and run that"
-    ]
+def test_python_only_keys_from_standard_input_run_like_a_file(tmp_path):
+    # [calibration] and [sweep] hold no run: the base scenario runs, from standard input too.
+    f = write_tiny_scenario(tmp_path)
+    text = f.read_text() + "\n[calibration]\npoints = [10, 20]\n"
+    r = aqmlab("run", "-", "--out", str(tmp_path / "o"), "--quiet", input=text.encode())
+    assert r.returncode == 0, r.stderr.decode()
+    plain = aqmlab("run", str(f), "--out", str(tmp_path / "p"), "--quiet")
+    assert plain.returncode == 0
+    runs = sorted(p.name for p in (tmp_path / "p").iterdir() if (p / "summary.json").is_file())
+    assert runs and runs == sorted(p.name for p in (tmp_path / "o").iterdir() if p.is_dir())
+    for name in runs:  # the same experiment: the same bytes
+        a, b = (tmp_path / d / name / "summary.json" for d in ("o", "p"))
+        assert a.read_bytes() == b.read_bytes()
 
 
 def test_a_sweep_reads_its_file_through_the_bound(tmp_path):

@@ -1,17 +1,23 @@
-"""aqmlab.python_keys: a scenario's Python-only keys decided from its text when it cannot hold
-them, parsed otherwise; `aqmlab run` imports neither a TOML parser nor aqmlab.calibrate for a
-plain scenario."""
+"""aqmlab.document.uses_python_keys: a scenario's Python-only keys (`load`, [calibration],
+[tune], [sweep]) decided on the document the core read (`extends` included); `aqmlab run`
+imports neither a TOML parser nor aqmlab.calibrate for a plain scenario."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from aqmlab.python_keys import doc_uses_python_keys, uses_python_keys
+from aqmlab import _core
+from aqmlab.document import read_document
+from aqmlab.document import uses_python_keys as doc_uses
+
+
+def uses_python_keys(path: Path) -> bool:
+    return doc_uses(read_document(path)[0])
+
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +45,7 @@ rate = 5.0
         ("# offered load: tune it\n", False),  # whole-line comment: not parsed
         ('name = "high load"  # light load, no tuning\n', False),  # parsed: no such key
         ("workload_load = 1\n", False),
-        ("load = \n", False),  # invalid TOML: the core reports it
+        ("\n[sweep]\nreplications = 2\n", True),
     ],
 )
 def test_python_only_keys(tmp_path, extra, want):
@@ -55,28 +61,36 @@ def test_a_variant_load_alone_is_not_a_base_workload_load(tmp_path):
     assert uses_python_keys(p) is False
 
 
-def test_unreadable_file_is_false(tmp_path):
-    assert uses_python_keys(tmp_path / "missing.toml") is False
+def test_unreadable_or_invalid_files_are_the_cores_errors(tmp_path):
+    with pytest.raises(_core.ScenarioError) as e:
+        uses_python_keys(tmp_path / "missing.toml")
+    assert e.value.key == "(file)"
+    p = tmp_path / "s.toml"
+    p.write_text(BASE + "load = \n")
+    with pytest.raises(_core.ScenarioError) as e:
+        uses_python_keys(p)
+    # BASE is 8 lines (the first empty); the value is missing at column 8 of line 9.
+    assert e.value.key == "line 9, column 8" and e.value.reason.startswith("TOML syntax error")
 
 
-def test_every_shipped_scenario_gets_the_parsed_answer():
+def test_a_load_in_the_file_extended_counts(tmp_path):
+    (tmp_path / "base.toml").write_text(BASE.replace("rate = 5.0", "load = 0.5"))
+    (tmp_path / "s.toml").write_text('extends = "base.toml"\n[run]\nseed = 2\n')
+    assert uses_python_keys(tmp_path / "s.toml") is True
+
+
+def test_both_kinds_are_shipped():
     files = sorted(ROOT.glob("scenarios/**/*.toml")) + sorted(ROOT.glob("studies/**/*.toml"))
     assert len(files) > 50
-    answers = set()
-    for f in files:
-        doc = tomllib.loads(f.read_text(encoding="utf-8"))
-        want = doc_uses_python_keys(doc)
-        assert uses_python_keys(f) is want, f
-        answers.add(want)
-    assert answers == {False, True}  # both kinds are shipped
+    assert {uses_python_keys(f) for f in files} == {False, True}
 
 
 def test_plain_scenario_is_answered_without_a_toml_parser_or_calibrate():
     code = (
         "import sys\n"
         "import aqmlab.cli\n"
-        "from aqmlab.python_keys import uses_python_keys\n"
-        f"print(uses_python_keys({str(ROOT / 'scenarios/quickstart.toml')!r}))\n"
+        "from aqmlab.document import read_document, uses_python_keys\n"
+        f"print(uses_python_keys(read_document({str(ROOT / 'scenarios/quickstart.toml')!r})[0]))\n"
         "print(sorted(m for m in ('tomllib', 'aqmlab.calibrate', 'hashlib', 'tempfile') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from aqmlab import model_params
+from aqmlab.document import read_document
 from aqmlab.reproduce import read_paper
 from aqmlab.studies import christiansen as c
 from aqmlab.studies import load
@@ -337,7 +338,7 @@ def test_presets_have_the_freebsd_tcp_profile():
 def test_sweep_file_is_the_constrained_preset_with_scaled_browsers(name):
     path = SDIR / name
     preset = tomllib.loads((PRESETS / "lab_constrained.toml").read_text())
-    assert _base(tomllib.loads(path.read_text())) == _base(preset)
+    assert _base(read_document(path)[0]) == _base(preset)  # as the core reads it: `extends` resolved
     sw = expand(path)
     validate(sw)
     for r in sw.runs:

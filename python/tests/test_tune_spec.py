@@ -167,7 +167,7 @@ def test_aqmlab_run_ignores_the_tune_table(tmp_path):
     text = text.replace('duration = "150s"', 'duration = "3s"')
     f = tmp_path / "q.toml"
     f.write_text(text, encoding="utf-8")
-    runs = aqmlab.calibrate.run(f, variant="red")
+    runs = aqmlab.run(f, variant="red")
     assert runs["red"].summary["measured_s"] == 3.0
 
 
@@ -177,6 +177,6 @@ def test_summary_columns_are_those_of_a_run(tmp_path):
     text = text.replace('duration = "150s"', 'duration = "2s"')
     f = tmp_path / "q.toml"
     f.write_text(text, encoding="utf-8")
-    aqmlab.calibrate.run(f, variant="droptail", out=tmp_path / "o")
+    aqmlab.run(f, variant="droptail", out=tmp_path / "o")
     summary = json.loads((tmp_path / "o" / "droptail" / "summary.json").read_text())
     assert tuple(summary) == SUMMARY_COLUMNS

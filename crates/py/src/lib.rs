@@ -79,6 +79,114 @@ fn read_scenario(py: Python<'_>, path: &str) -> PyResult<(String, String)> {
     Ok((text, base))
 }
 
+/// The scenario document of `text` as a dict, in file order (`scenario::document`: parsed once,
+/// `extends` resolved against `base_dir`; `label` names it in errors), for the Python side of
+/// the language (sweeps, tuning, `load`), which reads scenarios only through this. Integers,
+/// floats, strings, booleans, arrays and tables as TOML says; a TOML date-time as its TOML text.
+#[pyfunction]
+fn scenario_document<'py>(
+    py: Python<'py>,
+    text: &str,
+    label: &str,
+    base_dir: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let doc =
+        scenario::document(text, label, Path::new(base_dir)).map_err(|e| scenario_err(py, &e))?;
+    table_dict(py, &doc)
+}
+
+/// `[(name, document)]`: each experiment of the scenario document `doc` (a dict as
+/// `scenario_document` gives) with its `[[variant]]` merged into the base by the core's rule
+/// (`scenario::variant_documents`); `label` names it in errors and gives the name of a document
+/// without variants. A value that is not a TOML value raises `TypeError` naming its key.
+#[pyfunction]
+fn variant_documents<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyDict>,
+    label: &str,
+) -> PyResult<Vec<(String, Bound<'py, PyDict>)>> {
+    let root = dict_table(doc, "")?;
+    let docs = scenario::variant_documents(root, label).map_err(|e| scenario_err(py, &e))?;
+    docs.into_iter()
+        .map(|(name, t)| Ok((name, table_dict(py, &t)?)))
+        .collect()
+}
+
+fn dict_table(d: &Bound<'_, PyDict>, path: &str) -> PyResult<toml::Table> {
+    let mut t = toml::Table::new();
+    for (k, v) in d.iter() {
+        let k: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err(format!("{path}: a key that is not a string")))?;
+        let at = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        t.insert(k, py_value(&v, &at)?);
+    }
+    Ok(t)
+}
+
+fn py_value(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+    use toml::Value as V;
+    if v.is_instance_of::<PyBool>() {
+        return Ok(V::Boolean(v.extract()?));
+    }
+    if let Ok(d) = v.downcast::<PyDict>() {
+        return Ok(V::Table(dict_table(d, path)?));
+    }
+    if let Ok(l) = v.downcast::<PyList>() {
+        let items: PyResult<Vec<V>> = l
+            .iter()
+            .enumerate()
+            .map(|(i, x)| py_value(&x, &format!("{path}[{i}]")))
+            .collect();
+        return Ok(V::Array(items?));
+    }
+    if let Ok(s) = v.extract::<String>() {
+        return Ok(V::String(s));
+    }
+    if v.is_instance_of::<pyo3::types::PyInt>() {
+        return v.extract::<i64>().map(V::Integer).map_err(|_| {
+            PyTypeError::new_err(format!("{path}: integer out of TOML's 64-bit range"))
+        });
+    }
+    if let Ok(f) = v.extract::<f64>() {
+        return Ok(V::Float(f));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{path}: not a TOML value (string, number, boolean, list or dict)"
+    )))
+}
+
+fn table_dict<'py>(py: Python<'py>, t: &toml::Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in t {
+        d.set_item(k, toml_value(py, v)?)?;
+    }
+    Ok(d)
+}
+
+fn toml_value<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    use toml::Value as V;
+    Ok(match v {
+        V::String(s) => s.into_pyobject(py)?.into_any(),
+        V::Integer(i) => i.into_pyobject(py)?.into_any(),
+        V::Float(f) => f.into_pyobject(py)?.into_any(),
+        V::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
+        V::Datetime(dt) => dt.to_string().into_pyobject(py)?.into_any(),
+        V::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(toml_value(py, x)?)?;
+            }
+            l.into_any()
+        }
+        V::Table(t) => table_dict(py, t)?.into_any(),
+    })
+}
+
 /// Names of the experiments (variants) of the scenario file at `path`, in file order.
 #[pyfunction]
 fn scenario_variants(py: Python<'_>, path: &str) -> PyResult<Vec<String>> {
@@ -516,6 +624,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimError", py.get_type::<SimError>())?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_document, m)?)?;
+    m.add_function(wrap_pyfunction!(variant_documents, m)?)?;
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_estimates, m)?)?;

@@ -9,7 +9,8 @@
 //!
 //! Read before editing: `value.rs` (typed getters that carry key paths), `merge.rs` (variant
 //! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
-//! `[monitor]`), `topology.rs` (+ `[queue]`, `[reverse_queue]`), `queue/mod.rs`, `tcp.rs`,
+//! `[monitor]`), `extends.rs` (a file written over a base file), `topology.rs` (+ `[queue]`,
+//! `[reverse_queue]`), `queue/mod.rs`, `tcp.rs`,
 //! `workload.rs`, `dist.rs`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
@@ -20,6 +21,7 @@ mod declared;
 mod dist;
 mod error;
 mod experiment;
+pub mod extends;
 mod merge;
 mod queue;
 pub mod read;
@@ -60,9 +62,43 @@ pub fn parse_str(
     file_label: &str,
     base_dir: &Path,
 ) -> Result<Vec<NamedExperiment>, ScenarioError> {
+    let root = document(text, file_label, base_dir)?;
+    parse_root(root, &default_name(file_label), base_dir).map_err(|e| e.in_file(file_label))
+}
+
+/// The document of scenario `text` (named `file_label` in errors) as the rest of the language
+/// sees it: parsed once, in file order, with `extends` resolved against `base_dir`
+/// (`extends.rs`); not yet checked. Python reads scenarios only through this
+/// (`aqmlab._core.scenario_document`).
+pub fn document(
+    text: &str,
+    file_label: &str,
+    base_dir: &Path,
+) -> Result<toml::Table, ScenarioError> {
     let root: toml::Table =
         toml::from_str(text).map_err(|e| syntax_error(&e, text).in_file(file_label))?;
-    parse_root(root, &default_name(file_label), base_dir).map_err(|e| e.in_file(file_label))
+    extends::resolve(root, file_label, base_dir)
+}
+
+/// Each experiment's document before it is checked: the base `root` with one `[[variant]]`'s
+/// tables merged in by the variant rule (`merge.rs`), named as [`parse_str`] names the
+/// experiments (the default name from `file_label` when there are no variants). The merge rule
+/// is written once, here; Python asks for it through `aqmlab._core.variant_documents`.
+pub fn variant_documents(
+    mut root: toml::Table,
+    file_label: &str,
+) -> Result<Vec<(String, toml::Table)>, ScenarioError> {
+    match merge::take_variants(&mut root).map_err(|e| e.in_file(file_label))? {
+        None => Ok(vec![(default_name(file_label), root)]),
+        Some(variants) => Ok(variants
+            .iter()
+            .map(|v| {
+                let mut doc = root.clone();
+                merge::deep_merge(&mut doc, &v.overrides);
+                (v.name.clone(), doc)
+            })
+            .collect()),
+    }
 }
 
 fn parse_root(
@@ -103,7 +139,7 @@ fn default_name(label: &str) -> String {
     }
 }
 
-fn syntax_error(e: &toml::de::Error, text: &str) -> KeyError {
+pub(crate) fn syntax_error(e: &toml::de::Error, text: &str) -> KeyError {
     let key = match e.span() {
         Some(span) => {
             let start = span.start.min(text.len());
@@ -135,6 +171,38 @@ mod tests {
         assert_eq!(default_name("<inline>"), "base");
         assert_eq!(default_name("-"), "stdin");
         assert_eq!(default_name("/dev/stdin"), "stdin");
+    }
+
+    #[test]
+    fn variant_documents_merge_by_the_variant_rule() {
+        let root: toml::Table = toml::from_str(
+            "[queue]\nkind = \"droptail\"\nlimit = 120\n[topology.delaybox]\nrtt = \"10ms\"\n\
+             [[variant]]\nname = \"dt60\"\nqueue = { limit = 60 }\n\
+             [[variant]]\nname = \"red\"\nqueue = { kind = \"red\", min_th = 5 }\n\
+             topology = { delaybox = { matrix_file = \"m.csv\" } }\n",
+        )
+        .unwrap();
+        let docs = variant_documents(root, "f.toml").unwrap();
+        let names: Vec<&str> = docs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["dt60", "red"]);
+        let q = |i: usize| docs[i].1["queue"].as_table().unwrap().clone();
+        assert_eq!(q(0)["kind"].as_str(), Some("droptail")); // same kind: merged key by key
+        assert_eq!(q(0)["limit"].as_integer(), Some(60));
+        assert_eq!(q(1).len(), 2); // another kind: the base's limit does not leak in
+        assert_eq!(q(1)["min_th"].as_integer(), Some(5));
+        let dbox = docs[1].1["topology"]["delaybox"].as_table().unwrap();
+        assert_eq!(dbox.keys().collect::<Vec<_>>(), ["matrix_file"]); // rtt dropped
+        assert!(docs.iter().all(|(_, d)| !d.contains_key("variant")));
+        let plain: toml::Table = toml::from_str("[run]\nseed = 1\n").unwrap();
+        let one = variant_documents(plain, "dir/plain.toml").unwrap();
+        assert_eq!(one[0].0, "plain");
+        let dup: toml::Table =
+            toml::from_str("[[variant]]\nname = \"a\"\n[[variant]]\nname = \"a\"\n").unwrap();
+        let e = variant_documents(dup, "f.toml").unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.key.as_str()),
+            ("f.toml", "variant[1].name")
+        );
     }
 
     #[test]

@@ -1,0 +1,45 @@
+"""Scenario documents as the core reads them: TOML parsed once, in file order, with `extends`
+resolved (`_core.scenario_document`, crates/scenario/src/extends.rs). Python reads a scenario
+file only through these; a rejected file raises `ScenarioError` (`FILE: KEY: reason`, a syntax
+error keyed `line L, column C`). `uses_python_keys` says whether a document holds what Python
+resolves before the core runs it: `load = …` in a base [[workload]] (aqmlab.calibrate) and the
+[calibration], [tune] and [sweep] tables (`aqmlab run` runs a sweep's or a tune's base).
+
+Validation: python/tests/test_scenario_document.py."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from aqmlab import _core
+
+#: Tables of a scenario that Python reads and the core does not (`aqmlab run` leaves them out).
+PYTHON_TABLES = ("calibration", "tune", "sweep")
+
+
+def text_document(text: str, label: str, base_dir: str | os.PathLike) -> dict:
+    """The document of scenario `text` (named `label` in errors; `extends` resolves against
+    `base_dir`)."""
+    return _core.scenario_document(text, label, os.fspath(base_dir))
+
+
+def read_document(path: str | os.PathLike) -> tuple[dict, str]:
+    """(document, base directory) of the scenario file `path` (`-`: standard input), read once,
+    at most 64 MiB, by the core."""
+    label = os.fspath(path)
+    text, base_dir = _core.read_scenario(label)
+    return text_document(text, label, base_dir), base_dir
+
+
+def file_dir(label: str) -> str:
+    """The directory a scenario named `label` resolves `extends` and data files against."""
+    return str(Path(label).parent) or "."
+
+
+def uses_python_keys(doc: dict) -> bool:
+    """Whether the document `doc` has a Python-only table or a base [[workload]] with a `load`
+    key (a variant's workloads do not count: `load` is resolved only in the base)."""
+    wls = doc.get("workload")
+    has_load = isinstance(wls, list) and any(isinstance(w, dict) and "load" in w for w in wls)
+    return has_load or any(k in doc for k in PYTHON_TABLES)

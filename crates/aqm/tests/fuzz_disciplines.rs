@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use aqm::{
     AdaptOn, AredParams, AvqParams, BlueParams, CodelParams, CountRule, Discipline,
-    DisciplineParams, DropReason, DropTailParams, EcnRule, FqCodelParams, HintlessPolicy,
+    DisciplineParams, DropReason, DropTailParams, Ecn, EcnRule, FqCodelParams, HintlessPolicy,
     IdleDecay, LimitUnit, LinkInfo, PacketClass, PacketMeta, PiParams, PieParams, PimcParams,
     PisaParams, QueueDisc, RedParams, RemEcn, RemParams, Verdict,
 };
@@ -349,7 +349,7 @@ proptest! {
                 Op::Burst(..) => unreachable!("expanded above"),
                 Op::Arrive { size, ect, class, cwnd, flow } => {
                     let class = [PacketClass::Http, PacketClass::Bulk, PacketClass::Control, PacketClass::Other][class as usize];
-                    let pkt = PacketMeta { id: next_id, size_bytes: size, ect, class, cwnd_hint: cwnd, flow, enqueued_at: SimTime::ZERO };
+                    let pkt = PacketMeta { id: next_id, size_bytes: size, ecn: Ecn::rfc3168(ect), class, cwnd_hint: cwnd, flow, enqueued_at: SimTime::ZERO };
                     next_id += 1;
                     let before = m.bytes;
                     match d.enqueue(now, pkt, &mut rng) {
@@ -385,7 +385,7 @@ proptest! {
                     if let Some(p) = out {
                         let stored = m.remove(p.id, "dequeue")?;
                         prop_assert_eq!(p.size_bytes, stored.size_bytes);
-                        prop_assert!(!d.dequeue_marked() || p.ect, "CE on a non-ECT packet");
+                        prop_assert!(!d.dequeue_marked() || p.ecn.ecn_capable(), "CE on a non-ECT packet");
                         prop_assert!(!d.dequeue_marked() || d.marks_at_dequeue(), "{} marks at dequeue but says it never does", params.name());
                         prop_assert!(p.enqueued_at <= now);
                     } else {

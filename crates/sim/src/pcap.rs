@@ -496,13 +496,7 @@ fn words(b: &[u8]) -> u32 {
 
 /// The IPv4 header at `h[..20]`: total length `total`, protocol `proto`, ECN bits of `seg`.
 fn ipv4_header(h: &mut [u8], total: u16, proto: u8, src: [u8; 4], dst: [u8; 4], seg: &Segment) {
-    let ecn = if seg.ce {
-        0b11
-    } else if seg.ect {
-        0b10
-    } else {
-        0
-    };
+    let ecn = seg.ecn as u8;
     h[0] = 0x45;
     h[1] = ecn;
     h[2..4].copy_from_slice(&total.to_be_bytes());
@@ -671,7 +665,6 @@ mod tests {
         let seg = Segment {
             flags: Flags::SYN,
             wnd: 65535,
-            ect: false,
             sack_ok: true,
             ts: Some(Timestamps {
                 val: 2_500_000,

@@ -23,7 +23,7 @@ use crate::prefetch::Prefetch;
 use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
-use tcp::{Endpoint, Segment, TcpConfig};
+use tcp::{Ecn, Endpoint, Segment, TcpConfig};
 use traffic::{FlowKind, Request, Workload};
 use units::{Rng, SimDuration, SimTime};
 
@@ -254,7 +254,7 @@ impl<O: Observer> World<O> {
         let meta = PacketMeta {
             id: pkt,
             size_bytes: p.seg.wire_bytes(),
-            ect: p.seg.ect,
+            ecn: p.seg.ecn,
             class: p.class.to_aqm(),
             cwnd_hint: p.seg.cwnd_hint,
             flow: p.conn,
@@ -282,8 +282,11 @@ impl<O: Observer> World<O> {
                 }
             }
             Verdict::EnqueuedMarked => {
-                debug_assert!(self.pkts.get(pkt).seg.ect, "CE mark on a non-ECT packet");
-                self.pkts.get_mut(pkt).seg.ce = true;
+                debug_assert!(
+                    self.pkts.get(pkt).seg.ecn.ecn_capable(),
+                    "CE mark on a non-ECT packet"
+                );
+                self.pkts.get_mut(pkt).seg.ecn = Ecn::Ce;
                 if let Some(m) = mon {
                     let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_enqueue(qlen, true);
@@ -346,8 +349,11 @@ impl<O: Observer> World<O> {
         }
         let Some(m) = next else { return };
         if marked {
-            debug_assert!(self.pkts.get(m.id).seg.ect, "CE mark on a non-ECT packet");
-            self.pkts.get_mut(m.id).seg.ce = true;
+            debug_assert!(
+                self.pkts.get(m.id).seg.ecn.ecn_capable(),
+                "CE mark on a non-ECT packet"
+            );
+            self.pkts.get_mut(m.id).seg.ecn = Ecn::Ce;
             if let Some(mi) = link.monitor {
                 self.monitors[mi].queue.on_dequeue_mark();
             }

@@ -11,7 +11,7 @@
 //! hand from these defaults (e.g. established.rs: IW 2, MSS 1460; rto.rs: min RTO 1 s, tick
 //! 10 ms; syn_sent.rs: initial RTO 3 s, max RTO 60 s, 6 SYN retries).
 
-use units::SimDuration;
+use units::{Ecn, SimDuration};
 
 /// Loss-recovery variant (Fall & Floyd 1996 compare the four).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,5 +230,13 @@ impl Default for TcpConfig {
             backoff_reset: BackoffReset::Sample,             // RFC 6298 §5.5, Karn
             slow_start: SlowStartGrowth::Rfc5681,            // RFC 5681 eq. 2
         }
+    }
+}
+
+impl TcpConfig {
+    /// The ECN codepoint this sender sets on new data once ECN is agreed: ECT(0) for the
+    /// RFC 3168 variants (RFC 3168 §6.1.1).
+    pub fn ect(&self) -> Ecn {
+        Ecn::Ect0
     }
 }

@@ -27,7 +27,7 @@
 //! Validation: tests/ecn.rs.
 
 use crate::endpoint::Endpoint;
-use crate::segment::{Flags, Segment};
+use crate::segment::{Ecn, Flags, Segment};
 use units::SimTime;
 
 impl Endpoint {
@@ -55,7 +55,7 @@ impl Endpoint {
         if seg.flags.contains(Flags::CWR) {
             self.ece_echo = false;
         }
-        if seg.ce {
+        if seg.ecn == Ecn::Ce {
             self.ece_echo = true;
         }
     }

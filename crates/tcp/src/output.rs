@@ -238,7 +238,9 @@ impl Endpoint {
             flags = flags | Flags::CWR;
         }
         let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
-        s.ect = new_data && self.ecn_ok;
+        if new_data && self.ecn_ok {
+            s.ecn = self.cfg.ect();
+        }
         Some(s)
     }
 

@@ -49,6 +49,9 @@ impl Endpoint {
                 }
             }
             _ => {
+                if let Some(s) = self.ce_ack.take() {
+                    return Some(s);
+                }
                 if self.pure_ack_first {
                     // ns2_fulltcp (a), (c): the ACK goes alone, before data or FIN.
                     self.pure_ack_first = false;
@@ -259,7 +262,7 @@ impl Endpoint {
     }
 
     /// Fill the ACK fields, settle the ACK debt, count the segment.
-    fn finish(
+    pub(crate) fn finish(
         &mut self,
         now: SimTime,
         seq: u64,

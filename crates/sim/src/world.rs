@@ -73,7 +73,8 @@ pub struct World<O: Observer> {
     /// Per node: some connection has a box with a non-zero delay there (packets arriving
     /// elsewhere skip the connection lookup on transmit).
     box_nodes: Vec<bool>,
-    tcp: TcpConfig,
+    /// TCP settings of each workload's connections (index as `workloads`).
+    wl_tcp: Vec<TcpConfig>,
     pub monitors: Vec<Monitors>,
     /// pcap writers (`[monitor] pcap`); `None`: nothing is recorded and nothing is spent.
     pub pcap: Option<Box<crate::pcap::Tap>>,
@@ -108,6 +109,8 @@ pub struct WorldParts<O: Observer> {
     pub workload_boxes: Vec<WorkloadDelayBox>,
     pub workloads: Vec<Workload>,
     pub tcp: TcpConfig,
+    /// Per workload: its own TCP settings; a missing or `None` entry means `tcp`.
+    pub workload_tcp: Vec<Option<TcpConfig>>,
     pub seed: u64,
     pub obs: O,
     pub warmup: SimTime,
@@ -145,7 +148,15 @@ impl<O: Observer> World<O> {
             delaybox_rng: units::stream(p.seed, "delaybox"),
             wl_boxes,
             box_nodes,
-            tcp: p.tcp,
+            wl_tcp: (0..n)
+                .map(|i| {
+                    p.workload_tcp
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| p.tcp.clone())
+                })
+                .collect(),
             monitors: Vec::new(),
             pcap: None,
             obs: p.obs,
@@ -833,12 +844,12 @@ impl<O: Observer> World<O> {
         );
         let id = self.next_conn_id;
         self.next_conn_id += 1;
-        let mut client = Endpoint::connect(self.tcp.clone(), now);
+        let mut client = Endpoint::connect(self.wl_tcp[w].clone(), now);
         if r.request_bytes > 0 {
             client.send(r.request_bytes);
         }
         let conn = Conn {
-            eps: [client, Endpoint::listen(self.tcp.clone())],
+            eps: [client, Endpoint::listen(self.wl_tcp[w].clone())],
             timer_at: [None, None],
             done: [false, false],
             aborted: false,

@@ -607,7 +607,7 @@ fn udp_headers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcp::{SackBlocks, Timestamps};
+    use tcp::{Ecn, SackBlocks, Timestamps};
 
     fn names() -> Vec<&'static str> {
         vec![
@@ -687,6 +687,28 @@ mod tests {
         p.extend_from_slice(&[0, 6, 0, 32]);
         p.extend_from_slice(&h[20..52]);
         assert!(sums_to_ones(&p));
+    }
+
+    #[test]
+    fn the_ip_ecn_field_carries_the_codepoint() {
+        // RFC 3168 §5: the TOS byte's two low bits; the header checksum stays valid.
+        for (ecn, bits) in [
+            (Ecn::NotEct, 0),
+            (Ecn::Ect1, 1),
+            (Ecn::Ect0, 2),
+            (Ecn::Ce, 3),
+        ] {
+            let seg = Segment {
+                flags: Flags::ACK,
+                len: 100,
+                ecn,
+                ..Segment::default()
+            };
+            let mut h = [0u8; MAX_HEADERS];
+            tcp_headers(&mut h, [10, 1, 0, 10], [10, 2, 0, 10], 1024, 80, &seg);
+            assert_eq!(h[1], bits, "{ecn:?}");
+            assert!(sums_to_ones(&h[..20]));
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use units::Rng;
 pub enum Admit {
     /// Store it unchanged.
     Store,
-    /// Store it with CE set (only ever for `ect` packets: see [`Admit::early`]).
+    /// Store it with CE set (only ever for ECN-capable packets: see [`Admit::early`]).
     Mark,
     /// Refuse it for this reason.
     Drop(DropReason),
@@ -26,7 +26,7 @@ impl Admit {
     /// dropped early.
     #[inline]
     pub fn early(may_mark: bool, pkt: &PacketMeta) -> Admit {
-        if may_mark && pkt.ect {
+        if may_mark && pkt.ecn.ecn_capable() {
             Admit::Mark
         } else {
             Admit::Drop(DropReason::Early)

@@ -1,7 +1,7 @@
 //! Tests of Adaptive RED (child module of `ared.rs`); expected values derived in the comments.
 
 use super::*;
-use crate::packet::PacketClass;
+use crate::packet::{Ecn, PacketClass};
 use units::Rate;
 
 fn link(mbps: u64) -> LinkInfo {
@@ -15,7 +15,7 @@ fn pkt(id: u32) -> PacketMeta {
     PacketMeta {
         id,
         size_bytes: 1250,
-        ect: false,
+        ecn: Ecn::NotEct,
         class: PacketClass::Bulk,
         cwnd_hint: 0,
         flow: 0,

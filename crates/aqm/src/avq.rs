@@ -292,7 +292,7 @@ impl QueueDisc for Avq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketClass;
+    use crate::packet::{Ecn, PacketClass};
     use units::{Rate, SimDuration};
 
     /// 8 Mbps = 1e6 bytes/s.
@@ -306,7 +306,7 @@ mod tests {
         PacketMeta {
             id,
             size_bytes: 1000,
-            ect,
+            ecn: Ecn::rfc3168(ect),
             class: PacketClass::Bulk,
             cwnd_hint: 0,
             flow: 0,

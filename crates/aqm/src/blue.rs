@@ -232,13 +232,13 @@ impl QueueDisc for Blue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketClass;
+    use crate::packet::{Ecn, PacketClass};
 
     fn pkt(id: u32, ect: bool) -> PacketMeta {
         PacketMeta {
             id,
             size_bytes: 1000,
-            ect,
+            ecn: Ecn::rfc3168(ect),
             class: PacketClass::Http,
             cwnd_hint: 0,
             flow: 0,

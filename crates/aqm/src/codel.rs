@@ -245,7 +245,7 @@ impl CodelVars {
             }
             while self.dropping && now >= self.drop_next {
                 self.count += 1;
-                if c.ecn && pkt.ect {
+                if c.ecn && pkt.ecn.ecn_capable() {
                     stats.marks += 1;
                     self.drop_next = control_law(self.drop_next, c.interval, self.count);
                     return (Some(pkt), true);
@@ -269,7 +269,7 @@ impl CodelVars {
             }
             (Some(pkt), false)
         } else if ok {
-            let marked = c.ecn && pkt.ect;
+            let marked = c.ecn && pkt.ecn.ecn_capable();
             if marked {
                 stats.marks += 1;
             } else {
@@ -388,13 +388,13 @@ impl QueueDisc for Codel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketClass;
+    use crate::packet::{Ecn, PacketClass};
 
     fn pkt(id: u32, size: u32, ect: bool) -> PacketMeta {
         PacketMeta {
             id,
             size_bytes: size,
-            ect,
+            ecn: Ecn::rfc3168(ect),
             class: PacketClass::Bulk,
             cwnd_hint: 0,
             flow: 0,
@@ -442,7 +442,7 @@ mod tests {
                 self.drops.push(t);
             }
             if self.q.dequeue_marked() {
-                assert!(p.unwrap().ect);
+                assert!(p.unwrap().ecn.ecn_capable());
                 self.marks.push(t);
             }
             if let Some(p) = p {

@@ -5,6 +5,7 @@ use crate::avq::{Avq, AvqParams};
 use crate::blue::{Blue, BlueParams};
 use crate::codel::{Codel, CodelParams};
 use crate::droptail::{DropTail, DropTailParams};
+use crate::dualpi2::{DualPi2, DualPi2Params};
 use crate::fq_codel::{FqCodel, FqCodelParams};
 use crate::packet::{DropReason, PacketMeta, Verdict};
 use crate::params::QueueModel;
@@ -56,7 +57,7 @@ pub trait QueueDisc {
     /// Run every update due at or before `now`.
     fn on_timeout(&mut self, _now: SimTime) {}
     /// True if the packet the latest `dequeue` returned must leave with CE set (disciplines
-    /// that mark at dequeue time: CoDel, FQ-CoDel). Only ever true for `ect` packets.
+    /// that mark at dequeue time: CoDel, FQ-CoDel). Only ever true for ECN-capable packets.
     fn dequeue_marked(&self) -> bool {
         false
     }
@@ -109,6 +110,7 @@ pub enum DisciplineParams {
     Avq(AvqParams),
     FqCodel(FqCodelParams),
     Pie(PieParams),
+    DualPi2(DualPi2Params),
 }
 
 impl DisciplineParams {
@@ -127,6 +129,7 @@ impl DisciplineParams {
             DisciplineParams::Avq(p) => Discipline::Avq(Avq::new(p.clone(), link)?),
             DisciplineParams::FqCodel(p) => Discipline::FqCodel(FqCodel::new(p.clone())?),
             DisciplineParams::Pie(p) => Discipline::Pie(Pie::new(p.clone())?),
+            DisciplineParams::DualPi2(p) => Discipline::DualPi2(DualPi2::new(p.clone())?),
         })
     }
     /// Short name for reports, e.g. `droptail` or `red`.
@@ -144,6 +147,7 @@ impl DisciplineParams {
             DisciplineParams::Avq(_) => "avq",
             DisciplineParams::FqCodel(_) => "fq_codel",
             DisciplineParams::Pie(_) => "pie",
+            DisciplineParams::DualPi2(_) => "dualpi2",
         }
     }
 }
@@ -162,6 +166,7 @@ pub fn models() -> &'static [&'static QueueModel] {
         &crate::codel::MODEL,
         &crate::fq_codel::MODEL,
         &crate::pie::MODEL,
+        &crate::dualpi2::MODEL,
         &crate::blue::MODEL,
         &crate::avq::MODEL,
     ];
@@ -191,6 +196,7 @@ pub enum Discipline {
     Avq(Avq),
     FqCodel(FqCodel),
     Pie(Pie),
+    DualPi2(DualPi2),
 }
 
 impl Discipline {
@@ -216,6 +222,7 @@ macro_rules! dispatch {
             Discipline::Avq($d) => $e,
             Discipline::FqCodel($d) => $e,
             Discipline::Pie($d) => $e,
+            Discipline::DualPi2($d) => $e,
         }
     };
 }

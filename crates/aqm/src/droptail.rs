@@ -171,13 +171,13 @@ impl QueueDisc for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketClass;
+    use crate::packet::{Ecn, PacketClass};
 
     fn pkt(id: u32, size: u32) -> PacketMeta {
         PacketMeta {
             id,
             size_bytes: size,
-            ect: false,
+            ecn: Ecn::NotEct,
             class: PacketClass::Http,
             cwnd_hint: 0,
             flow: 0,

@@ -38,6 +38,12 @@ impl Fifo {
         Some(p)
     }
 
+    /// The head packet, if any.
+    #[inline]
+    pub fn front(&self) -> Option<&PacketMeta> {
+        self.queue.front()
+    }
+
     /// Packets stored.
     #[inline]
     pub fn len(&self) -> usize {

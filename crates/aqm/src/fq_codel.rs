@@ -393,13 +393,13 @@ impl QueueDisc for FqCodel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketClass;
+    use crate::packet::{Ecn, PacketClass};
 
     fn pkt(id: u32, flow: u32, size: u32) -> PacketMeta {
         PacketMeta {
             id,
             size_bytes: size,
-            ect: false,
+            ecn: Ecn::NotEct,
             class: PacketClass::Bulk,
             cwnd_hint: 0,
             flow,

@@ -20,6 +20,7 @@ pub mod blue;
 pub mod codel;
 pub mod discipline;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fifo;
 pub mod fq_codel;
 pub mod packet;
@@ -43,9 +44,10 @@ pub use discipline::{
     model, models, Discipline, DisciplineParams, LinkInfo, ParamError, QueueDisc,
 };
 pub use droptail::{DropTail, DropTailParams, LimitUnit};
+pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fifo::{Fifo, FifoQueue};
 pub use fq_codel::{flow_bucket, FqCodel, FqCodelParams};
-pub use packet::{DropReason, PacketClass, PacketMeta, Verdict};
+pub use packet::{DropReason, Ecn, PacketClass, PacketMeta, Verdict};
 pub use params::{Declared, ParamInfo, Profile, QueueModel, Range, Search, Syntax, Value};
 pub use pi::{Pi, PiCore, PiParams};
 pub use pie::{Pie, PieParams};

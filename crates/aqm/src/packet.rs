@@ -1,5 +1,6 @@
 //! What a queue discipline sees of a packet, and what it decides.
 
+pub use units::Ecn;
 use units::SimTime;
 
 /// Traffic class of a packet, for per-class drop counters (seed 002 Table I splits loss by class).
@@ -28,8 +29,9 @@ pub struct PacketMeta {
     pub id: u32,
     /// Size on the wire in bytes, headers included.
     pub size_bytes: u32,
-    /// ECN-capable transport (ECT(0) or ECT(1)) — a discipline may mark instead of dropping.
-    pub ect: bool,
+    /// ECN codepoint of the IP header (RFC 3168 §5). An RFC 3168 discipline may mark instead of
+    /// dropping when it is not Not-ECT ([`Ecn::ecn_capable`]); DualPI2 classifies on it.
+    pub ecn: Ecn,
     pub class: PacketClass,
     /// Sender's congestion window in segments carried by data packets; 0 on packets without data
     /// (read by PISA/PIMC, seed 003 §3.2-3.3).
@@ -63,7 +65,7 @@ impl DropReason {
 pub enum Verdict {
     /// Stored; will come out of `dequeue`.
     Enqueued,
-    /// Stored, and the engine must set CE on the packet (only ever for `ect` packets).
+    /// Stored, and the engine must set CE on the packet (only ever for ECN-capable packets).
     EnqueuedMarked,
     /// Not stored; the engine discards the packet and counts the reason.
     Dropped(DropReason),

@@ -427,14 +427,14 @@ impl QueueDisc for Pi {
 /// Test fixtures shared by the PI-family tests.
 #[cfg(test)]
 pub(crate) mod fixtures {
-    use crate::packet::{PacketClass, PacketMeta};
+    use crate::packet::{Ecn, PacketClass, PacketMeta};
     use units::SimTime;
 
     pub fn pkt(id: u32, size_bytes: u32, cwnd_hint: u32, ect: bool) -> PacketMeta {
         PacketMeta {
             id,
             size_bytes,
-            ect,
+            ecn: Ecn::rfc3168(ect),
             class: PacketClass::Bulk,
             cwnd_hint,
             flow: 0,

@@ -350,13 +350,13 @@ impl QueueDisc for Pie {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketClass;
+    use crate::packet::{Ecn, PacketClass};
 
     fn pkt(id: u32, ect: bool) -> PacketMeta {
         PacketMeta {
             id,
             size_bytes: 1000,
-            ect,
+            ecn: Ecn::rfc3168(ect),
             class: PacketClass::Bulk,
             cwnd_hint: 0,
             flow: 0,

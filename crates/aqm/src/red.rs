@@ -818,7 +818,7 @@ mod options_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketClass;
+    use crate::packet::{Ecn, PacketClass};
     use units::{Rate, SimDuration};
 
     /// 10 Mbps: a 1250-byte typical packet takes s = 1 ms.
@@ -833,7 +833,7 @@ mod tests {
         PacketMeta {
             id,
             size_bytes: 1000,
-            ect: true,
+            ecn: Ecn::Ect0,
             class: PacketClass::Http,
             cwnd_hint: 0,
             flow: 0,

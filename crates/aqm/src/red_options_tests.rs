@@ -2,7 +2,7 @@
 //! module of `red.rs`. Every expected value is derived by hand in the comments.
 
 use super::*;
-use crate::packet::PacketClass;
+use crate::packet::{Ecn, PacketClass};
 use units::{Rate, SimDuration};
 
 fn link() -> LinkInfo {
@@ -16,7 +16,7 @@ fn pkt(id: u32, size: u32, ect: bool) -> PacketMeta {
     PacketMeta {
         id,
         size_bytes: size,
-        ect,
+        ecn: Ecn::rfc3168(ect),
         class: PacketClass::Bulk,
         cwnd_hint: 0,
         flow: 0,

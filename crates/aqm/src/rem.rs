@@ -379,7 +379,11 @@ impl Rem {
             return Admit::Drop(DropReason::Overflow);
         }
         if self.params.ecn == RemEcn::Ns2MarkPkts {
-            let u = if pkt.ect { rng.gen::<f64>() } else { f64::NAN };
+            let u = if pkt.ecn.ecn_capable() {
+                rng.gen::<f64>()
+            } else {
+                f64::NAN
+            };
             self.mark_u.push_back(u);
         } else if hit(self.prob_for(pkt.size_bytes), rng) {
             return Admit::early(self.params.ecn == RemEcn::Mark, pkt);

@@ -2,9 +2,9 @@
 //! (proptest, fixed seed 15 unless `PROPTEST_RNG_SEED` is set; `PROPTEST_CASES` sets the number
 //! of inputs, the long run of `docs/testing.md` uses 1,000,000 in release mode).
 //!
-//! Each input is one of the twelve disciplines with random parameters (around the defaults,
+//! Each input is one of the thirteen disciplines with random parameters (around the defaults,
 //! every option switched at random), a link of 64 kbit/s to 10 Gbit/s, and a sequence of
-//! arrivals (40–1500 B, ECT or not, any class, cwnd hint and flow), dequeues and timer wake-ups
+//! arrivals (40–1500 B, any ECN codepoint, any class, cwnd hint and flow), dequeues and timer wake-ups
 //! at times that only move forward, as the engine calls them (`QueueDisc`'s contract). After
 //! every call: no panic; conservation (a model of the stored packets, by id, agrees with what
 //! `enqueue`, `dequeue`, `take_evicted` and the dequeue-time drops say, and with `len_packets`,
@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 
 use aqm::{
     AdaptOn, AredParams, AvqParams, BlueParams, CodelParams, CountRule, Discipline,
-    DisciplineParams, DropReason, DropTailParams, EcnRule, FqCodelParams, HintlessPolicy,
-    IdleDecay, LimitUnit, LinkInfo, PacketClass, PacketMeta, PiParams, PieParams, PimcParams,
-    PisaParams, QueueDisc, RedParams, RemEcn, RemParams, Verdict,
+    DisciplineParams, DropReason, DropTailParams, DualPi2Params, Ecn, EcnRule, FqCodelParams,
+    HintlessPolicy, IdleDecay, LimitUnit, LinkInfo, PacketClass, PacketMeta, PiParams, PieParams,
+    PimcParams, PisaParams, QueueDisc, RedParams, RemEcn, RemParams, Verdict,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
@@ -199,6 +199,29 @@ fn params() -> impl Strategy<Value = DisciplineParams> {
                     ..BlueParams::default()
                 })
             }),
+        (
+            lim(),
+            0u64..101,
+            1u64..5,
+            any::<[bool; 4]>(),
+            ms(0, 3),
+            0u64..4
+        )
+            .prop_map(|(limit, wc, k, b, step, step_p)| DisciplineParams::DualPi2(
+                DualPi2Params {
+                    limit,
+                    classic_protection: wc,
+                    coupling_factor: k,
+                    drop_on_overload: b[0],
+                    drop_enqueue: b[1],
+                    any_ect: b[2],
+                    max_rtt: b[3].then_some(SimDuration::from_millis(100)),
+                    step_thresh: step,
+                    step_thresh_packets: step_p,
+                    min_qlen_step: step_p,
+                    ..DualPi2Params::default()
+                }
+            )),
         (lim(), any::<[bool; 3]>()).prop_map(|(limit, b)| DisciplineParams::Avq(AvqParams {
             limit,
             byte_mode: b[0],
@@ -237,6 +260,7 @@ fn limit_of(p: &DisciplineParams) -> (u64, u64) {
         DisciplineParams::Pie(c) => (c.limit, u64::MAX),
         DisciplineParams::Blue(c) => (c.limit, u64::MAX),
         DisciplineParams::Avq(c) => (c.limit, u64::MAX),
+        DisciplineParams::DualPi2(c) => (c.limit, u64::MAX),
     }
 }
 
@@ -259,6 +283,7 @@ fn probabilities(d: &Discipline, avgs: &[f64]) -> Vec<f64> {
         Discipline::Rem(r) => vec![r.prob()],
         Discipline::Pie(p) => vec![p.drop_prob()],
         Discipline::Blue(b) => vec![b.p_m()],
+        Discipline::DualPi2(d) => vec![d.base_prob()],
         _ => vec![],
     }
 }
@@ -267,12 +292,13 @@ fn probabilities(d: &Discipline, avgs: &[f64]) -> Vec<f64> {
 enum Op {
     Arrive {
         size: u32,
-        ect: bool,
+        /// ECN bits (RFC 3168 values 0–3).
+        ecn: u8,
         class: u8,
         cwnd: u32,
         flow: u32,
     },
-    /// This many arrivals of one flow at one instant (1500 B, every other one ECT).
+    /// This many arrivals of one flow at one instant (1500 B, the four codepoints in turn).
     Burst(u32, u32),
     Dequeue,
     /// Advance the clock by this many µs.
@@ -283,8 +309,8 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (40u32..=MAX_PKT, any::<bool>(), 0u8..4, 0u32..100, 0u32..32)
-            .prop_map(|(size, ect, class, cwnd, flow)| Op::Arrive { size, ect, class, cwnd, flow }),
+        6 => (40u32..=MAX_PKT, 0u8..4, 0u8..4, 0u32..100, 0u32..32)
+            .prop_map(|(size, ecn, class, cwnd, flow)| Op::Arrive { size, ecn, class, cwnd, flow }),
         1 => (1u32..80, 0u32..32).prop_map(|(n, flow)| Op::Burst(n, flow)),
         4 => Just(Op::Dequeue),
         2 => prop_oneof![0u32..100, 0u32..2_000_000].prop_map(Op::Advance),
@@ -340,16 +366,16 @@ proptest! {
         let (mut dropped, mut evicted) = (Vec::new(), Vec::new());
         let ops = ops.into_iter().flat_map(|op| match op {
             Op::Burst(n, flow) => (0..n)
-                .map(|i| Op::Arrive { size: MAX_PKT, ect: i % 2 == 0, class: 1, cwnd: 10, flow })
+                .map(|i| Op::Arrive { size: MAX_PKT, ecn: (i % 4) as u8, class: 1, cwnd: 10, flow })
                 .collect::<Vec<_>>(),
             op => vec![op],
         });
         for op in ops {
             match op {
                 Op::Burst(..) => unreachable!("expanded above"),
-                Op::Arrive { size, ect, class, cwnd, flow } => {
+                Op::Arrive { size, ecn, class, cwnd, flow } => {
                     let class = [PacketClass::Http, PacketClass::Bulk, PacketClass::Control, PacketClass::Other][class as usize];
-                    let pkt = PacketMeta { id: next_id, size_bytes: size, ect, class, cwnd_hint: cwnd, flow, enqueued_at: SimTime::ZERO };
+                    let pkt = PacketMeta { id: next_id, size_bytes: size, ecn: Ecn::from_bits(ecn), class, cwnd_hint: cwnd, flow, enqueued_at: SimTime::ZERO };
                     next_id += 1;
                     let before = m.bytes;
                     match d.enqueue(now, pkt, &mut rng) {
@@ -385,7 +411,7 @@ proptest! {
                     if let Some(p) = out {
                         let stored = m.remove(p.id, "dequeue")?;
                         prop_assert_eq!(p.size_bytes, stored.size_bytes);
-                        prop_assert!(!d.dequeue_marked() || p.ect, "CE on a non-ECT packet");
+                        prop_assert!(!d.dequeue_marked() || p.ecn.ecn_capable(), "CE on a non-ECT packet");
                         prop_assert!(!d.dequeue_marked() || d.marks_at_dequeue(), "{} marks at dequeue but says it never does", params.name());
                         prop_assert!(p.enqueued_at <= now);
                     } else {
@@ -431,5 +457,5 @@ fn the_generators_reach_every_discipline() {
         .unwrap_or_else(|e| panic!("{}: {e}", p.name()));
         names.insert(p.name());
     }
-    assert_eq!(names.len(), 12, "{names:?}");
+    assert_eq!(names.len(), 13, "{names:?}");
 }

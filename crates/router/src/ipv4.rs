@@ -13,24 +13,7 @@ pub const PROTO_TCP: u8 = 6;
 pub const PROTO_UDP: u8 = 17;
 
 /// ECN field of the IPv4 TOS byte (RFC 3168 §5), its two low bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ecn {
-    /// Not ECN-capable transport (00).
-    NotEct = 0b00,
-    /// ECN-capable transport, codepoint 1 (01).
-    Ect1 = 0b01,
-    /// ECN-capable transport, codepoint 0 (10).
-    Ect0 = 0b10,
-    /// Congestion experienced (11).
-    Ce = 0b11,
-}
-
-impl Ecn {
-    /// ECT(0) or ECT(1): a queue may mark the packet instead of dropping it.
-    pub fn is_ect(self) -> bool {
-        matches!(self, Ecn::Ect0 | Ecn::Ect1)
-    }
-}
+pub use units::Ecn;
 
 /// TCP flags and payload size of a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,12 +131,7 @@ pub fn parse(buf: &[u8]) -> Result<Headers, ParseError> {
 }
 
 fn ecn_of(tos: u8) -> Ecn {
-    match tos & 0b11 {
-        0b00 => Ecn::NotEct,
-        0b01 => Ecn::Ect1,
-        0b10 => Ecn::Ect0,
-        _ => Ecn::Ce,
-    }
+    Ecn::from_bits(tos)
 }
 
 /// Set CE on an ECT(0)/ECT(1) packet and update its header checksum incrementally (RFC 1624).

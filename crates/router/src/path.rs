@@ -179,7 +179,7 @@ impl Path {
         let meta = PacketMeta {
             id,
             size_bytes: size,
-            ect: h.ecn.is_ect(),
+            ecn: h.ecn,
             class,
             // Real TCP carries no congestion window (PISA/PIMC apply their hintless policy).
             cwnd_hint: 0,
@@ -195,7 +195,7 @@ impl Path {
             }
             Verdict::EnqueuedMarked => {
                 let s = self.slots[id as usize].as_mut().expect("stored");
-                debug_assert!(h.ecn.is_ect(), "CE mark on a non-ECT packet");
+                debug_assert!(h.ecn.ecn_capable(), "CE mark on a non-ECT packet");
                 if ipv4::set_ce(&mut s.buf) {
                     self.counters.marked_packets += 1;
                 }

@@ -216,7 +216,7 @@ fn red_marks_at_enqueue_set_ce_and_match_the_discipline_run_alone() {
         let meta = aqm::PacketMeta {
             id: i,
             size_bytes: 1500,
-            ect: true,
+            ecn: aqm::Ecn::Ect0,
             class: aqm::PacketClass::Http,
             cwnd_hint: 0,
             flow: h.flow_id(),

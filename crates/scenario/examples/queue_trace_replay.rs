@@ -127,7 +127,7 @@ fn main() {
             let meta = PacketMeta {
                 id: k as u32,
                 size_bytes: a.size,
-                ect: a.ect,
+                ecn: aqm::Ecn::rfc3168(a.ect),
                 class: if a.size == 40 {
                     PacketClass::Control
                 } else {

@@ -67,6 +67,7 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         placements.push(p);
         delayboxes.push(d);
     }
+    let workload_tcp = crate::tcp::parse_per_workload(&root)?;
     let monitor = parse_monitor(&root)?;
 
     let exp = Experiment {
@@ -76,6 +77,7 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         stop_after_responses,
         topology,
         tcp,
+        workload_tcp,
         workloads,
         placements,
         delayboxes,

@@ -18,6 +18,31 @@ pub(crate) fn parse(root: &Tbl) -> Res<TcpConfig> {
     }
 }
 
+/// Each `[[workload]]`'s own `tcp = { … }`: its keys over `[tcp]`'s (the same declared keys),
+/// for both ends of that workload's connections; `None` where a workload has none.
+pub(crate) fn parse_per_workload(root: &Tbl) -> Res<Vec<Option<TcpConfig>>> {
+    let Some(list) = root.array("workload")? else {
+        return Ok(Vec::new());
+    };
+    let base = root.table("tcp")?.map(|t| t.t.clone()).unwrap_or_default();
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let w = crate::value::as_table(v, &root.elem("workload", i))?;
+            let Some(own) = w.table("tcp")? else {
+                return Ok(None);
+            };
+            let mut merged = base.clone();
+            crate::merge::deep_merge(&mut merged, own.t);
+            let t = Tbl {
+                path: own.path.clone(),
+                t: &merged,
+            };
+            crate::declared::parse(&t, &tcp::params::MODEL, &[]).map(Some)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +84,25 @@ mod tests {
             .unwrap();
             assert_eq!((c.variant, c.ecn, c.limited_transmit), (v, true, true));
         }
+    }
+
+    #[test]
+    fn a_workloads_tcp_table_overrides_the_scenarios() {
+        let text = "[tcp]\nvariant = \"cubic\"\nmss = \"1000B\"\n\
+                    [[workload]]\ntcp = { variant = \"prague\" }\n[[workload]]\nkind = \"x\"";
+        let t: toml::Table = toml::from_str(text).unwrap();
+        let per = parse_per_workload(&Tbl::root(&t)).unwrap();
+        let prague = per[0].as_ref().unwrap();
+        assert_eq!(
+            (prague.variant, prague.mss),
+            (Variant::Prague, 1000),
+            "[tcp]'s mss kept"
+        );
+        assert!(per[1].is_none());
+        let bad: toml::Table =
+            toml::from_str("[[workload]]\ntcp = { variant = \"vegas\" }").unwrap();
+        let e = parse_per_workload(&Tbl::root(&bad)).unwrap_err();
+        assert_eq!(e.key, "workload[0].tcp.variant");
     }
 
     #[test]

@@ -72,7 +72,13 @@ pub(crate) struct Groups {
     pub dumbbell: bool,
 }
 
-const PLACEMENT_KEYS: &[&str] = &["direction", "client_cloud", "server_cloud", "delaybox"];
+const PLACEMENT_KEYS: &[&str] = &[
+    "direction",
+    "client_cloud",
+    "server_cloud",
+    "delaybox",
+    "tcp",
+];
 
 /// Read `delaybox` of workload table `t` (see the module doc).
 fn parse_delaybox(t: &Tbl, base_dir: &Path) -> Res<WorkloadDelayBox> {

@@ -24,6 +24,7 @@ fn queue_of(table: &str) -> Result<aqm::DisciplineParams, scenario::ScenarioErro
 fn sample(syntax: Syntax, default: Value) -> String {
     match (syntax, default) {
         (Syntax::Integer(_), Value::Unset) => "1".into(),
+        (Syntax::DurationOrOff(_), Value::Unset) => "\"100ms\"".into(),
         (_, Value::Unset) => "0.1".into(),
         (s, v) => value_text(v, s),
     }

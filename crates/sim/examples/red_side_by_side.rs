@@ -89,6 +89,7 @@ fn main() {
                 }],
                 placements: Vec::new(),
                 delayboxes: Vec::new(),
+                workload_tcp: Vec::new(),
                 monitor: MonitorConfig::default(),
             };
             let out = sim::run(&exp, &mut |_, _| {}).expect("run");

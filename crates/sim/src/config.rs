@@ -21,6 +21,9 @@ pub struct Experiment {
     pub topology: Topology,
     /// TCP settings of every endpoint.
     pub tcp: TcpConfig,
+    /// A workload's own TCP settings, for both ends of its connections (index as `workloads`);
+    /// a missing or `None` entry uses `tcp` (a Prague and a CUBIC flow side by side).
+    pub workload_tcp: Vec<Option<TcpConfig>>,
     /// Traffic sources; host indices refer to the client and server hosts of each workload's
     /// placement.
     pub workloads: Vec<WorkloadConfig>,

@@ -496,13 +496,7 @@ fn words(b: &[u8]) -> u32 {
 
 /// The IPv4 header at `h[..20]`: total length `total`, protocol `proto`, ECN bits of `seg`.
 fn ipv4_header(h: &mut [u8], total: u16, proto: u8, src: [u8; 4], dst: [u8; 4], seg: &Segment) {
-    let ecn = if seg.ce {
-        0b11
-    } else if seg.ect {
-        0b10
-    } else {
-        0
-    };
+    let ecn = seg.ecn as u8;
     h[0] = 0x45;
     h[1] = ecn;
     h[2..4].copy_from_slice(&total.to_be_bytes());
@@ -613,7 +607,7 @@ fn udp_headers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcp::{SackBlocks, Timestamps};
+    use tcp::{Ecn, SackBlocks, Timestamps};
 
     fn names() -> Vec<&'static str> {
         vec![
@@ -671,7 +665,6 @@ mod tests {
         let seg = Segment {
             flags: Flags::SYN,
             wnd: 65535,
-            ect: false,
             sack_ok: true,
             ts: Some(Timestamps {
                 val: 2_500_000,
@@ -694,6 +687,28 @@ mod tests {
         p.extend_from_slice(&[0, 6, 0, 32]);
         p.extend_from_slice(&h[20..52]);
         assert!(sums_to_ones(&p));
+    }
+
+    #[test]
+    fn the_ip_ecn_field_carries_the_codepoint() {
+        // RFC 3168 §5: the TOS byte's two low bits; the header checksum stays valid.
+        for (ecn, bits) in [
+            (Ecn::NotEct, 0),
+            (Ecn::Ect1, 1),
+            (Ecn::Ect0, 2),
+            (Ecn::Ce, 3),
+        ] {
+            let seg = Segment {
+                flags: Flags::ACK,
+                len: 100,
+                ecn,
+                ..Segment::default()
+            };
+            let mut h = [0u8; MAX_HEADERS];
+            tcp_headers(&mut h, [10, 1, 0, 10], [10, 2, 0, 10], 1024, 80, &seg);
+            assert_eq!(h[1], bits, "{ecn:?}");
+            assert!(sums_to_ones(&h[..20]));
+        }
     }
 
     #[test]

@@ -249,6 +249,7 @@ fn run_inner<O: Observer>(
         workload_boxes: exp.delayboxes.clone(),
         workloads,
         tcp: exp.tcp.clone(),
+        workload_tcp: exp.workload_tcp.clone(),
         seed: exp.seed,
         obs,
         warmup,

@@ -23,7 +23,7 @@ use crate::prefetch::Prefetch;
 use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
 use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
-use tcp::{Endpoint, Segment, TcpConfig};
+use tcp::{Ecn, Endpoint, Segment, TcpConfig};
 use traffic::{FlowKind, Request, Workload};
 use units::{Rng, SimDuration, SimTime};
 
@@ -72,7 +72,8 @@ pub struct World<O: Observer> {
     /// Per node: some connection has a box with a non-zero delay there (packets arriving
     /// elsewhere skip the connection lookup on transmit).
     box_nodes: Vec<bool>,
-    tcp: TcpConfig,
+    /// TCP settings of each workload's connections (index as `workloads`).
+    wl_tcp: Vec<TcpConfig>,
     pub monitors: Vec<Monitors>,
     /// pcap writers (`[monitor] pcap`); `None`: nothing is recorded and nothing is spent.
     pub pcap: Option<Box<crate::pcap::Tap>>,
@@ -107,6 +108,8 @@ pub struct WorldParts<O: Observer> {
     pub workload_boxes: Vec<WorkloadDelayBox>,
     pub workloads: Vec<Workload>,
     pub tcp: TcpConfig,
+    /// Per workload: its own TCP settings; a missing or `None` entry means `tcp`.
+    pub workload_tcp: Vec<Option<TcpConfig>>,
     pub seed: u64,
     pub obs: O,
     pub warmup: SimTime,
@@ -144,7 +147,15 @@ impl<O: Observer> World<O> {
             delaybox_rng: units::stream(p.seed, "delaybox"),
             wl_boxes,
             box_nodes,
-            tcp: p.tcp,
+            wl_tcp: (0..n)
+                .map(|i| {
+                    p.workload_tcp
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| p.tcp.clone())
+                })
+                .collect(),
             monitors: Vec::new(),
             pcap: None,
             obs: p.obs,
@@ -253,7 +264,7 @@ impl<O: Observer> World<O> {
         let meta = PacketMeta {
             id: pkt,
             size_bytes: p.seg.wire_bytes(),
-            ect: p.seg.ect,
+            ecn: p.seg.ecn,
             class: p.class.to_aqm(),
             cwnd_hint: p.seg.cwnd_hint,
             flow: p.conn,
@@ -281,8 +292,11 @@ impl<O: Observer> World<O> {
                 }
             }
             Verdict::EnqueuedMarked => {
-                debug_assert!(self.pkts.get(pkt).seg.ect, "CE mark on a non-ECT packet");
-                self.pkts.get_mut(pkt).seg.ce = true;
+                debug_assert!(
+                    self.pkts.get(pkt).seg.ecn.ecn_capable(),
+                    "CE mark on a non-ECT packet"
+                );
+                self.pkts.get_mut(pkt).seg.ecn = Ecn::Ce;
                 if let Some(m) = mon {
                     let qlen = link.disc.len_packets();
                     self.monitors[m].queue.on_enqueue(qlen, true);
@@ -345,8 +359,11 @@ impl<O: Observer> World<O> {
         }
         let Some(m) = next else { return };
         if marked {
-            debug_assert!(self.pkts.get(m.id).seg.ect, "CE mark on a non-ECT packet");
-            self.pkts.get_mut(m.id).seg.ce = true;
+            debug_assert!(
+                self.pkts.get(m.id).seg.ecn.ecn_capable(),
+                "CE mark on a non-ECT packet"
+            );
+            self.pkts.get_mut(m.id).seg.ecn = Ecn::Ce;
             if let Some(mi) = link.monitor {
                 self.monitors[mi].queue.on_dequeue_mark();
             }
@@ -826,12 +843,12 @@ impl<O: Observer> World<O> {
         );
         let id = self.next_conn_id;
         self.next_conn_id += 1;
-        let mut client = Endpoint::connect(self.tcp.clone(), now);
+        let mut client = Endpoint::connect(self.wl_tcp[w].clone(), now);
         if r.request_bytes > 0 {
             client.send(r.request_bytes);
         }
         let conn = Conn {
-            eps: [client, Endpoint::listen(self.tcp.clone())],
+            eps: [client, Endpoint::listen(self.wl_tcp[w].clone())],
             timer_at: [None, None],
             done: [false, false],
             aborted: false,

@@ -83,6 +83,7 @@ pub fn experiment(
         workloads,
         placements: Vec::new(),
         delayboxes: Vec::new(),
+        workload_tcp: Vec::new(),
         monitor: MonitorConfig::default(),
     }
 }

@@ -11,7 +11,7 @@
 //! hand from these defaults (e.g. established.rs: IW 2, MSS 1460; rto.rs: min RTO 1 s, tick
 //! 10 ms; syn_sent.rs: initial RTO 3 s, max RTO 60 s, 6 SYN retries).
 
-use units::SimDuration;
+use units::{Ecn, SimDuration};
 
 /// Loss-recovery variant (Fall & Floyd 1996 compare the four).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,12 +37,30 @@ pub enum Variant {
     /// β·FlightSize, no inflation, sending clocked by pipe (congestion/cubic.rs). Used only if
     /// both ends offer SACK; otherwise CUBIC with NewReno recovery.
     CubicSack,
+    /// DCTCP, RFC 8257: ECT(0), cwnd × (1 − α/2) once per window with α the EWMA of the marked
+    /// fraction, exact CE echo by the receiver; NewReno loss recovery (congestion/dctcp.rs).
+    /// Turns ECN on.
+    Dctcp,
+    /// TCP Prague (RFC 9331 §4.3 as the reference implements it): DCTCP's response with ECT(1),
+    /// RTT independence (`prague_rtt_target`), NewReno loss recovery (congestion/prague.rs).
+    /// Turns ECN on.
+    Prague,
 }
 
 impl Variant {
     /// Offers SACK on the SYN and recovers with RFC 6675 when the peer agrees.
     pub fn uses_sack(self) -> bool {
         matches!(self, Variant::Sack | Variant::CubicSack)
+    }
+    /// A scalable congestion control (RFC 9331 §4.3): needs ECN, and its receiver echoes CE
+    /// exactly (RFC 8257 §3.2) instead of RFC 3168's sticky ECE.
+    pub fn scalable(self) -> bool {
+        matches!(self, Variant::Dctcp | Variant::Prague)
+    }
+    /// Paced by default (the reference Prague paces). No pacing is modelled on this branch: the
+    /// hook for the endpoint's pacing (issue 32 item 4) to read.
+    pub fn paced_by_default(self) -> bool {
+        matches!(self, Variant::Prague)
     }
 }
 
@@ -203,32 +221,53 @@ pub struct TcpConfig {
     /// Slow-start growth per ACK. Default [`SlowStartGrowth::Rfc5681`]; `Ns2` is ns-2's
     /// segment-counting rule (issue 11: HTTP/1.1 persistent connections in the seed-002 twin).
     pub slow_start: SlowStartGrowth,
+    /// Prague's RTT independence: with SRTT below this target, congestion-avoidance increases
+    /// are scaled by (SRTT/target)²; `None` = off. Default 25 ms (reference Prague
+    /// `prague_rtt_target`). Read by `Variant::Prague` only.
+    pub prague_rtt_target: Option<SimDuration>,
 }
 
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
-            variant: Variant::NewReno,                       // RFC 6582
-            mss: 1460,                                       // 1500-byte MTU − 40
-            initial_window: 2,                               // RFC 5681 §3.1; ns-2 windowInit_
-            receive_window: 65535,                           // RFC 7323 unscaled maximum
-            min_rto: SimDuration::from_secs(1),              // RFC 6298 §2.4
-            initial_rto: SimDuration::from_secs(3),          // RFC 6298 §5.7 / RFC 1122
-            max_rto: SimDuration::from_secs(60),             // RFC 6298 §2.5; ns-2 maxrto_
+            variant: Variant::NewReno,                             // RFC 6582
+            mss: 1460,                                             // 1500-byte MTU − 40
+            initial_window: 2,                  // RFC 5681 §3.1; ns-2 windowInit_
+            receive_window: 65535,              // RFC 7323 unscaled maximum
+            min_rto: SimDuration::from_secs(1), // RFC 6298 §2.4
+            initial_rto: SimDuration::from_secs(3), // RFC 6298 §5.7 / RFC 1122
+            max_rto: SimDuration::from_secs(60), // RFC 6298 §2.5; ns-2 maxrto_
             clock_granularity: SimDuration::from_millis(10), // ns-2 tcpTick_
-            delayed_ack: None,                               // seed 001 Table 2
-            dupack_threshold: 3,                             // RFC 5681 §3.2
-            max_syn_retries: 6,                              // Linux tcp_syn_retries
-            max_retries: 15,                                 // Linux tcp_retries2
-            newreno_full_ack: FullAck::Ssthresh,             // RFC 6582 §3.2 (2); ns-2
-            ecn: false,                                      // ns-2 ecn_ 0
-            limited_transmit: false,                         // ns-2 Full-TCP (none)
-            timestamps: false,                               // ns-2 timestamps_ false
-            rto_rules: RtoRules::Rfc6298,                    // RFC 6298
-            ns2_fulltcp: false,                              // RFC behaviour
-            ssthresh_rule: SsthreshRule::Rfc5681,            // RFC 5681 eq. 4
-            backoff_reset: BackoffReset::Sample,             // RFC 6298 §5.5, Karn
-            slow_start: SlowStartGrowth::Rfc5681,            // RFC 5681 eq. 2
+            delayed_ack: None,                  // seed 001 Table 2
+            dupack_threshold: 3,                // RFC 5681 §3.2
+            max_syn_retries: 6,                 // Linux tcp_syn_retries
+            max_retries: 15,                    // Linux tcp_retries2
+            newreno_full_ack: FullAck::Ssthresh, // RFC 6582 §3.2 (2); ns-2
+            ecn: false,                         // ns-2 ecn_ 0
+            limited_transmit: false,            // ns-2 Full-TCP (none)
+            timestamps: false,                  // ns-2 timestamps_ false
+            rto_rules: RtoRules::Rfc6298,       // RFC 6298
+            ns2_fulltcp: false,                 // RFC behaviour
+            ssthresh_rule: SsthreshRule::Rfc5681, // RFC 5681 eq. 4
+            backoff_reset: BackoffReset::Sample, // RFC 6298 §5.5, Karn
+            slow_start: SlowStartGrowth::Rfc5681, // RFC 5681 eq. 2
+            prague_rtt_target: Some(SimDuration::from_millis(25)), // reference Prague
         }
+    }
+}
+
+impl TcpConfig {
+    /// The ECN codepoint this sender sets on new data once ECN is agreed: ECT(1) for Prague
+    /// (the L4S identifier, RFC 9331 §4.1), ECT(0) for DCTCP (RFC 8257 §3.1) and the RFC 3168
+    /// variants (RFC 3168 §6.1.1).
+    pub fn ect(&self) -> Ecn {
+        match self.variant {
+            Variant::Prague => Ecn::Ect1,
+            _ => Ecn::Ect0,
+        }
+    }
+    /// ECN wanted on the handshake: `ecn`, or a scalable variant (which needs it).
+    pub fn wants_ecn(&self) -> bool {
+        self.ecn || self.variant.scalable()
     }
 }

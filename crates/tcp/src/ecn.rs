@@ -24,16 +24,20 @@
 //! immediate ACK on CE with delayed ACKs (Linux's quick-ACK on CE changes is not in RFC 3168).
 //! No ECN on SYN-ACK (ns-2 `ecn_syn_ false`), no ECN nonce, no AccECN.
 //!
-//! Validation: tests/ecn.rs.
+//! Scalable variants (`dctcp`, `prague`, which turn ECN on): the sender sets the variant's
+//! codepoint (`TcpConfig::ect`), counts marked bytes on every ACK (RFC 8257 §3.3) and cuts by
+//! α/2 (congestion/dctcp.rs); the receiver echoes CE exactly (RFC 8257 §3.2, below).
+//!
+//! Validation: tests/ecn.rs, tests/dctcp.rs.
 
 use crate::endpoint::Endpoint;
-use crate::segment::{Flags, Segment};
+use crate::segment::{Ecn, Flags, Segment, TxKind};
 use units::SimTime;
 
 impl Endpoint {
     /// Flags of our SYN (client) or SYN-ACK (server) that offer or accept ECN.
     pub(crate) fn ecn_syn_flags(&self, syn_ack: bool) -> Flags {
-        match (syn_ack, self.cfg.ecn, self.ecn_ok) {
+        match (syn_ack, self.cfg.wants_ecn(), self.ecn_ok) {
             (false, true, _) => Flags::ECE | Flags::CWR,
             (true, _, true) => Flags::ECE,
             _ => Flags(0),
@@ -44,19 +48,47 @@ impl Endpoint {
     pub(crate) fn ecn_negotiate(&mut self, seg: &Segment, syn_ack: bool) {
         let ece = seg.flags.contains(Flags::ECE);
         let cwr = seg.flags.contains(Flags::CWR);
-        self.ecn_ok = self.cfg.ecn && ece && (cwr != syn_ack);
+        self.ecn_ok = self.cfg.wants_ecn() && ece && (cwr != syn_ack);
     }
 
     /// Receiver side, for every segment accepted in a synchronized state.
-    pub(crate) fn ecn_on_arrival(&mut self, seg: &Segment) {
+    pub(crate) fn ecn_on_arrival(&mut self, now: SimTime, seg: &Segment) {
         if !self.ecn_ok {
+            return;
+        }
+        if self.cfg.variant.scalable() {
+            // RFC 8257 §3.2: ECE = the CE of the latest data, CWR ignored. A change of state
+            // with an ACK owed first acknowledges the data held, with the old state.
+            let ce = seg.ecn == Ecn::Ce;
+            if seg.len > 0 && ce != self.ece_echo {
+                if self.unacked_rx > 0 {
+                    let seq = self.snd_max;
+                    self.ce_ack = Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
+                }
+                self.ece_echo = ce;
+            }
             return;
         }
         if seg.flags.contains(Flags::CWR) {
             self.ece_echo = false;
         }
-        if seg.ce {
+        if seg.ecn == Ecn::Ce {
             self.ece_echo = true;
+        }
+    }
+
+    /// Sender side, every acceptable ACK of an ECN connection (after its ACK was processed):
+    /// the scalable variants' mark counting over `acked` newly acknowledged bytes (RFC 8257
+    /// §3.3), then the ECE response.
+    pub(crate) fn ecn_on_ack(&mut self, now: SimTime, ack: u64, acked: u64, ece: bool) {
+        if !self.ecn_ok {
+            return;
+        }
+        if self.cfg.variant.scalable() {
+            self.cc.on_ecn_feedback(ack, acked, ece, self.snd_nxt);
+        }
+        if ece {
+            self.ecn_on_ece(now, ack);
         }
     }
 

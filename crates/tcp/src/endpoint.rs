@@ -217,6 +217,9 @@ pub struct Endpoint {
     pub(crate) ecn_ok: bool,
     /// Receiver side: a CE arrived and no CWR since — set ECE on every ACK (RFC 3168 §6.1.3).
     pub(crate) ece_echo: bool,
+    /// Receiver of a scalable variant: the ACK of the data held before a CE change, sent
+    /// before anything else (RFC 8257 §3.2).
+    pub(crate) ce_ack: Option<Segment>,
     /// Sender side: set CWR on the next new data segment (RFC 3168 §6.1.2).
     pub(crate) cwr_pending: bool,
     /// SND.MAX at the last window reduction (ECN, fast retransmit or timeout): ECE is ignored
@@ -270,6 +273,7 @@ impl Endpoint {
             sb: Scoreboard::default(),
             ecn_ok: false,
             ece_echo: false,
+            ce_ack: None,
             cwr_pending: false,
             ecn_recover: 0,
             loss_recover: 0,

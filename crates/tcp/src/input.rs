@@ -47,7 +47,6 @@ pub(crate) const MAX_PEER_ISS: u64 = 1 << 62;
 
 impl Endpoint {
     pub(crate) fn input_segment(&mut self, now: SimTime, seg: &Segment) {
-        debug_assert!(!seg.ce || seg.ect, "CE mark on a non-ECT segment: {seg:?}");
         let syn = seg.flags.contains(Flags::SYN);
         let has_ack = seg.flags.contains(Flags::ACK);
         match self.state {
@@ -113,7 +112,7 @@ impl Endpoint {
         if !has_ack || !self.process_ack(now, seg) {
             return;
         }
-        self.ecn_on_arrival(seg);
+        self.ecn_on_arrival(now, seg);
         self.process_data(now, seg);
         self.ns2_passive_close();
     }
@@ -198,8 +197,10 @@ impl Endpoint {
                 self.snd_max.min(self.data_end),
                 seg.sack.as_slice(),
             );
+        let mut newly_acked = 0;
         if ack > self.snd_una {
             let acked = self.data_bytes(self.snd_una, ack);
+            newly_acked = acked;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.retries = 0;
@@ -248,9 +249,7 @@ impl Endpoint {
             // also asks that it SACK new data.
             self.on_duplicate_ack(now, ack);
         }
-        if seg.flags.contains(Flags::ECE) {
-            self.ecn_on_ece(now, ack);
-        }
+        self.ecn_on_ack(now, ack, newly_acked, seg.flags.contains(Flags::ECE));
         true
     }
 

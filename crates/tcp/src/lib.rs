@@ -32,4 +32,4 @@ pub use config::{
     BackoffReset, FullAck, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant,
 };
 pub use endpoint::{AppEvent, Endpoint, State, TcpStats, LOSS_TRACE_LEN};
-pub use segment::{Flags, SackBlocks, Segment, Timestamps, TxKind};
+pub use segment::{Ecn, Flags, SackBlocks, Segment, Timestamps, TxKind};

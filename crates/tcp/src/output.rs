@@ -49,6 +49,9 @@ impl Endpoint {
                 }
             }
             _ => {
+                if let Some(s) = self.ce_ack.take() {
+                    return Some(s);
+                }
                 if self.pure_ack_first {
                     // ns2_fulltcp (a), (c): the ACK goes alone, before data or FIN.
                     self.pure_ack_first = false;
@@ -234,7 +237,9 @@ impl Endpoint {
             flags = flags | Flags::CWR;
         }
         let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
-        s.ect = new_data && self.ecn_ok;
+        if new_data && self.ecn_ok {
+            s.ecn = self.cfg.ect();
+        }
         Some(s)
     }
 
@@ -253,7 +258,7 @@ impl Endpoint {
     }
 
     /// Fill the ACK fields, settle the ACK debt, count the segment.
-    fn finish(
+    pub(crate) fn finish(
         &mut self,
         now: SimTime,
         seq: u64,

@@ -32,6 +32,8 @@ choices!(Variant {
     Sack => "sack",
     Cubic => "cubic",
     CubicSack => "cubic_sack",
+    Dctcp => "dctcp",
+    Prague => "prague",
 });
 choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd" });
 choices!(SsthreshRule { Rfc5681 => "rfc5681", Ns2 => "ns2" });
@@ -56,13 +58,13 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 20] = [
+const KEYS: [Param<TcpConfig>; 21] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
         unit: "",
         range: Range::Any,
-        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery), CUBIC with SACK recovery (Linux)",
+        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery), CUBIC with SACK recovery (Linux), RFC 8257 DCTCP, TCP Prague (both turn ECN on)",
         source: "RFC 6582 (the standard Reno-family recovery)",
         access: field!(variant),
     },
@@ -238,6 +240,17 @@ const KEYS: [Param<TcpConfig>; 20] = [
         doc: "Slow-start growth per ACK: min(bytes acknowledged, MSS), or one segment per ACK of new data",
         source: "RFC 5681 eq. 2; ns2: ns-2.35 tcp.cc opencwnd()",
         access: field!(slow_start),
+    },
+    Param {
+        key: "prague_rtt_target",
+        syntax: Syntax::DurationOrOff(
+            "give Prague's RTT target as a duration (e.g. \"25ms\"), or false to turn the RTT independence off",
+        ),
+        unit: "",
+        range: Range::Positive,
+        doc: "Prague only: with SRTT below it, congestion-avoidance increases × (SRTT/target)² (RTT independence; false: off)",
+        source: "reference TCP Prague prague_rtt_target (25 ms); RFC 9331 §4.3",
+        access: field!(prague_rtt_target),
     },
 ];
 

@@ -19,6 +19,8 @@
 //! (tests/util `check_counters`); tests/syn_sent.rs and tests/closing.rs assert exact fields;
 //! `sack_option_adds_ten_bytes_per_block` and `timestamps_option_adds_twelve_bytes` below.
 
+pub use units::Ecn;
+
 /// TCP header flags (subset used by aqmlab).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Flags(pub u8);
@@ -130,10 +132,9 @@ pub struct Segment {
     pub flags: Flags,
     /// Receiver window advertised, bytes.
     pub wnd: u32,
-    /// ECN-capable transport codepoint in the IP header (RFC 3168).
-    pub ect: bool,
-    /// Congestion Experienced, set by a router that marks instead of dropping.
-    pub ce: bool,
+    /// ECN codepoint of the IP header (RFC 3168 §5): the sender sets Not-ECT, ECT(0) or ECT(1)
+    /// ([`crate::TcpConfig::ect`]); a router that marks instead of dropping sets CE.
+    pub ecn: Ecn,
     /// Sender's congestion window in segments on data segments; 0 on segments without data
     /// (the hint PISA/PIMC read, seed 003 §3.2).
     pub cwnd_hint: u32,

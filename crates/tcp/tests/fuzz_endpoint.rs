@@ -17,7 +17,8 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use tcp::{
-    AppEvent, Endpoint, Flags, SackBlocks, Segment, State, TcpConfig, Timestamps, TxKind, Variant,
+    AppEvent, Ecn, Endpoint, Flags, SackBlocks, Segment, State, TcpConfig, Timestamps, TxKind,
+    Variant,
 };
 use units::{SimDuration, SimTime};
 
@@ -150,9 +151,12 @@ impl FuzzSeg {
             len: self.len,
             flags: Flags(self.flags),
             wnd: self.wnd,
-            ect: self.ect,
-            // The engine's contract (input.rs, tests/ecn.rs): routers mark only ECT packets.
-            ce: self.ce && self.ect,
+            // Routers mark only ECN-capable packets: CE needs ECT.
+            ecn: match (self.ect, self.ce) {
+                (false, _) => Ecn::NotEct,
+                (true, false) => Ecn::Ect0,
+                (true, true) => Ecn::Ce,
+            },
             cwnd_hint: 0,
             kind: if self.retx {
                 TxKind::Retransmit
@@ -291,7 +295,7 @@ fn drain(
             s.seq,
             s.seq_len()
         );
-        prop_assert!(!s.ce, "an endpoint set CE");
+        prop_assert!(s.ecn != Ecn::Ce, "an endpoint set CE");
         out.push(s);
     }
     Err(TestCaseError::fail("poll_transmit never returned None"))
@@ -470,7 +474,9 @@ proptest! {
                 }
                 Chan::Mark(d) => {
                     if let Some(s) = p.wire[d as usize].first_mut() {
-                        s.ce |= s.ect;
+                        if s.ecn.ecn_capable() {
+                            s.ecn = Ecn::Ce;
+                        }
                     }
                 }
                 Chan::Wake(us) => p.wake(us),

@@ -162,6 +162,22 @@ pub fn map_with(
                 "Linux `reno` (route congctl) without SACK: NewReno recovery (RFC 6582)".into(),
             ),
         ),
+        Variant::Dctcp => (
+            "dctcp",
+            false,
+            Outcome::Near(
+                "Linux's DCTCP counts packets (not bytes) for alpha and reduces through PRR".into(),
+            ),
+        ),
+        Variant::Prague => (
+            "dctcp",
+            false,
+            Outcome::No(
+                "TCP Prague is not in mainline Linux: use variant = \"dctcp\"".into(),
+                "Linux `dctcp` (route congctl): DCTCP's response with ECT(0), no RTT independence"
+                    .into(),
+            ),
+        ),
         Variant::Tahoe => (
             "reno",
             false,

@@ -36,14 +36,18 @@
 //! tests/rto.rs end to end.
 
 pub mod cubic;
+pub mod dctcp;
 pub mod newreno;
+pub mod prague;
 pub mod recovery;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
 pub use cubic::{Cubic, CubicParams};
+pub use dctcp::Dctcp;
 pub use newreno::NewReno;
+pub use prague::Prague;
 pub use recovery::{NewAck, Recovery};
 pub use reno::Reno;
 pub use sack::Sack;
@@ -231,6 +235,8 @@ pub enum Congestion {
     NewReno(NewReno),
     Sack(Sack),
     Cubic(Cubic),
+    Dctcp(Dctcp),
+    Prague(Prague),
 }
 
 macro_rules! each {
@@ -241,6 +247,8 @@ macro_rules! each {
             Congestion::NewReno($c) => $e,
             Congestion::Sack($c) => $e,
             Congestion::Cubic($c) => $e,
+            Congestion::Dctcp($c) => $e,
+            Congestion::Prague($c) => $e,
         }
     };
 }
@@ -267,12 +275,34 @@ impl Congestion {
                 cfg.dupack_threshold,
                 CubicParams::default(),
             )),
+            Variant::Dctcp => Congestion::Dctcp(Dctcp::new(
+                cfg.mss,
+                cfg.dupack_threshold,
+                cfg.newreno_full_ack,
+            )),
+            Variant::Prague => Congestion::Prague(Prague::new(
+                cfg.mss,
+                cfg.dupack_threshold,
+                cfg.newreno_full_ack,
+                cfg.prague_rtt_target,
+            )),
         }
     }
-    /// The time and SRTT of the hook about to run (only CUBIC uses them).
+    /// The time and SRTT of the hook about to run (CUBIC uses both, Prague the SRTT).
     pub fn set_clock(&mut self, now: SimTime, srtt: Option<SimDuration>) {
-        if let Congestion::Cubic(c) = self {
-            c.set_clock(now, srtt);
+        match self {
+            Congestion::Cubic(c) => c.set_clock(now, srtt),
+            Congestion::Prague(p) => p.set_srtt(srtt),
+            _ => {}
+        }
+    }
+    /// Every acceptable ACK of an ECN connection, before its ECE response: the scalable
+    /// variants' mark-fraction bookkeeping (RFC 8257 §3.3); nothing for the others.
+    pub fn on_ecn_feedback(&mut self, ack: u64, acked: u64, ece: bool, snd_nxt: u64) {
+        match self {
+            Congestion::Dctcp(d) => d.on_ecn_feedback(ack, acked, ece, snd_nxt),
+            Congestion::Prague(p) => p.on_ecn_feedback(ack, acked, ece, snd_nxt),
+            _ => {}
         }
     }
     /// ECN-Echo window reduction (RFC 3168 §6.1.2): Reno family [`Window::on_ece`]; CUBIC its
@@ -280,6 +310,8 @@ impl Congestion {
     pub fn on_ece(&mut self, flight: u64) {
         match self {
             Congestion::Cubic(c) => c.on_ece(flight),
+            Congestion::Dctcp(d) => d.on_ece(),
+            Congestion::Prague(p) => p.on_ece(),
             _ => self.window_mut().on_ece(flight),
         }
     }

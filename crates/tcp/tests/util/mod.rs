@@ -11,7 +11,7 @@
 
 #![allow(dead_code)]
 
-use tcp::{AppEvent, Endpoint, Flags, Segment, State, TcpConfig, TxKind};
+use tcp::{AppEvent, Ecn, Endpoint, Flags, Segment, State, TcpConfig, TxKind};
 use units::{SimDuration, SimTime};
 
 pub const CLIENT: usize = 0;
@@ -309,14 +309,19 @@ impl Pipe {
         self.sent_by[side] += 1;
         let dropped = self.dropped(side, &s);
         if !dropped && Self::matches(&mut self.marks, side, self.sent_by[side], &s) {
-            assert!(s.ect, "the pipe may only CE-mark ECT segments: {s:?}");
-            s.ce = true;
+            assert!(
+                s.ecn.is_ect(),
+                "the pipe may only CE-mark ECT segments: {s:?}"
+            );
+            s.ecn = Ecn::Ce;
         }
-        if !dropped && s.ect && self.mark_per_mille > 0 {
+        if !dropped && s.ecn.ecn_capable() && self.mark_per_mille > 0 {
             self.rng ^= self.rng << 13;
             self.rng ^= self.rng >> 7;
             self.rng ^= self.rng << 17;
-            s.ce |= self.rng % 1000 < self.mark_per_mille;
+            if self.rng % 1000 < self.mark_per_mille {
+                s.ecn = Ecn::Ce;
+            }
         }
         self.log.push(Sent {
             t: self.now,
@@ -536,7 +541,7 @@ impl Pipe {
                 // RFC 3168 §6.1.5: ECT exactly on new data of an ECN connection.
                 let new_data = s.seg.len > 0 && s.seg.kind == TxKind::New;
                 assert_eq!(
-                    s.seg.ect,
+                    s.seg.ecn.ecn_capable(),
                     new_data && ep.ecn_enabled(),
                     "ECT rule of side {side}: {:?}",
                     s.seg

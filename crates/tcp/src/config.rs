@@ -203,6 +203,16 @@ pub struct TcpConfig {
     /// Slow-start growth per ACK. Default [`SlowStartGrowth::Rfc5681`]; `Ns2` is ns-2's
     /// segment-counting rule (issue 11: HTTP/1.1 persistent connections in the seed-002 twin).
     pub slow_start: SlowStartGrowth,
+    /// Sender pacing (pacing.rs): data segments leave no closer than payload / rate apart.
+    /// Default false (the studies' stacks did not pace). BBR always paces (Linux BBR requests
+    /// pacing itself), whatever this says.
+    pub pacing: bool,
+    /// Pacing rate in slow start (cwnd < ssthresh/2), percent of max(cwnd, FlightSize)/SRTT.
+    /// Default 200 (Linux `tcp_pacing_ss_ratio`).
+    pub pacing_ss_ratio: u32,
+    /// Pacing rate otherwise, percent of max(cwnd, FlightSize)/SRTT. Default 120 (Linux
+    /// `tcp_pacing_ca_ratio`).
+    pub pacing_ca_ratio: u32,
 }
 
 impl Default for TcpConfig {
@@ -229,6 +239,9 @@ impl Default for TcpConfig {
             ssthresh_rule: SsthreshRule::Rfc5681,            // RFC 5681 eq. 4
             backoff_reset: BackoffReset::Sample,             // RFC 6298 §5.5, Karn
             slow_start: SlowStartGrowth::Rfc5681,            // RFC 5681 eq. 2
+            pacing: false,                                   // the studies' stacks
+            pacing_ss_ratio: 200,                            // Linux tcp_pacing_ss_ratio
+            pacing_ca_ratio: 120,                            // Linux tcp_pacing_ca_ratio
         }
     }
 }

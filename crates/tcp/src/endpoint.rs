@@ -43,6 +43,7 @@
 
 use crate::config::TcpConfig;
 use crate::congestion::Congestion;
+use crate::pacing::Pacer;
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
 use crate::scoreboard::Scoreboard;
@@ -238,6 +239,8 @@ pub struct Endpoint {
     /// `ns2_fulltcp`: the next segment is a pure ACK, sent before any data or FIN (the
     /// handshake's final ACK, the ACK of the peer's FIN before our own).
     pub(crate) pure_ack_first: bool,
+    /// Sender pacing (pacing.rs); consulted only when [`Endpoint::paced`].
+    pub(crate) pacer: Pacer,
 }
 
 impl Endpoint {
@@ -279,6 +282,7 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: 0,
             pure_ack_first: false,
+            pacer: Pacer::default(),
         }
     }
 
@@ -314,6 +318,8 @@ impl Endpoint {
         if self.timers.take_expired(Timer::Rto, now) {
             self.fire_rto(now);
         }
+        // The pacing release needs no action: the next poll_transmit sends what was held.
+        self.timers.take_expired(Timer::Pacing, now);
     }
 
     // ---- outputs ----
@@ -486,6 +492,37 @@ impl Endpoint {
     /// (Re)arm the retransmission timer at now + RTO.
     pub(crate) fn restart_rto(&mut self, now: SimTime) {
         self.timers.set(Timer::Rto, now + self.rtt.rto());
+    }
+
+    /// Whether data segments are paced: the `pacing` option, or a congestion control that
+    /// paces itself (BBR).
+    pub(crate) fn paced(&self) -> bool {
+        self.cfg.pacing || self.cc.pacing_rate().is_some()
+    }
+
+    /// Recompute the pacing rate after an ACK: the congestion control's own rate if it has one,
+    /// else Linux's ratio rule (pacing.rs).
+    pub(crate) fn update_pacing_rate(&mut self) {
+        self.pacer.rate = match self.cc.pacing_rate() {
+            Some(r) => Some(r),
+            None => crate::pacing::linux_rate(
+                self.cwnd(),
+                self.ssthresh(),
+                self.flight_size(),
+                self.rtt.srtt(),
+                self.cfg.pacing_ss_ratio,
+                self.cfg.pacing_ca_ratio,
+            ),
+        };
+    }
+
+    /// The current pacing rate, payload bytes/s (`None`: not paced, or no rate yet).
+    pub fn pacing_rate(&self) -> Option<u64> {
+        if self.paced() {
+            self.pacer.rate
+        } else {
+            None
+        }
     }
 
     /// Give up: CLOSED, `Aborted`, nothing more to send.

@@ -251,6 +251,9 @@ impl Endpoint {
         if seg.flags.contains(Flags::ECE) {
             self.ecn_on_ece(now, ack);
         }
+        if self.paced() {
+            self.update_pacing_rate();
+        }
         true
     }
 

@@ -27,6 +27,10 @@
 //! SACKed range). Limited Transmit (RFC 3042): outside recovery, on the first two duplicate
 //! ACKs a new segment may go out if the outstanding data stays ≤ cwnd + (dupACKs)·MSS.
 //!
+//! Pacing (pacing.rs, when on): a data segment (new or retransmitted) leaves only at or after
+//! the pacer's release time; before it, only an owed pure ACK goes and the `Pacing` timer is
+//! armed at the release time.
+//!
 //! Validation: tests/established.rs (`established_*_segments_are_full_mss_*`, cwnd hints), tests/
 //! recovery.rs, tests/rto.rs, tests/closing.rs (FIN piggybacking), tests/ecn.rs, tests/sack.rs,
 //! tests/fall_floyd.rs, tests/limited_transmit.rs; the harness checks the ECT rule on every
@@ -54,6 +58,14 @@ impl Endpoint {
                     self.pure_ack_first = false;
                     let seq = self.snd_max;
                     return Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
+                }
+                if self.paced() && !self.pacer.may_send(now) {
+                    // Paced (pacing.rs): data waits for the release time; an owed ACK does not.
+                    self.timers.set(Timer::Pacing, self.pacer.release);
+                    return self.ack_now.then(|| {
+                        let seq = self.snd_max;
+                        self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New)
+                    });
                 }
                 if self.rtx_head {
                     self.rtx_head = false;
@@ -236,6 +248,9 @@ impl Endpoint {
         if new_data && self.cwr_pending {
             self.cwr_pending = false;
             flags = flags | Flags::CWR;
+        }
+        if len > 0 && self.paced() {
+            self.pacer.sent(now, len);
         }
         let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
         s.ect = new_data && self.ecn_ok;

@@ -56,7 +56,7 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 20] = [
+const KEYS: [Param<TcpConfig>; 23] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
@@ -238,6 +238,33 @@ const KEYS: [Param<TcpConfig>; 20] = [
         doc: "Slow-start growth per ACK: min(bytes acknowledged, MSS), or one segment per ACK of new data",
         source: "RFC 5681 eq. 2; ns2: ns-2.35 tcp.cc opencwnd()",
         access: field!(slow_start),
+    },
+    Param {
+        key: "pacing",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Sender pacing: data segments at least payload/rate apart, rate = ratio · max(cwnd, FlightSize)/SRTT (BBR always paces at its own rate)",
+        source: "Linux tcp_update_pacing_rate (net/ipv4/tcp_input.c); off: the studies' stacks",
+        access: field!(pacing),
+    },
+    Param {
+        key: "pacing_ss_ratio",
+        syntax: COUNT,
+        unit: "%",
+        range: Range::AtLeast(1.0),
+        doc: "Pacing rate while cwnd < ssthresh/2, percent of max(cwnd, FlightSize)/SRTT",
+        source: "Linux sysctl tcp_pacing_ss_ratio 200",
+        access: field!(pacing_ss_ratio),
+    },
+    Param {
+        key: "pacing_ca_ratio",
+        syntax: COUNT,
+        unit: "%",
+        range: Range::AtLeast(1.0),
+        doc: "Pacing rate once cwnd ≥ ssthresh/2, percent of max(cwnd, FlightSize)/SRTT",
+        source: "Linux sysctl tcp_pacing_ca_ratio 120",
+        access: field!(pacing_ca_ratio),
     },
 ];
 

@@ -275,6 +275,11 @@ impl Congestion {
             c.set_clock(now, srtt);
         }
     }
+    /// The pacing rate the algorithm sets itself, payload bytes/s (BBR); `None`: the
+    /// endpoint's default rule applies (pacing.rs).
+    pub fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
     /// ECN-Echo window reduction (RFC 3168 §6.1.2): Reno family [`Window::on_ece`]; CUBIC its
     /// β reduction (RFC 9438 §4.6).
     pub fn on_ece(&mut self, flight: u64) {

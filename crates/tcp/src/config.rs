@@ -37,12 +37,16 @@ pub enum Variant {
     /// β·FlightSize, no inflation, sending clocked by pipe (congestion/cubic.rs). Used only if
     /// both ends offer SACK; otherwise CUBIC with NewReno recovery.
     CubicSack,
+    /// BBR v1 as Linux's `tcp_bbr.c` (congestion/bbr.rs): cwnd and pacing rate from the
+    /// measured bottleneck bandwidth and min RTT; always paced. Offers SACK and recovers with
+    /// RFC 6675 when the peer agrees, else with NewReno's partial-ACK retransmissions.
+    Bbr,
 }
 
 impl Variant {
     /// Offers SACK on the SYN and recovers with RFC 6675 when the peer agrees.
     pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::CubicSack)
+        matches!(self, Variant::Sack | Variant::CubicSack | Variant::Bbr)
     }
 }
 
@@ -213,6 +217,9 @@ pub struct TcpConfig {
     /// Pacing rate otherwise, percent of max(cwnd, FlightSize)/SRTT. Default 120 (Linux
     /// `tcp_pacing_ca_ratio`).
     pub pacing_ca_ratio: u32,
+    /// BBR only: long-term bandwidth sampling (policer detection, congestion/bbr.rs). Default
+    /// true (Linux `tcp_bbr.c` always runs it).
+    pub bbr_lt_bw: bool,
 }
 
 impl Default for TcpConfig {
@@ -242,6 +249,7 @@ impl Default for TcpConfig {
             pacing: false,                                   // the studies' stacks
             pacing_ss_ratio: 200,                            // Linux tcp_pacing_ss_ratio
             pacing_ca_ratio: 120,                            // Linux tcp_pacing_ca_ratio
+            bbr_lt_bw: true,                                 // Linux tcp_bbr.c
         }
     }
 }

@@ -42,8 +42,10 @@
 //! ECN marks, must all finish with exact byte counts).
 
 use crate::config::TcpConfig;
+use crate::congestion::bbr::BbrAck;
 use crate::congestion::Congestion;
 use crate::pacing::Pacer;
+use crate::rate::RateSampler;
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
 use crate::scoreboard::Scoreboard;
@@ -241,6 +243,10 @@ pub struct Endpoint {
     pub(crate) pure_ack_first: bool,
     /// Sender pacing (pacing.rs); consulted only when [`Endpoint::paced`].
     pub(crate) pacer: Pacer,
+    /// Delivery-rate sampler (rate.rs), kept for BBR only.
+    pub(crate) rate: Option<Box<RateSampler>>,
+    /// Seed of the endpoint's random choices (BBR's PROBE_BW start phase).
+    pub(crate) seed: u64,
 }
 
 impl Endpoint {
@@ -248,6 +254,7 @@ impl Endpoint {
         Endpoint {
             rtt: RttEstimator::new(&cfg),
             cc: Congestion::new(&cfg),
+            rate: (cfg.variant == crate::config::Variant::Bbr).then(Box::default),
             peer_wnd: cfg.receive_window as u64,
             cfg,
             state,
@@ -283,6 +290,7 @@ impl Endpoint {
             last_ack_sent: 0,
             pure_ack_first: false,
             pacer: Pacer::default(),
+            seed: 0,
         }
     }
 
@@ -293,6 +301,11 @@ impl Endpoint {
         let mut e = Endpoint::new(cfg, State::SynSent);
         e.syn_pending = true;
         e
+    }
+    /// Seed the endpoint's random choices (BBR's PROBE_BW start phase); the same seed gives
+    /// the same run. Default 0.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
     }
     /// Passive open: waits for a SYN.
     pub fn listen(cfg: TcpConfig) -> Self {
@@ -522,6 +535,41 @@ impl Endpoint {
             self.pacer.rate
         } else {
             None
+        }
+    }
+
+    /// Bytes in flight as BBR counts them: RFC 6675 pipe with SACK, else FlightSize.
+    pub(crate) fn bbr_inflight(&self) -> u64 {
+        if self.sack_ok {
+            self.pipe()
+        } else {
+            self.flight_size()
+        }
+    }
+
+    /// BBR's per-ACK step: the delivery-rate sample of this ACK, then the model and the
+    /// window (congestion/bbr.rs). `prior_inflight` is the flight before the ACK.
+    pub(crate) fn bbr_on_ack(&mut self, now: SimTime, sack: &[(u64, u64)], prior_inflight: u64) {
+        let inflight = self.bbr_inflight();
+        let srtt = self.rtt.srtt();
+        let release = self.pacer.release;
+        let una = self.snd_una;
+        let (Some(rate), Some(bbr)) = (self.rate.as_deref_mut(), self.cc.bbr_mut()) else {
+            return;
+        };
+        let rs = rate.on_ack(now, una, sack);
+        let a = BbrAck {
+            now,
+            delivered: rate.delivered,
+            delivered_time: rate.delivered_time(),
+            lost: rate.lost,
+            inflight,
+            prior_inflight,
+            release,
+            srtt,
+        };
+        if bbr.on_ack(&rs, &a) {
+            rate.mark_app_limited(inflight);
         }
     }
 

@@ -175,6 +175,12 @@ impl Endpoint {
             self.cfg.ssthresh_rule,
             self.cfg.slow_start,
         );
+        let seed = self.seed;
+        if let Some(b) = self.cc.bbr_mut() {
+            b.seed(seed);
+            b.start(now, self.rtt.srtt());
+            self.update_pacing_rate();
+        }
         self.events |= EV_CONNECTED;
         if self.close_pending {
             self.state = State::FinWait1;
@@ -191,6 +197,11 @@ impl Endpoint {
             self.ack_now = true;
             return false;
         }
+        let prior_inflight = if self.rate.is_some() {
+            self.bbr_inflight()
+        } else {
+            0
+        };
         // RFC 6675 Update(): the scoreboard first, against the new SND.UNA.
         let new_sack = self.sack_ok
             && self.sb.update(
@@ -250,6 +261,9 @@ impl Endpoint {
         }
         if seg.flags.contains(Flags::ECE) {
             self.ecn_on_ece(now, ack);
+        }
+        if self.rate.is_some() {
+            self.bbr_on_ack(now, seg.sack.as_slice(), prior_inflight);
         }
         if self.paced() {
             self.update_pacing_rate();

@@ -22,6 +22,7 @@ mod input;
 mod output;
 pub mod pacing;
 pub mod params;
+pub mod rate;
 pub mod recv;
 pub mod rtt;
 pub mod scoreboard;

@@ -82,11 +82,26 @@ impl Endpoint {
                 if s.is_some() {
                     return s;
                 }
+                self.check_app_limited();
                 if self.ack_now {
                     let seq = self.snd_max;
                     return Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
                 }
                 None
+            }
+        }
+    }
+
+    /// Nothing more to send: mark the rate sampler application-limited if the window is not
+    /// the limit (rate.rs; Linux `tcp_rate_check_app_limited`).
+    fn check_app_limited(&mut self) {
+        if self.rate.is_none() || self.snd_nxt < self.data_end || self.cc.in_recovery() {
+            return;
+        }
+        let inflight = self.bbr_inflight();
+        if inflight < self.cwnd() {
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.mark_app_limited(inflight);
             }
         }
     }
@@ -211,6 +226,12 @@ impl Endpoint {
         };
         let end = seq + len + fin as u64;
         let retransmit = seq < self.snd_max;
+        if len > 0 {
+            let in_flight = self.data_bytes(self.snd_una, self.snd_max);
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_send(now, seq, len, in_flight, retransmit);
+            }
+        }
         if retransmit && len > 0 {
             self.stats.data_retransmits += 1;
         }

@@ -32,6 +32,7 @@ choices!(Variant {
     Sack => "sack",
     Cubic => "cubic",
     CubicSack => "cubic_sack",
+    Bbr => "bbr",
 });
 choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd" });
 choices!(SsthreshRule { Rfc5681 => "rfc5681", Ns2 => "ns2" });
@@ -56,13 +57,13 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 23] = [
+const KEYS: [Param<TcpConfig>; 24] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
         unit: "",
         range: Range::Any,
-        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery), CUBIC with SACK recovery (Linux)",
+        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery), CUBIC with SACK recovery (Linux), BBR v1 (Linux tcp_bbr.c, SACK recovery, paced)",
         source: "RFC 6582 (the standard Reno-family recovery)",
         access: field!(variant),
     },
@@ -265,6 +266,15 @@ const KEYS: [Param<TcpConfig>; 23] = [
         doc: "Pacing rate once cwnd ≥ ssthresh/2, percent of max(cwnd, FlightSize)/SRTT",
         source: "Linux sysctl tcp_pacing_ca_ratio 120",
         access: field!(pacing_ca_ratio),
+    },
+    Param {
+        key: "bbr_lt_bw",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "BBR only: long-term bandwidth sampling (policer detection: two lossy intervals of equal rate → pace at their mean for 48 rounds)",
+        source: "Linux net/ipv4/tcp_bbr.c (always on)",
+        access: field!(bbr_lt_bw),
     },
 ];
 

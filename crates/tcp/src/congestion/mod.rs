@@ -35,6 +35,7 @@
 //! newreno.rs and sack.rs; tests/recovery.rs, tests/fall_floyd.rs, tests/sack.rs and
 //! tests/rto.rs end to end.
 
+pub mod bbr;
 pub mod cubic;
 pub mod newreno;
 pub mod recovery;
@@ -42,6 +43,7 @@ pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
+pub use bbr::{Bbr, BbrParams};
 pub use cubic::{Cubic, CubicParams};
 pub use newreno::NewReno;
 pub use recovery::{NewAck, Recovery};
@@ -231,6 +233,7 @@ pub enum Congestion {
     NewReno(NewReno),
     Sack(Sack),
     Cubic(Cubic),
+    Bbr(Box<Bbr>),
 }
 
 macro_rules! each {
@@ -241,6 +244,7 @@ macro_rules! each {
             Congestion::NewReno($c) => $e,
             Congestion::Sack($c) => $e,
             Congestion::Cubic($c) => $e,
+            Congestion::Bbr($c) => $e,
         }
     };
 }
@@ -267,6 +271,14 @@ impl Congestion {
                 cfg.dupack_threshold,
                 CubicParams::default(),
             )),
+            Variant::Bbr => Congestion::Bbr(Box::new(Bbr::new(
+                cfg.mss,
+                cfg.dupack_threshold,
+                true,
+                BbrParams {
+                    lt_bw: cfg.bbr_lt_bw,
+                },
+            ))),
         }
     }
     /// The time and SRTT of the hook about to run (only CUBIC uses them).
@@ -278,13 +290,31 @@ impl Congestion {
     /// The pacing rate the algorithm sets itself, payload bytes/s (BBR); `None`: the
     /// endpoint's default rule applies (pacing.rs).
     pub fn pacing_rate(&self) -> Option<u64> {
-        None
+        match self {
+            Congestion::Bbr(b) => Some(b.pacing_rate()),
+            _ => None,
+        }
+    }
+    /// BBR, if this is BBR.
+    pub fn bbr_mut(&mut self) -> Option<&mut Bbr> {
+        match self {
+            Congestion::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+    /// BBR, if this is BBR.
+    pub fn bbr(&self) -> Option<&Bbr> {
+        match self {
+            Congestion::Bbr(b) => Some(b),
+            _ => None,
+        }
     }
     /// ECN-Echo window reduction (RFC 3168 §6.1.2): Reno family [`Window::on_ece`]; CUBIC its
     /// β reduction (RFC 9438 §4.6).
     pub fn on_ece(&mut self, flight: u64) {
         match self {
             Congestion::Cubic(c) => c.on_ece(flight),
+            Congestion::Bbr(_) => {} // BBR v1 does not respond to ECN
             _ => self.window_mut().on_ece(flight),
         }
     }
@@ -293,6 +323,9 @@ impl Congestion {
     pub fn sack_refused(&mut self, cfg: &TcpConfig) {
         if let Congestion::Cubic(c) = self {
             c.sack_refused();
+        }
+        if let Congestion::Bbr(b) = self {
+            b.sack_refused();
         }
         if matches!(self, Congestion::Sack(_)) {
             *self = Congestion::NewReno(NewReno::new(
@@ -308,6 +341,7 @@ impl Congestion {
         match self {
             Congestion::Sack(s) => s.may_enter(ack),
             Congestion::Cubic(c) => c.may_enter(ack),
+            Congestion::Bbr(b) => b.may_enter(ack),
             _ => false,
         }
     }
@@ -316,6 +350,7 @@ impl Congestion {
         match self {
             Congestion::Sack(s) => s.enter(a),
             Congestion::Cubic(c) if c.sack() => c.sack_enter(a),
+            Congestion::Bbr(b) if b.sack() => b.sack_enter(a),
             _ => {}
         }
     }

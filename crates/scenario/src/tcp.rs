@@ -77,7 +77,10 @@ mod tests {
             e.reason
         );
         let c = tcp("[tcp]\npacing = true\npacing_ca_ratio = 150\nbbr_lt_bw = false").unwrap();
-        assert_eq!((c.pacing, c.pacing_ss_ratio, c.pacing_ca_ratio), (true, 200, 150));
+        assert_eq!(
+            (c.pacing, c.pacing_ss_ratio, c.pacing_ca_ratio),
+            (true, 200, 150)
+        );
         assert!(!c.bbr_lt_bw);
         let e = tcp("[tcp]\npacing_ss_ratio = 0").unwrap_err();
         assert_eq!(e.key, "tcp.pacing_ss_ratio");

@@ -50,6 +50,15 @@ impl Variant {
     }
 }
 
+impl TcpConfig {
+    /// Whether the endpoint keeps per-segment delivery-rate stamps (rate.rs): BBR, and CUBIC
+    /// with HyStart (its per-ACK RTT samples).
+    pub fn uses_rate_samples(&self) -> bool {
+        self.variant == Variant::Bbr
+            || (self.hystart && matches!(self.variant, Variant::Cubic | Variant::CubicSack))
+    }
+}
+
 /// How NewReno sets cwnd when a full ACK ends fast recovery (RFC 6582 §3.2 step 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FullAck {
@@ -220,6 +229,11 @@ pub struct TcpConfig {
     /// BBR only: long-term bandwidth sampling (policer detection, congestion/bbr.rs). Default
     /// true (Linux `tcp_bbr.c` always runs it).
     pub bbr_lt_bw: bool,
+    /// CUBIC only (`cubic`, `cubic_sack`): HyStart (congestion/hystart.rs), Linux's hybrid
+    /// slow start (ACK-train and delay-increase exits). Default false (RFC 9438 §4.10 leaves
+    /// slow start to RFC 5681); Linux runs it (`tcp_cubic.c` `hystart = 1`): the `linux`
+    /// profile turns it on.
+    pub hystart: bool,
 }
 
 impl Default for TcpConfig {
@@ -250,6 +264,7 @@ impl Default for TcpConfig {
             pacing_ss_ratio: 200,                            // Linux tcp_pacing_ss_ratio
             pacing_ca_ratio: 120,                            // Linux tcp_pacing_ca_ratio
             bbr_lt_bw: true,                                 // Linux tcp_bbr.c
+            hystart: false,                                  // RFC 9438 §4.10
         }
     }
 }

@@ -43,9 +43,10 @@
 
 use crate::config::TcpConfig;
 use crate::congestion::bbr::BbrAck;
+use crate::congestion::hystart::HyAck;
 use crate::congestion::Congestion;
 use crate::pacing::Pacer;
-use crate::rate::RateSampler;
+use crate::rate::{RateSample, RateSampler};
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
 use crate::scoreboard::Scoreboard;
@@ -254,7 +255,7 @@ impl Endpoint {
         Endpoint {
             rtt: RttEstimator::new(&cfg),
             cc: Congestion::new(&cfg),
-            rate: (cfg.variant == crate::config::Variant::Bbr).then(Box::default),
+            rate: cfg.uses_rate_samples().then(Box::default),
             peer_wnd: cfg.receive_window as u64,
             cfg,
             state,
@@ -547,17 +548,39 @@ impl Endpoint {
         }
     }
 
+    /// CUBIC's HyStart (congestion/hystart.rs) on an ACK of new data, before the window grows
+    /// (Linux calls `pkts_acked` before `cong_avoid`). `rtt`: this ACK's RTT sample.
+    pub(crate) fn hystart_ack(&mut self, now: SimTime, rtt: Option<SimDuration>) {
+        let pacing_rate = crate::pacing::linux_rate(
+            self.cwnd(),
+            self.ssthresh(),
+            self.flight_size(),
+            self.rtt.srtt(),
+            self.cfg.pacing_ss_ratio,
+            self.cfg.pacing_ca_ratio,
+        );
+        let a = HyAck {
+            now,
+            rtt,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            cwnd_segs: self.cwnd() / self.eff_mss(),
+            slow_start: self.cwnd() < self.ssthresh(),
+            paced: self.paced(),
+            pacing_rate,
+        };
+        self.cc.hystart_ack(&a);
+    }
+
     /// BBR's per-ACK step: the delivery-rate sample of this ACK, then the model and the
     /// window (congestion/bbr.rs). `prior_inflight` is the flight before the ACK.
-    pub(crate) fn bbr_on_ack(&mut self, now: SimTime, sack: &[(u64, u64)], prior_inflight: u64) {
+    pub(crate) fn bbr_on_ack(&mut self, now: SimTime, rs: &RateSample, prior_inflight: u64) {
         let inflight = self.bbr_inflight();
         let srtt = self.rtt.srtt();
         let release = self.pacer.release;
-        let una = self.snd_una;
         let (Some(rate), Some(bbr)) = (self.rate.as_deref_mut(), self.cc.bbr_mut()) else {
             return;
         };
-        let rs = rate.on_ack(now, una, sack);
         let a = BbrAck {
             now,
             delivered: rate.delivered,
@@ -568,7 +591,7 @@ impl Endpoint {
             release,
             srtt,
         };
-        if bbr.on_ack(&rs, &a) {
+        if bbr.on_ack(rs, &a) {
             rate.mark_app_limited(inflight);
         }
     }

@@ -209,6 +209,12 @@ impl Endpoint {
                 self.snd_max.min(self.data_end),
                 seg.sack.as_slice(),
             );
+        // Delivery-rate sample (BBR, HyStart): what this ACK newly delivers (rate.rs).
+        let una = ack.max(self.snd_una);
+        let rs = self
+            .rate
+            .as_deref_mut()
+            .map(|r| r.on_ack(now, una, seg.sack.as_slice()));
         if ack > self.snd_una {
             let acked = self.data_bytes(self.snd_una, ack);
             self.snd_una = ack;
@@ -234,6 +240,9 @@ impl Endpoint {
                 flight: self.flight_size(),
                 snd_max: self.snd_max,
             };
+            if let Some(rs) = &rs {
+                self.hystart_ack(now, rs.rtt);
+            }
             self.cc.set_clock(now, self.rtt.srtt());
             let v = self.cc.on_new_ack(&info);
             if v.retransmit_head && self.snd_una < self.snd_max {
@@ -262,8 +271,8 @@ impl Endpoint {
         if seg.flags.contains(Flags::ECE) {
             self.ecn_on_ece(now, ack);
         }
-        if self.rate.is_some() {
-            self.bbr_on_ack(now, seg.sack.as_slice(), prior_inflight);
+        if let Some(rs) = rs {
+            self.bbr_on_ack(now, &rs, prior_inflight);
         }
         if self.paced() {
             self.update_pacing_rate();

@@ -37,6 +37,7 @@
 
 pub mod bbr;
 pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 pub mod recovery;
 pub mod reno;
@@ -260,17 +261,21 @@ impl Congestion {
                 cfg.newreno_full_ack,
             )),
             Variant::Sack => Congestion::Sack(Sack::new(cfg.mss, cfg.dupack_threshold)),
-            Variant::Cubic => Congestion::Cubic(Cubic::new(
-                cfg.mss,
-                cfg.dupack_threshold,
-                cfg.newreno_full_ack,
-                CubicParams::default(),
-            )),
-            Variant::CubicSack => Congestion::Cubic(Cubic::with_sack(
-                cfg.mss,
-                cfg.dupack_threshold,
-                CubicParams::default(),
-            )),
+            Variant::Cubic => {
+                let mut c = Cubic::new(
+                    cfg.mss,
+                    cfg.dupack_threshold,
+                    cfg.newreno_full_ack,
+                    CubicParams::default(),
+                );
+                c.set_hystart(cfg.hystart);
+                Congestion::Cubic(c)
+            }
+            Variant::CubicSack => {
+                let mut c = Cubic::with_sack(cfg.mss, cfg.dupack_threshold, CubicParams::default());
+                c.set_hystart(cfg.hystart);
+                Congestion::Cubic(c)
+            }
             Variant::Bbr => Congestion::Bbr(Box::new(Bbr::new(
                 cfg.mss,
                 cfg.dupack_threshold,
@@ -293,6 +298,12 @@ impl Congestion {
         match self {
             Congestion::Bbr(b) => Some(b.pacing_rate()),
             _ => None,
+        }
+    }
+    /// HyStart's look at an ACK of new data (CUBIC with `hystart` only).
+    pub fn hystart_ack(&mut self, a: &hystart::HyAck) {
+        if let Congestion::Cubic(c) = self {
+            c.hystart_ack(a);
         }
     }
     /// BBR, if this is BBR.

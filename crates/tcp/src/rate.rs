@@ -135,7 +135,12 @@ impl RateSampler {
         let mut rs = RateSample::default();
         let mut newest: Option<Stamp> = None;
         let mut newest_clean: Option<Stamp> = None;
+        // Nothing at or beyond the highest acknowledged byte can be newly delivered.
+        let limit = sack.iter().fold(ack, |m, b| m.max(b.1));
         for s in self.stamps.iter_mut() {
+            if s.start >= limit {
+                break;
+            }
             if s.sacked && s.end > ack {
                 continue;
             }

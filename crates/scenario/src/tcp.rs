@@ -77,6 +77,7 @@ mod tests {
             ("sack", Variant::Sack),
             ("cubic", Variant::Cubic),
             ("cubic_sack", Variant::CubicSack),
+            ("bbr", Variant::Bbr),
         ] {
             let c = tcp(&format!(
                 "[tcp]\nvariant = \"{name}\"\necn = true\nlimited_transmit = true"
@@ -119,6 +120,16 @@ mod tests {
             "{}",
             e.reason
         );
+        let c = tcp("[tcp]\npacing = true\npacing_ca_ratio = 150\nbbr_lt_bw = false").unwrap();
+        assert_eq!(
+            (c.pacing, c.pacing_ss_ratio, c.pacing_ca_ratio),
+            (true, 200, 150)
+        );
+        assert!(!c.bbr_lt_bw);
+        let e = tcp("[tcp]\npacing_ss_ratio = 0").unwrap_err();
+        assert_eq!(e.key, "tcp.pacing_ss_ratio");
+        let e = tcp("[tcp]\npacing = \"on\"").unwrap_err();
+        assert_eq!(e.key, "tcp.pacing");
         let e = tcp("[tcp]\necn = \"yes\"").unwrap_err();
         assert_eq!(e.key, "tcp.ecn");
         let e = tcp("[tcp]\ninitial_window = 0").unwrap_err();

@@ -74,6 +74,8 @@ pub struct World<O: Observer> {
     box_nodes: Vec<bool>,
     /// TCP settings of each workload's connections (index as `workloads`).
     wl_tcp: Vec<TcpConfig>,
+    /// Base of the endpoints' seeds (BBR's random gain-cycle phase), from the run's seed.
+    tcp_seed: u64,
     pub monitors: Vec<Monitors>,
     /// pcap writers (`[monitor] pcap`); `None`: nothing is recorded and nothing is spent.
     pub pcap: Option<Box<crate::pcap::Tap>>,
@@ -156,6 +158,7 @@ impl<O: Observer> World<O> {
                         .unwrap_or_else(|| p.tcp.clone())
                 })
                 .collect(),
+            tcp_seed: p.seed ^ units::rng::fnv1a64(b"tcp"),
             monitors: Vec::new(),
             pcap: None,
             obs: p.obs,
@@ -847,8 +850,13 @@ impl<O: Observer> World<O> {
         if r.request_bytes > 0 {
             client.send(r.request_bytes);
         }
+        // The endpoints' random choices (BBR's gain-cycle phase): one stream per connection.
+        let tcp_seed = self.tcp_seed ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        client.set_seed(tcp_seed);
+        let mut server = Endpoint::listen(self.wl_tcp[w].clone());
+        server.set_seed(tcp_seed.rotate_left(32));
         let conn = Conn {
-            eps: [client, Endpoint::listen(self.wl_tcp[w].clone())],
+            eps: [client, server],
             timer_at: [None, None],
             done: [false, false],
             aborted: false,

@@ -45,22 +45,35 @@ pub enum Variant {
     /// RTT independence (`prague_rtt_target`), NewReno loss recovery (congestion/prague.rs).
     /// Turns ECN on.
     Prague,
+    /// BBR v1 as Linux's `tcp_bbr.c` (congestion/bbr.rs): cwnd and pacing rate from the
+    /// measured bottleneck bandwidth and min RTT; always paced. Offers SACK and recovers with
+    /// RFC 6675 when the peer agrees, else with NewReno's partial-ACK retransmissions.
+    Bbr,
 }
 
 impl Variant {
     /// Offers SACK on the SYN and recovers with RFC 6675 when the peer agrees.
     pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::CubicSack)
+        matches!(self, Variant::Sack | Variant::CubicSack | Variant::Bbr)
     }
     /// A scalable congestion control (RFC 9331 §4.3): needs ECN, and its receiver echoes CE
     /// exactly (RFC 8257 §3.2) instead of RFC 3168's sticky ECE.
     pub fn scalable(self) -> bool {
         matches!(self, Variant::Dctcp | Variant::Prague)
     }
-    /// Paced by default (the reference Prague paces). No pacing is modelled on this branch: the
-    /// hook for the endpoint's pacing (issue 32 item 4) to read.
+    /// Paced whatever `pacing` says: the reference Prague paces (RFC 9331 §4.3 lists pacing
+    /// among the L4S sender requirements), and Linux BBR asks for pacing itself.
     pub fn paced_by_default(self) -> bool {
-        matches!(self, Variant::Prague)
+        matches!(self, Variant::Prague | Variant::Bbr)
+    }
+}
+
+impl TcpConfig {
+    /// Whether the endpoint keeps per-segment delivery-rate stamps (rate.rs): BBR, and CUBIC
+    /// with HyStart (its per-ACK RTT samples).
+    pub fn uses_rate_samples(&self) -> bool {
+        self.variant == Variant::Bbr
+            || (self.hystart && matches!(self.variant, Variant::Cubic | Variant::CubicSack))
     }
 }
 
@@ -225,6 +238,24 @@ pub struct TcpConfig {
     /// are scaled by (SRTT/target)²; `None` = off. Default 25 ms (reference Prague
     /// `prague_rtt_target`). Read by `Variant::Prague` only.
     pub prague_rtt_target: Option<SimDuration>,
+    /// Sender pacing (pacing.rs): data segments leave no closer than payload / rate apart.
+    /// Default false (the studies' stacks did not pace). BBR always paces (Linux BBR requests
+    /// pacing itself), whatever this says.
+    pub pacing: bool,
+    /// Pacing rate in slow start (cwnd < ssthresh/2), percent of max(cwnd, FlightSize)/SRTT.
+    /// Default 200 (Linux `tcp_pacing_ss_ratio`).
+    pub pacing_ss_ratio: u32,
+    /// Pacing rate otherwise, percent of max(cwnd, FlightSize)/SRTT. Default 120 (Linux
+    /// `tcp_pacing_ca_ratio`).
+    pub pacing_ca_ratio: u32,
+    /// BBR only: long-term bandwidth sampling (policer detection, congestion/bbr.rs). Default
+    /// true (Linux `tcp_bbr.c` always runs it).
+    pub bbr_lt_bw: bool,
+    /// CUBIC only (`cubic`, `cubic_sack`): HyStart (congestion/hystart.rs), Linux's hybrid
+    /// slow start (ACK-train and delay-increase exits). Default false (RFC 9438 §4.10 leaves
+    /// slow start to RFC 5681); Linux runs it (`tcp_cubic.c` `hystart = 1`): the `linux`
+    /// profile turns it on.
+    pub hystart: bool,
 }
 
 impl Default for TcpConfig {
@@ -252,6 +283,11 @@ impl Default for TcpConfig {
             backoff_reset: BackoffReset::Sample, // RFC 6298 §5.5, Karn
             slow_start: SlowStartGrowth::Rfc5681, // RFC 5681 eq. 2
             prague_rtt_target: Some(SimDuration::from_millis(25)), // reference Prague
+            pacing: false,                                   // the studies' stacks
+            pacing_ss_ratio: 200,                            // Linux tcp_pacing_ss_ratio
+            pacing_ca_ratio: 120,                            // Linux tcp_pacing_ca_ratio
+            bbr_lt_bw: true,                                 // Linux tcp_bbr.c
+            hystart: false,                                  // RFC 9438 §4.10
         }
     }
 }

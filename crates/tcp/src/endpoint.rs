@@ -6,8 +6,9 @@
 //! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs
 //! (optional), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
 //! Input handling is in input.rs, segment generation in output.rs. Payload is counted, never
-//! carried. CUBIC (RFC 9438) is congestion/cubic.rs; the RFC 7323 timestamps option is
-//! timestamps.rs (without it RTT is timed one segment at a time).
+//! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs), BBR v1
+//! congestion/bbr.rs with delivery-rate samples from rate.rs; sender pacing is pacing.rs; the
+//! RFC 7323 timestamps option is timestamps.rs (without it RTT is timed one segment at a time).
 //!
 //! Differences from ns-2 Full-TCP and BSD (each a deliberate choice, see also the module docs):
 //! - cwnd and ssthresh in bytes with RFC 5681 byte counting (ns-2: segments, per-ACK growth);
@@ -42,7 +43,11 @@
 //! ECN marks, must all finish with exact byte counts).
 
 use crate::config::TcpConfig;
+use crate::congestion::bbr::BbrAck;
+use crate::congestion::hystart::HyAck;
 use crate::congestion::Congestion;
+use crate::pacing::Pacer;
+use crate::rate::{RateSample, RateSampler};
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
 use crate::scoreboard::Scoreboard;
@@ -241,6 +246,12 @@ pub struct Endpoint {
     /// `ns2_fulltcp`: the next segment is a pure ACK, sent before any data or FIN (the
     /// handshake's final ACK, the ACK of the peer's FIN before our own).
     pub(crate) pure_ack_first: bool,
+    /// Sender pacing (pacing.rs); consulted only when [`Endpoint::paced`].
+    pub(crate) pacer: Pacer,
+    /// Delivery-rate sampler (rate.rs), kept for BBR only.
+    pub(crate) rate: Option<Box<RateSampler>>,
+    /// Seed of the endpoint's random choices (BBR's PROBE_BW start phase).
+    pub(crate) seed: u64,
 }
 
 impl Endpoint {
@@ -248,6 +259,7 @@ impl Endpoint {
         Endpoint {
             rtt: RttEstimator::new(&cfg),
             cc: Congestion::new(&cfg),
+            rate: cfg.uses_rate_samples().then(Box::default),
             peer_wnd: cfg.receive_window as u64,
             cfg,
             state,
@@ -283,6 +295,8 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: 0,
             pure_ack_first: false,
+            pacer: Pacer::default(),
+            seed: 0,
         }
     }
 
@@ -293,6 +307,11 @@ impl Endpoint {
         let mut e = Endpoint::new(cfg, State::SynSent);
         e.syn_pending = true;
         e
+    }
+    /// Seed the endpoint's random choices (BBR's PROBE_BW start phase); the same seed gives
+    /// the same run. Default 0.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
     }
     /// Passive open: waits for a SYN.
     pub fn listen(cfg: TcpConfig) -> Self {
@@ -318,6 +337,8 @@ impl Endpoint {
         if self.timers.take_expired(Timer::Rto, now) {
             self.fire_rto(now);
         }
+        // The pacing release needs no action: the next poll_transmit sends what was held.
+        self.timers.take_expired(Timer::Pacing, now);
     }
 
     // ---- outputs ----
@@ -490,6 +511,94 @@ impl Endpoint {
     /// (Re)arm the retransmission timer at now + RTO.
     pub(crate) fn restart_rto(&mut self, now: SimTime) {
         self.timers.set(Timer::Rto, now + self.rtt.rto());
+    }
+
+    /// Whether data segments are paced: the `pacing` option, a variant that always paces
+    /// (Prague, BBR: `Variant::paced_by_default`), or a congestion control with its own rate.
+    pub(crate) fn paced(&self) -> bool {
+        self.cfg.pacing || self.cfg.variant.paced_by_default() || self.cc.pacing_rate().is_some()
+    }
+
+    /// Recompute the pacing rate after an ACK: the congestion control's own rate if it has one,
+    /// else Linux's ratio rule (pacing.rs).
+    pub(crate) fn update_pacing_rate(&mut self) {
+        self.pacer.rate = match self.cc.pacing_rate() {
+            Some(r) => Some(r),
+            None => crate::pacing::linux_rate(
+                self.cwnd(),
+                self.ssthresh(),
+                self.flight_size(),
+                self.rtt.srtt(),
+                self.cfg.pacing_ss_ratio,
+                self.cfg.pacing_ca_ratio,
+            ),
+        };
+    }
+
+    /// The current pacing rate, payload bytes/s (`None`: not paced, or no rate yet).
+    pub fn pacing_rate(&self) -> Option<u64> {
+        if self.paced() {
+            self.pacer.rate
+        } else {
+            None
+        }
+    }
+
+    /// Bytes in flight as BBR counts them: RFC 6675 pipe with SACK, else FlightSize.
+    pub(crate) fn bbr_inflight(&self) -> u64 {
+        if self.sack_ok {
+            self.pipe()
+        } else {
+            self.flight_size()
+        }
+    }
+
+    /// CUBIC's HyStart (congestion/hystart.rs) on an ACK of new data, before the window grows
+    /// (Linux calls `pkts_acked` before `cong_avoid`). `rtt`: this ACK's RTT sample.
+    pub(crate) fn hystart_ack(&mut self, now: SimTime, rtt: Option<SimDuration>) {
+        let pacing_rate = crate::pacing::linux_rate(
+            self.cwnd(),
+            self.ssthresh(),
+            self.flight_size(),
+            self.rtt.srtt(),
+            self.cfg.pacing_ss_ratio,
+            self.cfg.pacing_ca_ratio,
+        );
+        let a = HyAck {
+            now,
+            rtt,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            cwnd_segs: self.cwnd() / self.eff_mss(),
+            slow_start: self.cwnd() < self.ssthresh(),
+            paced: self.paced(),
+            pacing_rate,
+        };
+        self.cc.hystart_ack(&a);
+    }
+
+    /// BBR's per-ACK step: the delivery-rate sample of this ACK, then the model and the
+    /// window (congestion/bbr.rs). `prior_inflight` is the flight before the ACK.
+    pub(crate) fn bbr_on_ack(&mut self, now: SimTime, rs: &RateSample, prior_inflight: u64) {
+        let inflight = self.bbr_inflight();
+        let srtt = self.rtt.srtt();
+        let release = self.pacer.release;
+        let (Some(rate), Some(bbr)) = (self.rate.as_deref_mut(), self.cc.bbr_mut()) else {
+            return;
+        };
+        let a = BbrAck {
+            now,
+            delivered: rate.delivered,
+            delivered_time: rate.delivered_time(),
+            lost: rate.lost,
+            inflight,
+            prior_inflight,
+            release,
+            srtt,
+        };
+        if bbr.on_ack(rs, &a) {
+            rate.mark_app_limited(inflight);
+        }
     }
 
     /// Give up: CLOSED, `Aborted`, nothing more to send.

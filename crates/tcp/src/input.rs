@@ -174,6 +174,12 @@ impl Endpoint {
             self.cfg.ssthresh_rule,
             self.cfg.slow_start,
         );
+        let seed = self.seed;
+        if let Some(b) = self.cc.bbr_mut() {
+            b.seed(seed);
+            b.start(now, self.rtt.srtt());
+            self.update_pacing_rate();
+        }
         self.events |= EV_CONNECTED;
         if self.close_pending {
             self.state = State::FinWait1;
@@ -190,6 +196,11 @@ impl Endpoint {
             self.ack_now = true;
             return false;
         }
+        let prior_inflight = if self.rate.is_some() {
+            self.bbr_inflight()
+        } else {
+            0
+        };
         // RFC 6675 Update(): the scoreboard first, against the new SND.UNA.
         let new_sack = self.sack_ok
             && self.sb.update(
@@ -198,6 +209,12 @@ impl Endpoint {
                 seg.sack.as_slice(),
             );
         let mut newly_acked = 0;
+        // Delivery-rate sample (BBR, HyStart): what this ACK newly delivers (rate.rs).
+        let una = ack.max(self.snd_una);
+        let rs = self
+            .rate
+            .as_deref_mut()
+            .map(|r| r.on_ack(now, una, seg.sack.as_slice()));
         if ack > self.snd_una {
             let acked = self.data_bytes(self.snd_una, ack);
             newly_acked = acked;
@@ -224,6 +241,9 @@ impl Endpoint {
                 flight: self.flight_size(),
                 snd_max: self.snd_max,
             };
+            if let Some(rs) = &rs {
+                self.hystart_ack(now, rs.rtt);
+            }
             self.cc.set_clock(now, self.rtt.srtt());
             let v = self.cc.on_new_ack(&info);
             if v.retransmit_head && self.snd_una < self.snd_max {
@@ -250,6 +270,15 @@ impl Endpoint {
             self.on_duplicate_ack(now, ack);
         }
         self.ecn_on_ack(now, ack, newly_acked, seg.flags.contains(Flags::ECE));
+        if seg.flags.contains(Flags::ECE) {
+            self.ecn_on_ece(now, ack);
+        }
+        if let Some(rs) = rs {
+            self.bbr_on_ack(now, &rs, prior_inflight);
+        }
+        if self.paced() {
+            self.update_pacing_rate();
+        }
         true
     }
 

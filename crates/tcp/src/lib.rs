@@ -8,9 +8,9 @@
 //!
 //! Map: `endpoint.rs` (public API, state), `input.rs` (segment arrival, timeouts),
 //! `output.rs` (segment generation), `recv.rs` (reassembly, SACK blocks), `rtt.rs` (RFC 6298),
-//! `timers.rs` (deadline table), `scoreboard.rs` (RFC 6675 sender scoreboard),
+//! `timers.rs` (deadline table), `pacing.rs` (sender pacing), `scoreboard.rs` (RFC 6675 sender scoreboard),
 //! `congestion/` (RFC 5681 window arithmetic, `tahoe.rs`, `reno.rs`, `newreno.rs`,
-//! `sack.rs`, `cubic.rs`), `ecn.rs` (RFC 3168), `timestamps.rs` (RFC 7323), `config.rs` (every default and its source), `segment.rs`
+//! `sack.rs`, `cubic.rs` with `hystart.rs`, `bbr.rs`), `rate.rs` (delivery-rate samples), `ecn.rs` (RFC 3168), `timestamps.rs` (RFC 7323), `config.rs` (every default and its source), `segment.rs`
 //! (wire format).
 //! Tests: `tests/<state>.rs` with the shared pipe harness in `tests/util/`.
 
@@ -20,7 +20,9 @@ mod ecn;
 pub mod endpoint;
 mod input;
 mod output;
+pub mod pacing;
 pub mod params;
+pub mod rate;
 pub mod recv;
 pub mod rtt;
 pub mod scoreboard;

@@ -27,6 +27,10 @@
 //! SACKed range). Limited Transmit (RFC 3042): outside recovery, on the first two duplicate
 //! ACKs a new segment may go out if the outstanding data stays ≤ cwnd + (dupACKs)·MSS.
 //!
+//! Pacing (pacing.rs, when on): a data segment (new or retransmitted) leaves only at or after
+//! the pacer's release time; before it, only an owed pure ACK goes and the `Pacing` timer is
+//! armed at the release time.
+//!
 //! Validation: tests/established.rs (`established_*_segments_are_full_mss_*`, cwnd hints), tests/
 //! recovery.rs, tests/rto.rs, tests/closing.rs (FIN piggybacking), tests/ecn.rs, tests/sack.rs,
 //! tests/fall_floyd.rs, tests/limited_transmit.rs; the harness checks the ECT rule on every
@@ -58,6 +62,14 @@ impl Endpoint {
                     let seq = self.snd_max;
                     return Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
                 }
+                if self.paced() && !self.pacer.may_send(now) {
+                    // Paced (pacing.rs): data waits for the release time; an owed ACK does not.
+                    self.timers.set(Timer::Pacing, self.pacer.release);
+                    return self.ack_now.then(|| {
+                        let seq = self.snd_max;
+                        self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New)
+                    });
+                }
                 if self.rtx_head {
                     self.rtx_head = false;
                     let limit = self.hole_end(self.snd_una);
@@ -73,11 +85,26 @@ impl Endpoint {
                 if s.is_some() {
                     return s;
                 }
+                self.check_app_limited();
                 if self.ack_now {
                     let seq = self.snd_max;
                     return Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
                 }
                 None
+            }
+        }
+    }
+
+    /// Nothing more to send: mark the rate sampler application-limited if the window is not
+    /// the limit (rate.rs; Linux `tcp_rate_check_app_limited`).
+    fn check_app_limited(&mut self) {
+        if self.rate.is_none() || self.snd_nxt < self.data_end || self.cc.in_recovery() {
+            return;
+        }
+        let inflight = self.bbr_inflight();
+        if inflight < self.cwnd() {
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.mark_app_limited(inflight);
             }
         }
     }
@@ -198,6 +225,12 @@ impl Endpoint {
         };
         let end = seq + len + fin as u64;
         let retransmit = seq < self.snd_max;
+        if len > 0 {
+            let in_flight = self.data_bytes(self.snd_una, self.snd_max);
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_send(now, seq, len, in_flight, retransmit);
+            }
+        }
         if retransmit && len > 0 {
             self.stats.data_retransmits += 1;
         }
@@ -235,6 +268,9 @@ impl Endpoint {
         if new_data && self.cwr_pending {
             self.cwr_pending = false;
             flags = flags | Flags::CWR;
+        }
+        if len > 0 && self.paced() {
+            self.pacer.sent(now, len);
         }
         let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
         if new_data && self.ecn_ok {

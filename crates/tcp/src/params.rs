@@ -8,7 +8,8 @@
 //! - `ns2`: ns-2.35 Full-TCP's rules as the twins use them (issue 11; each key's own source);
 //! - `freebsd`: seed 000's FreeBSD 2.2.8 hosts (§4.1.4; why each value:
 //!   `scenarios/christiansen2000/lab_unconstrained.toml`);
-//! - `linux`: Linux's defaults as far as aqmlab can express them (CUBIC with SACK recovery, IW 10,
+//! - `linux`: Linux's defaults as far as aqmlab can express them (CUBIC with SACK recovery and
+//!   HyStart, IW 10,
 //!   RTO 200 ms – 120 s, timestamps, 40 ms delayed ACK). Not expressed: Linux's RTO floor of
 //!   SRTT + 200 ms (here max(200 ms, RFC 6298 RTO)), quick-ACK mode and the adaptive delayed-ACK
 //!   timeout (40–200 ms), RACK-TLP loss detection and PRR (here RFC 6675 with DupThresh),
@@ -34,6 +35,7 @@ choices!(Variant {
     CubicSack => "cubic_sack",
     Dctcp => "dctcp",
     Prague => "prague",
+    Bbr => "bbr",
 });
 choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd" });
 choices!(SsthreshRule { Rfc5681 => "rfc5681", Ns2 => "ns2" });
@@ -58,13 +60,13 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 21] = [
+const KEYS: [Param<TcpConfig>; 26] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
         unit: "",
         range: Range::Any,
-        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery), CUBIC with SACK recovery (Linux), RFC 8257 DCTCP, TCP Prague (both turn ECN on)",
+        doc: "Loss recovery / congestion control: RFC 6582 NewReno, Tahoe, RFC 5681 Reno, RFC 2018+6675 SACK, RFC 9438 CUBIC (NewReno recovery), CUBIC with SACK recovery (Linux), RFC 8257 DCTCP, TCP Prague (both turn ECN on; Prague paced), BBR v1 (Linux tcp_bbr.c, SACK recovery, paced)",
         source: "RFC 6582 (the standard Reno-family recovery)",
         access: field!(variant),
     },
@@ -252,6 +254,51 @@ const KEYS: [Param<TcpConfig>; 21] = [
         source: "reference TCP Prague prague_rtt_target (25 ms); RFC 9331 §4.3",
         access: field!(prague_rtt_target),
     },
+    Param {
+        key: "pacing",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Sender pacing: data segments at least payload/rate apart, rate = ratio · max(cwnd, FlightSize)/SRTT (BBR always paces at its own rate)",
+        source: "Linux tcp_update_pacing_rate (net/ipv4/tcp_input.c); off: the studies' stacks",
+        access: field!(pacing),
+    },
+    Param {
+        key: "pacing_ss_ratio",
+        syntax: COUNT,
+        unit: "%",
+        range: Range::AtLeast(1.0),
+        doc: "Pacing rate while cwnd < ssthresh/2, percent of max(cwnd, FlightSize)/SRTT",
+        source: "Linux sysctl tcp_pacing_ss_ratio 200",
+        access: field!(pacing_ss_ratio),
+    },
+    Param {
+        key: "pacing_ca_ratio",
+        syntax: COUNT,
+        unit: "%",
+        range: Range::AtLeast(1.0),
+        doc: "Pacing rate once cwnd ≥ ssthresh/2, percent of max(cwnd, FlightSize)/SRTT",
+        source: "Linux sysctl tcp_pacing_ca_ratio 120",
+        access: field!(pacing_ca_ratio),
+    },
+    Param {
+        key: "bbr_lt_bw",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "BBR only: long-term bandwidth sampling (policer detection: two lossy intervals of equal rate → pace at their mean for 48 rounds)",
+        source: "Linux net/ipv4/tcp_bbr.c (always on)",
+        access: field!(bbr_lt_bw),
+    },
+    Param {
+        key: "hystart",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "CUBIC only: HyStart ends slow start early (ssthresh = cwnd) on an ACK train longer than min RTT/2 or an RTT rise of clamp(min RTT/8, 4, 16 ms), from cwnd 16 segments",
+        source: "Linux net/ipv4/tcp_cubic.c (hystart = 1); off: RFC 9438 §4.10 (RFC 5681 slow start)",
+        access: field!(hystart),
+    },
 ];
 
 const NS2: Profile = Profile {
@@ -283,7 +330,7 @@ const FREEBSD: Profile = Profile {
 
 const LINUX: Profile = Profile {
     name: "linux",
-    doc: "Linux defaults as far as expressible: CUBIC with SACK (tcp_congestion_control, tcp_sack), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; not expressed: the SRTT + 200 ms RTO floor, quick-ACK mode, RACK-TLP, PRR",
+    doc: "Linux defaults as far as expressible: CUBIC with SACK and HyStart (tcp_congestion_control, tcp_sack, tcp_cubic hystart), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; not expressed: the SRTT + 200 ms RTO floor, quick-ACK mode, RACK-TLP, PRR",
     sets: &[
         ProfileSet::set("variant", Value::Choice("cubic_sack")),
         ProfileSet::set("initial_window", Value::Int(10)),
@@ -295,6 +342,7 @@ const LINUX: Profile = Profile {
         ProfileSet::set("delayed_ack", Value::Duration(SimDuration::from_millis(40))),
         ProfileSet::set("clock_granularity", Value::Duration(SimDuration::from_millis(1))),
         ProfileSet::set("receive_window", Value::Int(6_291_456)),
+        ProfileSet::set("hystart", Value::Bool(true)),
     ],
 };
 

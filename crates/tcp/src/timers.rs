@@ -21,17 +21,19 @@ pub enum Timer {
     Rto = 0,
     /// Delayed-ACK timer (RFC 1122 §4.2.3.2), only armed when `delayed_ack` is on.
     DelayedAck = 1,
+    /// Pacing release (pacing.rs): the next data segment may leave; only armed when paced.
+    Pacing = 2,
 }
 
 impl Timer {
     /// Every kind, in slot order.
-    pub const ALL: [Timer; 2] = [Timer::Rto, Timer::DelayedAck];
+    pub const ALL: [Timer; 3] = [Timer::Rto, Timer::DelayedAck, Timer::Pacing];
 }
 
 /// Fixed table of deadlines, one per [`Timer`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Timers {
-    at: [Option<SimTime>; 2],
+    at: [Option<SimTime>; 3],
 }
 
 impl Timers {
@@ -45,7 +47,7 @@ impl Timers {
     }
     /// Disarm every timer.
     pub fn stop_all(&mut self) {
-        self.at = [None; 2];
+        self.at = [None; 3];
     }
     /// Deadline of `t`, if armed.
     pub fn get(&self, t: Timer) -> Option<SimTime> {

@@ -38,31 +38,37 @@ fn config() -> Config {
 
 fn tcp_config() -> impl Strategy<Value = TcpConfig> {
     (
-        0usize..5,
-        any::<[bool; 5]>(),
+        0usize..7,
+        any::<[bool; 7]>(),
         1u32..5,
         prop_oneof![Just(536u32), Just(1460u32)],
     )
-        .prop_map(|(v, [ecn, ts, delack, lt, fulltcp], iw, mss)| TcpConfig {
-            variant: [
-                Variant::Tahoe,
-                Variant::Reno,
-                Variant::NewReno,
-                Variant::Sack,
-                Variant::Cubic,
-            ][v],
-            ecn,
-            timestamps: ts,
-            delayed_ack: delack.then(|| SimDuration::from_millis(100)),
-            limited_transmit: lt,
-            ns2_fulltcp: fulltcp,
-            initial_window: iw,
-            mss,
-            min_rto: SimDuration::from_millis(200),
-            max_retries: 4,
-            max_syn_retries: 3,
-            ..TcpConfig::default()
-        })
+        .prop_map(
+            |(v, [ecn, ts, delack, lt, fulltcp, pacing, hystart], iw, mss)| TcpConfig {
+                variant: [
+                    Variant::Tahoe,
+                    Variant::Reno,
+                    Variant::NewReno,
+                    Variant::Sack,
+                    Variant::Cubic,
+                    Variant::CubicSack,
+                    Variant::Bbr,
+                ][v],
+                pacing,
+                hystart,
+                ecn,
+                timestamps: ts,
+                delayed_ack: delack.then(|| SimDuration::from_millis(100)),
+                limited_transmit: lt,
+                ns2_fulltcp: fulltcp,
+                initial_window: iw,
+                mss,
+                min_rto: SimDuration::from_millis(200),
+                max_retries: 4,
+                max_syn_retries: 3,
+                ..TcpConfig::default()
+            },
+        )
 }
 
 /// Where a fuzzed sequence or acknowledgment number comes from.

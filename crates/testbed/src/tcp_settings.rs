@@ -20,6 +20,11 @@
 //! | limited_transmit  | only true (Linux always sends new data on the first duplicate ACKs) |
 //! | timestamps        | `tcp_timestamps` 1 / 0                                            |
 //! | ns2_fulltcp, ssthresh = "ns2", backoff_reset = "ack", slow_start = "ns2", rto = "bsd" | cannot be expressed |
+//! | variant = "bbr"   | route `congctl bbr` + SACK (the host needs `tcp_bbr`)            |
+//! | pacing            | false, or with BBR (Linux paces other algorithms only under fq) |
+//! | pacing_ss/ca_ratio | `tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio` (set when not 200/120) |
+//! | bbr_lt_bw         | only true                                                         |
+//! | hystart           | CUBIC: only true (tcp_cubic's host-wide module parameter, default on); others: no effect |
 //!
 //! A key the scenario gives (in `[tcp]`, through its `profile`, or in the variant's `tcp`)
 //! that Linux cannot express is an error `FILE: tcp.KEY: reason` before anything runs. A key
@@ -151,6 +156,15 @@ pub fn map_with(
             "cubic",
             true,
             Outcome::Near("Linux's SACK recovery adds RACK-TLP and PRR to RFC 6675".into()),
+        ),
+        Variant::Bbr => (
+            "bbr",
+            true,
+            Outcome::Near(
+                "Linux's BBR adds ACK-aggregation compensation and idle restart, and its SACK \
+                 recovery RACK-TLP (the host needs the tcp_bbr module)"
+                    .into(),
+            ),
         ),
         Variant::Reno => (
             "reno",
@@ -439,6 +453,52 @@ pub fn map_with(
         },
     ));
 
+    // Pacing: Linux paces BBR itself; other algorithms only under the fq qdisc.
+    outcomes.push((
+        "pacing",
+        if c.pacing && c.variant != Variant::Bbr {
+            Outcome::No(
+                "Linux paces a non-BBR flow only under the fq qdisc, which the testbed does not \
+                 install"
+                    .into(),
+                "no pacing (Linux without fq)".into(),
+            )
+        } else {
+            Outcome::Exact
+        },
+    ));
+    if (c.pacing_ss_ratio, c.pacing_ca_ratio) != (200, 120) {
+        set("tcp_pacing_ss_ratio", c.pacing_ss_ratio.to_string());
+        set("tcp_pacing_ca_ratio", c.pacing_ca_ratio.to_string());
+    }
+    outcomes.push(("pacing_ss_ratio", Outcome::Exact));
+    outcomes.push(("pacing_ca_ratio", Outcome::Exact));
+    outcomes.push((
+        "bbr_lt_bw",
+        if c.bbr_lt_bw {
+            Outcome::Exact
+        } else {
+            Outcome::No(
+                "Linux's BBR always samples the long-term (policer) bandwidth".into(),
+                "Linux's BBR with long-term sampling".into(),
+            )
+        },
+    ));
+    let cubic = matches!(c.variant, Variant::Cubic | Variant::CubicSack);
+    outcomes.push((
+        "hystart",
+        if c.hystart || !cubic {
+            Outcome::Exact
+        } else {
+            Outcome::No(
+                "tcp_cubic's HyStart is a module parameter of the host (on by default), not a \
+                 setting of the run's namespaces"
+                    .into(),
+                "Linux CUBIC with HyStart".into(),
+            )
+        },
+    ));
+
     // Always: fresh state per connection, no TFO, ports for many connections per host, a
     // listen backlog for bursts of arrivals.
     set("tcp_no_metrics_save", "1".into());
@@ -703,5 +763,40 @@ mod tests {
         assert_eq!(a, ["mss", "timestamps"]);
         let b: Vec<String> = explicit_keys(&doc, Some("b")).into_iter().collect();
         assert_eq!(b, ["mss"]);
+    }
+
+    #[test]
+    fn bbr_pacing_and_hystart_map_or_are_rejected() {
+        let (c, keys) = cfg("[tcp]\nvariant = \"bbr\"");
+        let l = map(&c, &keys).unwrap();
+        assert_eq!(l.route_opts[0], "congctl bbr");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "1");
+        // Non-default pacing ratios become the sysctls.
+        let (c, keys) = cfg("[tcp]\nvariant = \"bbr\"\npacing_ss_ratio = 150");
+        let l = map(&c, &keys).unwrap();
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_pacing_ss_ratio"), "150");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_pacing_ca_ratio"), "120");
+        for (text, key) in [
+            ("[tcp]\npacing = true", "tcp.pacing"),
+            (
+                "[tcp]\nvariant = \"bbr\"\nbbr_lt_bw = false",
+                "tcp.bbr_lt_bw",
+            ),
+            ("[tcp]\nvariant = \"cubic\"\nhystart = false", "tcp.hystart"),
+        ] {
+            let (c, keys) = cfg(text);
+            let e = map(&c, &keys).unwrap_err();
+            assert_eq!(e.len(), 1, "{text}");
+            assert_eq!(e[0].key, key);
+        }
+        // HyStart off is Linux's CUBIC only when the scenario says so: left at the default
+        // (off) it is a note, as every default Linux cannot express.
+        let (c, keys) = cfg("[tcp]\nvariant = \"cubic\"");
+        let l = map(&c, &keys).unwrap();
+        assert!(
+            l.notes.iter().any(|n| n.starts_with("tcp.hystart:")),
+            "{:?}",
+            l.notes
+        );
     }
 }

@@ -23,7 +23,8 @@
 //! cwnd = 1 MSS, and the first congestion-avoidance stage after it uses K = 0, W_max = W_est =
 //! cwnd at its start; the same when congestion avoidance starts with no congestion event yet
 //! (§4.10: slow start ended at ssthresh, W_max undefined; cwnd_prior = cwnd then). Slow start
-//! is RFC 5681's (no HyStart++).
+//! is RFC 5681's, or with the `hystart` option Linux's HyStart (congestion/hystart.rs) ends it
+//! early (ssthresh = cwnd).
 //!
 //! Parameters ([`CubicParams`]): C = 0.4, β = 0.7, fast convergence on (RFC 9438 §4.1, §4.7).
 //! cwnd is kept in bytes; the fractional bytes of each increment are carried, so many tiny
@@ -38,6 +39,7 @@
 //! `loss_reduces_by_beta_with_fast_convergence`, `congestion_avoidance_by_hand`,
 //! `timeout_restarts_with_k_zero`); tests/fall_floyd.rs (`fall_floyd_cubic_*`).
 
+use super::hystart::{HyAck, HyStart};
 use super::recovery::recovery_in;
 use super::{AckInfo, AckVerdict, CongestionControl, NewAck, Recovery};
 use crate::config::FullAck;
@@ -109,6 +111,8 @@ pub struct Cubic {
     srtt: Option<SimDuration>,
     /// RFC 6675 SACK recovery instead of NewReno's (`Variant::CubicSack`, SACK agreed).
     sack: bool,
+    /// Linux's HyStart (`hystart` option, congestion/hystart.rs).
+    hystart: Option<HyStart>,
 }
 
 impl Cubic {
@@ -125,6 +129,7 @@ impl Cubic {
             now: SimTime::ZERO,
             srtt: None,
             sack: false,
+            hystart: None,
         }
     }
 
@@ -133,6 +138,23 @@ impl Cubic {
         let mut c = Cubic::new(mss, dupack_threshold, FullAck::Ssthresh, p);
         c.sack = true;
         c
+    }
+    /// Turn HyStart on or off (before the handshake completes).
+    pub fn set_hystart(&mut self, on: bool) {
+        self.hystart = on.then(HyStart::default);
+    }
+    /// HyStart's state, if on.
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_ref()
+    }
+    /// HyStart on an ACK of new data: when it finds the exit, slow start ends (ssthresh =
+    /// cwnd, Linux `hystart_update`).
+    pub fn hystart_ack(&mut self, a: &HyAck) {
+        if let Some(h) = self.hystart.as_mut() {
+            if h.on_ack(a).is_some() {
+                self.r.w.ssthresh = self.r.w.cwnd;
+            }
+        }
     }
     /// Whether loss recovery is RFC 6675's.
     pub fn sack(&self) -> bool {
@@ -321,6 +343,11 @@ impl CongestionControl for Cubic {
         self.k_zero = true;
         self.r.w.cwnd = self.r.w.mss;
         self.r.end_on_rto(a);
+        // Linux cubictcp_state(TCP_CA_Loss): HyStart starts over.
+        let now = self.now;
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_loss(now, a.ack);
+        }
     }
 }
 

@@ -35,8 +35,10 @@
 //! newreno.rs and sack.rs; tests/recovery.rs, tests/fall_floyd.rs, tests/sack.rs and
 //! tests/rto.rs end to end.
 
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod hystart;
 pub mod newreno;
 pub mod prague;
 pub mod recovery;
@@ -44,6 +46,7 @@ pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
+pub use bbr::{Bbr, BbrParams};
 pub use cubic::{Cubic, CubicParams};
 pub use dctcp::Dctcp;
 pub use newreno::NewReno;
@@ -237,6 +240,7 @@ pub enum Congestion {
     Cubic(Cubic),
     Dctcp(Dctcp),
     Prague(Prague),
+    Bbr(Box<Bbr>),
 }
 
 macro_rules! each {
@@ -249,6 +253,7 @@ macro_rules! each {
             Congestion::Cubic($c) => $e,
             Congestion::Dctcp($c) => $e,
             Congestion::Prague($c) => $e,
+            Congestion::Bbr($c) => $e,
         }
     };
 }
@@ -264,17 +269,21 @@ impl Congestion {
                 cfg.newreno_full_ack,
             )),
             Variant::Sack => Congestion::Sack(Sack::new(cfg.mss, cfg.dupack_threshold)),
-            Variant::Cubic => Congestion::Cubic(Cubic::new(
-                cfg.mss,
-                cfg.dupack_threshold,
-                cfg.newreno_full_ack,
-                CubicParams::default(),
-            )),
-            Variant::CubicSack => Congestion::Cubic(Cubic::with_sack(
-                cfg.mss,
-                cfg.dupack_threshold,
-                CubicParams::default(),
-            )),
+            Variant::Cubic => {
+                let mut c = Cubic::new(
+                    cfg.mss,
+                    cfg.dupack_threshold,
+                    cfg.newreno_full_ack,
+                    CubicParams::default(),
+                );
+                c.set_hystart(cfg.hystart);
+                Congestion::Cubic(c)
+            }
+            Variant::CubicSack => {
+                let mut c = Cubic::with_sack(cfg.mss, cfg.dupack_threshold, CubicParams::default());
+                c.set_hystart(cfg.hystart);
+                Congestion::Cubic(c)
+            }
             Variant::Dctcp => Congestion::Dctcp(Dctcp::new(
                 cfg.mss,
                 cfg.dupack_threshold,
@@ -286,6 +295,14 @@ impl Congestion {
                 cfg.newreno_full_ack,
                 cfg.prague_rtt_target,
             )),
+            Variant::Bbr => Congestion::Bbr(Box::new(Bbr::new(
+                cfg.mss,
+                cfg.dupack_threshold,
+                true,
+                BbrParams {
+                    lt_bw: cfg.bbr_lt_bw,
+                },
+            ))),
         }
     }
     /// The time and SRTT of the hook about to run (CUBIC uses both, Prague the SRTT).
@@ -305,6 +322,34 @@ impl Congestion {
             _ => {}
         }
     }
+    /// The pacing rate the algorithm sets itself, payload bytes/s (BBR); `None`: the
+    /// endpoint's default rule applies (pacing.rs).
+    pub fn pacing_rate(&self) -> Option<u64> {
+        match self {
+            Congestion::Bbr(b) => Some(b.pacing_rate()),
+            _ => None,
+        }
+    }
+    /// HyStart's look at an ACK of new data (CUBIC with `hystart` only).
+    pub fn hystart_ack(&mut self, a: &hystart::HyAck) {
+        if let Congestion::Cubic(c) = self {
+            c.hystart_ack(a);
+        }
+    }
+    /// BBR, if this is BBR.
+    pub fn bbr_mut(&mut self) -> Option<&mut Bbr> {
+        match self {
+            Congestion::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+    /// BBR, if this is BBR.
+    pub fn bbr(&self) -> Option<&Bbr> {
+        match self {
+            Congestion::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
     /// ECN-Echo window reduction (RFC 3168 §6.1.2): Reno family [`Window::on_ece`]; CUBIC its
     /// β reduction (RFC 9438 §4.6).
     pub fn on_ece(&mut self, flight: u64) {
@@ -312,6 +357,7 @@ impl Congestion {
             Congestion::Cubic(c) => c.on_ece(flight),
             Congestion::Dctcp(d) => d.on_ece(),
             Congestion::Prague(p) => p.on_ece(),
+            Congestion::Bbr(_) => {} // BBR v1 does not respond to ECN
             _ => self.window_mut().on_ece(flight),
         }
     }
@@ -320,6 +366,9 @@ impl Congestion {
     pub fn sack_refused(&mut self, cfg: &TcpConfig) {
         if let Congestion::Cubic(c) = self {
             c.sack_refused();
+        }
+        if let Congestion::Bbr(b) = self {
+            b.sack_refused();
         }
         if matches!(self, Congestion::Sack(_)) {
             *self = Congestion::NewReno(NewReno::new(
@@ -335,6 +384,7 @@ impl Congestion {
         match self {
             Congestion::Sack(s) => s.may_enter(ack),
             Congestion::Cubic(c) => c.may_enter(ack),
+            Congestion::Bbr(b) => b.may_enter(ack),
             _ => false,
         }
     }
@@ -343,6 +393,7 @@ impl Congestion {
         match self {
             Congestion::Sack(s) => s.enter(a),
             Congestion::Cubic(c) if c.sack() => c.sack_enter(a),
+            Congestion::Bbr(b) if b.sack() => b.sack_enter(a),
             _ => {}
         }
     }

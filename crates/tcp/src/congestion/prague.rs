@@ -10,8 +10,8 @@
 //!   is scaled by (R/T)², so the rate grows by MSS/T² per second whatever R — a flow behaves as
 //!   if its RTT were T (the reference's RTT-scaling; RFC 9331 §4.3 "reduce RTT dependence").
 //!   Fractions of a byte carry over to the next ACK. Off (`false`): Reno's increase.
-//! - Pacing: the reference paces; this model has no pacing yet ([`crate::Variant::paced_by_default`]
-//!   is true for Prague, for the pacing of the `bbr` branch to read).
+//! - Pacing: the reference paces; Prague is always paced (`crate::Variant::paced_by_default`)
+//!   at Linux's ratio rule (pacing.rs: 200 % of cwnd/SRTT in slow start, 120 % after).
 //!
 //! Not modelled: AccECN (RFC 9768) — the receiver echoes CE exactly with ECE, DCTCP's
 //! receiver (dctcp.rs), which carries the same information without its loss of ACKs; the

@@ -73,16 +73,19 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Reading:
-    """One reading of how the paper configured its queues, run with `aqmlab reproduce STUDY
+    """One reading of how the paper configured its setup, run with `aqmlab reproduce STUDY
     --reading NAME`: `queue_options` (key → value) is set in every queue table of a kind in
     `kinds` (top-level `queue`/`reverse_queue` and each variant's), overriding what the sweep
     file says; a value of None removes the key (its default, or the profile's, applies).
-    `about` says which reading of the paper it is and its source."""
+    `overrides` are sweep-file key paths → values applied to every sweep file as quick-mode
+    overrides are (aqmlab.reproduce; e.g. `sweep.derive.workload[0].rate` for another load
+    calibration). `about` says which reading of the paper it is and its source."""
 
     name: str
     about: str
-    queue_options: dict[str, object]
+    queue_options: dict[str, object] = field(default_factory=dict)
     kinds: tuple[str, ...] = ("red", "ared")
+    overrides: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -404,7 +404,8 @@ def write_report(
             f"{k} = {v!r}" if v is not None else f"{k} removed" for k, v in reading.queue_options.items()
         )
         sets = [f"set in every {'/'.join(reading.kinds)} queue: {opts}"] if opts else []
-        sets += [f"in every sweep file: {k} = {v!r}" for k, v in reading.overrides.items()]
+        over = ", ".join(f"{k} = {v!r}" for k, v in reading.overrides.items())
+        sets += [f"in every sweep file: {over}"] if over else []
         what = "; ".join(sets)
         intro.insert(4, f"Reading {reading.name!r}: {reading.about} {what[:1].upper() + what[1:]}.")
     elif study.readings:

@@ -171,11 +171,12 @@ RUN_HEALTH = ("pct_completed",)
 
 
 def table_results(sweep: pd.DataFrame, table: Table) -> pd.DataFrame:
-    """Per paper row of `table`: `row`, `n` (replications), per metric of the table and of
-    RUN_HEALTH the mean (`m`) and the 95 % CI half width (`m_ci`) over the ok runs of `sweep`
+    """Per paper row of `table`: `row`, `n` (replications), per metric of the table, of
+    RUN_HEALTH and of `table.run_checks` (these two where `sweep` has them) the mean (`m`) and
+    the 95 % CI half width (`m_ci`) over the ok runs of `sweep`
     that `row_label` maps to it, and `steady` ("yes", "no (k/n)" or "-")."""
     ok = sweep[sweep["status"] == "ok"].copy()
-    extra = [m for m in RUN_HEALTH if m not in table.metrics and m in sweep.columns]
+    extra = [m for m in (*RUN_HEALTH, *table.run_checks) if m not in table.metrics and m in sweep.columns]
     metrics = [*table.metrics, *extra]
     cols = ["row", "n", *[c for m in metrics for c in (m, f"{m}_ci")], "steady"]
     if ok.empty:

@@ -52,6 +52,10 @@ class Table:
     columns (e.g. one workload's response times), computed from each run's directory
     `sweep_dir/runs/<run id>`; `metrics` may then name them. Called once per sweep file, before
     `row_label` (seed 002 study: aqmlab.studies.weigle_multi)."""
+    run_checks: tuple[str, ...] = ()
+    """Optional: per-run columns (from `run_metrics`) that say whether a run meets a condition
+    of the paper's method (weigle2006: §5.4's long transfer), shown beside the metrics where the
+    results have them and not required of results that lack them (ns-2.35's)."""
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,11 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
    Every file is written under a temporary name and renamed.
 
-`--reading R` runs one of the study's readings of the paper's queue configuration
-(aqmlab.studies.Reading): its queue options are set in every matching queue table of every sweep
-file before step 1 (the resolved files are written to OUT/scenarios/ and run from there); the
-default output becomes runs/reproduce/NAME-R[-quick] and `--publish` goes to
-docs/reproductions/NAME-R/.
+`--reading R` runs one of the study's readings of the paper's setup (aqmlab.studies.Reading):
+its overrides (key paths, as in quick mode) are applied and its queue options set in every
+matching queue table of every sweep file before step 1 (the resolved files are written to
+OUT/scenarios/ and run from there); the default output becomes runs/reproduce/NAME-R[-quick] and
+`--publish` goes to docs/reproductions/NAME-R/.
 
 `--publish` copies report.md and its figures to docs/reproductions/NAME/.
 
@@ -146,7 +146,9 @@ def resolved_sweep_file(
     doc = read_document(src)[0]  # `extends` resolved: the copy stands alone
     doc = apply_overrides(doc, overrides, str(src))
     if reading is not None:
-        doc = apply_reading(doc, reading, str(src))
+        doc = apply_overrides(doc, reading.overrides, str(src))
+        if reading.queue_options:
+            doc = apply_reading(doc, reading, str(src))
     # The copy runs from dest_dir: its data files stay where the original's are.
     doc.setdefault("sweep", {})["data_dir"] = str(src.parent.resolve())
     dest_dir.mkdir(parents=True, exist_ok=True)
@@ -169,11 +171,12 @@ RUN_HEALTH = ("pct_completed",)
 
 
 def table_results(sweep: pd.DataFrame, table: Table) -> pd.DataFrame:
-    """Per paper row of `table`: `row`, `n` (replications), per metric of the table and of
-    RUN_HEALTH the mean (`m`) and the 95 % CI half width (`m_ci`) over the ok runs of `sweep`
+    """Per paper row of `table`: `row`, `n` (replications), per metric of the table, of
+    RUN_HEALTH and of `table.run_checks` (these two where `sweep` has them) the mean (`m`) and
+    the 95 % CI half width (`m_ci`) over the ok runs of `sweep`
     that `row_label` maps to it, and `steady` ("yes", "no (k/n)" or "-")."""
     ok = sweep[sweep["status"] == "ok"].copy()
-    extra = [m for m in RUN_HEALTH if m not in table.metrics and m in sweep.columns]
+    extra = [m for m in (*RUN_HEALTH, *table.run_checks) if m not in table.metrics and m in sweep.columns]
     metrics = [*table.metrics, *extra]
     cols = ["row", "n", *[c for m in metrics for c in (m, f"{m}_ci")], "steady"]
     if ok.empty:
@@ -414,8 +417,11 @@ def write_report(
         opts = ", ".join(
             f"{k} = {v!r}" if v is not None else f"{k} removed" for k, v in reading.queue_options.items()
         )
-        intro.insert(4, f"Reading {reading.name!r}: {reading.about} Set in every "
-                        f"{'/'.join(reading.kinds)} queue: {opts}.")  # fmt: skip
+        sets = [f"set in every {'/'.join(reading.kinds)} queue: {opts}"] if opts else []
+        over = ", ".join(f"{k} = {v!r}" for k, v in reading.overrides.items())
+        sets += [f"in every sweep file: {over}"] if over else []
+        what = "; ".join(sets)
+        intro.insert(4, f"Reading {reading.name!r}: {reading.about} {what[:1].upper() + what[1:]}.")
     elif study.readings:
         intro.insert(4, f"Reading {study.default_reading!r}: the sweep files as they are.")
     md = [f"# {title}", ""] + [f"{line}  " for line in intro] + [""]
@@ -626,7 +632,7 @@ def add_parser(sub, help: str) -> None:
     p.add_argument(
         "--reading",
         metavar="NAME",
-        help=f"one of the study's readings of the paper's queue configuration ({readings})",
+        help=f"one of the study's readings of the paper's setup ({readings})",
     )
     p.add_argument("--publish", action="store_true",
                    help="copy the report to docs/reproductions/STUDY[-READING]/")  # fmt: skip

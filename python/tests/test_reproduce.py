@@ -386,6 +386,26 @@ def test_reading_runs_into_its_own_directory(tmp_path, toy_dir, fake):
         reproduce(study, tmp_path / "s", jobs=1, studies_dir=toy_dir, progress=False, reading="short")
 
 
+def test_reading_with_sweep_overrides_changes_the_derived_rate(tmp_path, toy_dir, fake):
+    import dataclasses
+
+    from aqmlab.studies import Reading
+    from aqmlab.sweepspec import expand
+
+    # A load reading (weigle2006 `model-load`): another calibration of the rate, no queue option.
+    sweep = TOY_SWEEP + '"var.load" = [0.5, 1.0]\n\n[sweep.derive]\n"workload[0].rate" = "100.0 * var.load"\n'
+    (toy_dir / "toy" / "sw.toml").write_text(sweep)
+    rd = Reading("cal", "another calibration", overrides={"sweep.derive.workload[0].rate": "80.0 * var.load"})
+    study = dataclasses.replace(TOY, readings=(rd,), verdicts=())
+    md, _, _ = reproduce(study, tmp_path / "r", jobs=1, studies_dir=toy_dir, progress=False, reading="cal")
+    runs = expand(tmp_path / "r" / "scenarios" / "sw.toml").runs
+    assert sorted(r.doc["workload"][0]["rate"] for r in runs) == [40.0] * 6 + [80.0] * 6
+    assert (
+        "Reading 'cal': another calibration In every sweep file: "
+        "sweep.derive.workload[0].rate = '80.0 * var.load'." in md.read_text()
+    )
+
+
 def test_recorded_command_can_be_rerun_from_the_repository_root(tmp_path):
     # issue 15: the published reports recorded `--out /work/notes/…` of the machine they ran on.
     from aqmlab.reproduce import rerunnable_argv

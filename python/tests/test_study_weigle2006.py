@@ -484,6 +484,71 @@ def test_run_metrics_takes_the_end_of_run_from_warmup_and_measured_time(tmp_path
     assert w.run_metrics(df, tmp_path / "nowhere") is df
 
 
+def test_sec54_long_response_by_hand():
+    # §5.4: "at least one 10 MB response has started a transfer before 1000 s after the warm-up"
+    s, warm = 10**9, 120 * 10**9
+    end = warm + 1800 * s
+
+    def has(size: int, start_s: float, end_ns: int = end) -> bool:
+        req = _requests([{"response_bytes": 1000}, {"response_bytes": size, "start_ns": int(start_s * s)}])
+        return w.has_long_response(req, warm, end_ns)
+
+    assert has(10_000_000, 120 + 999.9)  # 10 MB = 10⁷ B, started before warm-up + 1000 s
+    assert has(10_000_000, 50.0)  # started during the warm-up: still before the deadline
+    assert not has(9_999_999, 500.0)  # one byte short
+    assert not has(10_000_000, 120 + 1000.0)  # at the deadline: not before it
+    assert not has(10_000_000, 120 + 700.0, end_ns=warm + 600 * s)  # quick mode: the run ends first
+    bulk = _requests([{"kind": "bulk", "response_bytes": 10**8, "start_ns": warm}])
+    assert not w.has_long_response(bulk, warm, end)  # only HTTP responses count
+
+
+def test_sec54_flags_or_rejects_runs(tmp_path):
+    s = 10**9
+    big = _requests([{"conn_id": 1, "response_bytes": 12_000_000, "start_ns": 20 * s, "end_ns": 40 * s}])
+    small = _requests([{"conn_id": 1, "response_bytes": 5_000, "start_ns": 20 * s, "end_ns": 21 * s}])
+    _write_run(tmp_path / "runs" / "a", big, {"measured_s": 80.0}, warmup_ns=10 * s)
+    _write_run(tmp_path / "runs" / "b", small, {"measured_s": 80.0}, warmup_ns=10 * s)
+    sweep = pd.DataFrame({"run": ["a", "b", "c"], "status": ["ok", "ok", "failed"]})
+    flag = w.run_metrics(sweep, tmp_path, sec54="flag")
+    assert list(flag["sec54_long_response"].fillna(-1)) == [1.0, 0.0, -1.0]
+    assert list(flag["status"]) == ["ok", "ok", "failed"]
+    rej = w.run_metrics(flag, tmp_path / "nowhere", sec54="reject")  # columns present: no run read
+    assert list(rej["status"]) == ["ok", w.REJECTED, "failed"]
+    assert list(flag["status"]) == ["ok", "ok", "failed"]  # the input is not modified
+    with pytest.raises(ValueError, match="sec54: 'drop': expected one of flag, reject"):
+        w.run_metrics(sweep, tmp_path, sec54="drop")
+    # the default is SEC54 ("flag"), and every table shows the column where results have it
+    assert w.SEC54 == "flag"
+    for t in w.STUDY.tables:
+        assert t.run_checks == ("sec54_long_response",) and t.run_metrics is w.run_metrics
+    from aqmlab.reproduce import table_results
+
+    load = next(t for t in w.STUDY.tables if t.id == w.LOAD_TABLE)
+    cols = {"status": ["ok", "ok"], "var.load": [0.8, 0.8], "variant": ["DT-148q"] * 2}
+    rows = pd.DataFrame(cols | {m: [1.0, 3.0] for m in load.metrics} | {"sec54_long_response": [1.0, 0.0]})
+    assert table_results(rows, load)["sec54_long_response"].tolist() == [0.5]
+    # ns-2.35's results have no such column: the table still forms, without it
+    assert "sec54_long_response" not in table_results(rows.drop(columns="sec54_long_response"), load)
+
+
+def test_model_load_reading_is_the_model_calibration():
+    from aqmlab.studies import packmime_load as pl
+
+    # The reading's rate per unit of load is the fixed point of the seed's rule on the model's
+    # expected wire bytes (10 Mbit/s, MSS 1420 B, CONTROL_PACKETS measured per connection).
+    x = pl.rate_per_unit_load(10e6, 1420.0, w.CONTROL_PACKETS)
+    assert w.MODEL_RATE_PER_LOAD == pytest.approx(x, abs=0.05)
+    rd = w.STUDY.reading("model-load")
+    assert rd.overrides == {
+        f"sweep.derive.workload[{i}].rate": f"{w.MODEL_RATE_PER_LOAD} * var.load" for i in (0, 1)
+    }
+    assert not rd.queue_options
+    # the sweep files' own rule, which the reading replaces
+    for name in ("load.toml", "red_vs_ared.toml", "reno_sack.toml"):
+        doc = tomllib.loads((SDIR / name).read_text())
+        assert doc["sweep"]["derive"]["workload[0].rate"] == "135.0 * var.load"
+
+
 def test_ared5_many_flows_with_drops_holds_and_fails():
     rows = {
         f"load={ld},queue={q}": {"pct_flows_with_drops": v}

@@ -617,6 +617,57 @@ fn model_params_text(name: &str) -> PyResult<String> {
     Ok(declared(name)?.1)
 }
 
+/// PackMime HTTP/1.0's expectations per connection at `rate` (conn/s), by quadrature of the
+/// model's inverse CDFs (`traffic::packmime::expectation`), as aqmlab draws sizes (whole bytes):
+/// a dict with `request_bytes`, `response_bytes`, `payload_bytes` (their sum), `cache_share`
+/// (share of cache-validation responses) and `data_segments` (E[⌈request/mss⌉ +
+/// ⌈response/mss⌉], segments of `mss` bytes). `tail_floor`: the smallest upper-tail
+/// probability of a download-size draw (None: aqmlab's 53-bit uniforms, 2⁻⁵³; 1/n gives the
+/// sizes a sample of about n downloads reaches). `cap`: sizes above `cap` bytes count as `cap`
+/// (a light-tailed variable whose sample mean has a standard error). A ValueError for a rate,
+/// mss, floor or cap out of range.
+#[pyfunction]
+#[pyo3(signature = (rate, mss, tail_floor=None, cap=None))]
+fn packmime_expectation<'py>(
+    py: Python<'py>,
+    rate: f64,
+    mss: f64,
+    tail_floor: Option<f64>,
+    cap: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use traffic::packmime::expectation::{expected_per_connection, AQMLAB_TAIL_FLOOR};
+    let floor = tail_floor.unwrap_or(AQMLAB_TAIL_FLOOR);
+    if !(rate.is_finite() && rate > 0.0 && mss.is_finite() && mss >= 1.0) {
+        return Err(PyValueError::new_err(format!(
+            "packmime_expectation: rate {rate} conn/s and mss {mss} B must be finite, rate > 0, mss >= 1"
+        )));
+    }
+    if !(AQMLAB_TAIL_FLOOR..1.0).contains(&floor) {
+        return Err(PyValueError::new_err(format!(
+            "packmime_expectation: tail_floor {floor} must lie in [2^-53, 1)"
+        )));
+    }
+    let cap = cap.unwrap_or(f64::INFINITY);
+    if cap.is_nan() || cap < 1.0 {
+        return Err(PyValueError::new_err(format!(
+            "packmime_expectation: cap {cap} B must be at least 1"
+        )));
+    }
+    let (bytes, segs) = py.allow_threads(|| {
+        (
+            expected_per_connection(rate, floor, |x| x.min(cap)),
+            expected_per_connection(rate, floor, |x| (x.min(cap) / mss).ceil()),
+        )
+    });
+    let d = PyDict::new(py);
+    d.set_item("request_bytes", bytes.request)?;
+    d.set_item("response_bytes", bytes.response)?;
+    d.set_item("payload_bytes", bytes.total())?;
+    d.set_item("cache_share", bytes.cache_share)?;
+    d.set_item("data_segments", segs.total())?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -636,5 +687,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queue_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(model_params, m)?)?;
     m.add_function(wrap_pyfunction!(model_params_text, m)?)?;
+    m.add_function(wrap_pyfunction!(packmime_expectation, m)?)?;
     Ok(())
 }

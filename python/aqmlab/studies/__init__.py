@@ -52,6 +52,10 @@ class Table:
     columns (e.g. one workload's response times), computed from each run's directory
     `sweep_dir/runs/<run id>`; `metrics` may then name them. Called once per sweep file, before
     `row_label` (seed 002 study: aqmlab.studies.weigle_multi)."""
+    run_checks: tuple[str, ...] = ()
+    """Optional: per-run columns (from `run_metrics`) that say whether a run meets a condition
+    of the paper's method (weigle2006: §5.4's long transfer), shown beside the metrics where the
+    results have them and not required of results that lack them (ns-2.35's)."""
 
 
 @dataclass(frozen=True)
@@ -73,16 +77,19 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Reading:
-    """One reading of how the paper configured its queues, run with `aqmlab reproduce STUDY
+    """One reading of how the paper configured its setup, run with `aqmlab reproduce STUDY
     --reading NAME`: `queue_options` (key → value) is set in every queue table of a kind in
     `kinds` (top-level `queue`/`reverse_queue` and each variant's), overriding what the sweep
     file says; a value of None removes the key (its default, or the profile's, applies).
-    `about` says which reading of the paper it is and its source."""
+    `overrides` are sweep-file key paths → values applied to every sweep file as quick-mode
+    overrides are (aqmlab.reproduce; e.g. `sweep.derive.workload[0].rate` for another load
+    calibration). `about` says which reading of the paper it is and its source."""
 
     name: str
     about: str
-    queue_options: dict[str, object]
+    queue_options: dict[str, object] = field(default_factory=dict)
     kinds: tuple[str, ...] = ("red", "ared")
+    overrides: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

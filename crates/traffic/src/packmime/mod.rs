@@ -12,6 +12,7 @@
 //! - [`FlowArrive`] (§3.1, seconds), [`RequestSize`] (§3.2, bytes), [`ResponseSize`] (§3.3,
 //!   bytes), [`Xmit`] (§3.8, milliseconds, RTT/2 as ns-2 returns it).
 //! - `http11.rs`: the server delay (§3.4) and the HTTP/1.1 variables (§3.5–3.7).
+//! - [`expectation`]: expected sizes per connection by quadrature of the inverse CDFs (§8).
 //! - [`rtt_cdf_s`]: the marginal of the full RTT of one side in **seconds** as an
 //!   [`EmpiricalCdf`], for `sim::DelayBoxConfig::Distribution` (see its doc for what that
 //!   loses).
@@ -32,6 +33,7 @@
 //! against MODEL.md §8/§3.8, and Kolmogorov–Smirnov distances of 100,000 draws of each sampler
 //! against the model CDF.
 
+pub mod expectation;
 mod http11;
 
 pub use http11::*;

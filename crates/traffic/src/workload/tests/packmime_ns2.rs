@@ -18,8 +18,10 @@
 //! - `ns2_response_capped_mean_and_cache_share`
 //! - `ns2_request_capped_mean`
 //! - `expected_bytes_per_connection`
+//! - `capped_sizes_sample_mean_is_the_quadrature`
 
 use super::*;
+use crate::packmime::expectation::{cache_share, expected_per_connection, AQMLAB_TAIL_FLOOR};
 use crate::packmime::*;
 use rand_distr::StandardNormal;
 
@@ -104,76 +106,26 @@ fn ns2_request_capped_mean() {
     );
 }
 
-/// ∫ floor(Q(u)) du over u in (0, 1) for a linear-in-u quantile `q` (midpoint rule, n cells).
-fn mean_linear(q: impl Fn(f64) -> f64, n: usize) -> f64 {
-    (0..n)
-        .map(|i| q((i as f64 + 0.5) / n as f64).floor())
-        .sum::<f64>()
-        / n as f64
-}
-
-/// ∫ floor(Q(t)) dt over the tail probability t = 1 − u in (t_min, 1), for a quantile `q` of t
-/// that is a power law below the table (midpoint rule in ln t, n cells), plus, when `t_min` is
-/// 0, the exact integral of the extrapolated power law Q(t) = c·t^s below t_cut:
-/// c·t_cut^(s+1)/(s+1).
-fn mean_tail(q: impl Fn(f64) -> f64, t_min: f64, n: usize) -> f64 {
-    let t_cut = 2f64.powi(-60);
-    let lo = t_min.max(t_cut).ln();
-    let h = -lo / n as f64;
-    let body: f64 = (0..n)
-        .map(|i| {
-            let t = (lo + (i as f64 + 0.5) * h).exp();
-            q(t).floor() * t * h
-        })
-        .sum();
-    if t_min > 0.0 {
-        return body;
-    }
-    // power law below t_cut from two points of the extrapolated segment
-    let (t1, t2) = (t_cut, t_cut / 2.0);
-    let s = (q(t2) / q(t1)).ln() / (t2 / t1).ln();
-    let c = q(t1) / t1.powf(s);
-    body + c * t_cut.powf(s + 1.0) / (s + 1.0)
-}
-
-/// Long-run share of cache-validation responses at `rate`: E[L0]/(E[L0] + E[L1]),
-/// E[⌈W⌉] = Σ_{j≥0} P(W > j) (MODEL.md §3.3).
-fn cache_share(rate: f64) -> f64 {
-    let r = ResponseSize::new(rate);
-    let e: Vec<f64> = (0..2)
-        .map(|s| {
-            (0..10_000)
-                .map(|j| (-(j as f64 / r.scale[s]).powf(r.shape[s])).exp())
-                .sum()
-        })
-        .collect();
-    e[0] / (e[0] + e[1])
-}
-
 #[test]
 fn expected_bytes_per_connection() {
-    // Quadrature of the implemented inverse CDFs (floor included). MODEL.md §8 (computed there
-    // by numerical integration): cache state ≈ 152.3, download state ≈ 11865, request ≈ 584,
-    // response mix ≈ 8639 at rate 100, state-0 share 0.2754 at rate 100.
+    // Quadrature of the implemented inverse CDFs (whole bytes), packmime::expectation. MODEL.md
+    // §8 (computed there by numerical integration): cache state ≈ 152.3, download state ≈ 11865,
+    // request ≈ 584, response mix ≈ 8639 at rate 100, state-0 share 0.2754 at rate 100.
     let t = Tables::ns2();
     // The download state as a function of the tail probability 1 − U, which `response_size_at`
-    // computes as 1 − U (exact for the tails a uniform can produce); here the tail itself, so
-    // that the quadrature can go below 2^−53. Same rule: 2^FX(log2(1 − U)).
+    // computes as 1 − U (exact for the tails a uniform can produce); the quadrature takes the
+    // tail itself, so that it can go below 2^−53. Same rule: 2^FX(log2(1 − U)).
     let q1 = |tail: f64| pow2(t.fsize0_b.eval(log2(tail)));
     for u in [0.0, 0.3, 0.9, 1.0 - 1e-6] {
         assert_eq!(q1(1.0 - u), response_size_at(&t, 1, u));
     }
-    let e0 = mean_linear(|u| response_size_at(&t, 0, u), 200_000);
-    let e1 = mean_tail(q1, 0.0, 500_000);
-    let req_body = mean_linear(|u| request_size_at(&t, 0.5 * u, 1.0 - 0.5 * u), 200_000);
-    let req_tail = mean_tail(
-        |tail| request_size_at(&t, 1.0 - 0.5 * tail, 0.5 * tail),
-        0.0,
-        500_000,
+    let model = expected_per_connection(100.0, 0.0, |x| x);
+    let (e0, e1, pi0) = (
+        model.response_cache,
+        model.response_download,
+        model.cache_share,
     );
-    let req = 0.5 * req_body + 0.5 * req_tail;
-    let pi0 = cache_share(100.0);
-    let rsp = pi0 * e0 + (1.0 - pi0) * e1;
+    let (rsp, req) = (model.response, model.request);
     eprintln!("E0 {e0} E1 {e1} pi0 {pi0} E[rsp] {rsp} E[req] {req}");
     assert!((e0 - 152.3).abs() < 0.1, "cache-state mean {e0}");
     assert!(
@@ -181,6 +133,7 @@ fn expected_bytes_per_connection() {
         "download-state mean {e1}"
     );
     assert!((pi0 - 0.2754).abs() < 5e-5, "state-0 share {pi0}");
+    assert!((pi0 - cache_share(100.0)).abs() < 1e-15);
     assert!((rsp / 8639.0 - 1.0).abs() < 5e-4, "response mean {rsp}");
     assert!((req - 584.0).abs() < 0.5, "request mean {req}");
 
@@ -189,17 +142,51 @@ fn expected_bytes_per_connection() {
     // of the tail holds 1.4 % of the model's mean response. aqmlab's uniforms reach 2^−53.
     // Neither cut is visible in any run (probability < 3e-10 per draw), but they set the
     // expected bytes per connection each simulator converges to; they differ by < 2 %.
-    let e1_ns2 = mean_tail(q1, 1.0 / 4_294_967_088.0, 500_000);
-    let e1_aq = mean_tail(q1, 2f64.powi(-53), 500_000);
-    let pi101 = cache_share(101.0);
-    let per_conn = |e1: f64| pi101 * e0 + (1.0 - pi101) * e1 + req;
-    let ratio = per_conn(e1_aq) / per_conn(e1_ns2);
+    let ns2 = expected_per_connection(101.0, 1.0 / 4_294_967_088.0, |x| x).total();
+    let aq = expected_per_connection(101.0, AQMLAB_TAIL_FLOOR, |x| x).total();
+    let whole = expected_per_connection(101.0, 0.0, |x| x).total();
+    let ratio = aq / ns2;
     eprintln!(
-        "rate 101: bytes/connection with ns-2's uniforms {:.1}, aqmlab's {:.1}, model {:.1}; \
-         ratio {ratio}",
-        per_conn(e1_ns2),
-        per_conn(e1_aq),
-        per_conn(e1)
+        "rate 101: bytes/connection with ns-2's uniforms {ns2:.1}, aqmlab's {aq:.1}, model \
+         {whole:.1}; ratio {ratio}"
     );
     assert!(ratio > 1.0 && ratio < 1.02, "ratio {ratio}");
+    assert!(
+        aq < whole && whole / aq < 1.001,
+        "aqmlab's cut {aq} vs the model {whole}"
+    );
+}
+
+#[test]
+fn capped_sizes_sample_mean_is_the_quadrature() {
+    // A light-tailed setting where a sample mean converges: sizes capped at 1 MB (responses) and
+    // 100 kB (requests) have finite variance. The workload's own samplers (run-length process at
+    // rate 120; the request marginal through i.i.d. normals) against the quadrature of the same
+    // capped sizes: within 4 standard errors (batch means; ≈ 1.5 % and 1.4 %). The uncapped
+    // mean (tail index ≈ 1.2) has no standard error, which is why a finite run's mean is no
+    // calibration.
+    let t = Tables::ns2();
+    let want = expected_per_connection(120.0, AQMLAB_TAIL_FLOOR, |x| x.min(1e6));
+    let mut r = rng("pm-expect-rsp");
+    let mut s = ResponseSize::new(120.0);
+    let rsp: Vec<f64> = (0..1_000_000)
+        .map(|_| s.sample(&t, &mut r).0.clamp(1.0, 1e6))
+        .collect();
+    agrees(
+        "response min(size, 1 MB): sample vs quadrature",
+        batch_mean_se(&rsp, 100),
+        (want.response, 0.0),
+    );
+    let want_req = expected_per_connection(120.0, AQMLAB_TAIL_FLOOR, |x| x.min(1e5)).request;
+    let req: Vec<f64> = (0..1_000_000)
+        .map(|_| {
+            let g: f64 = rand::Rng::sample(&mut r, StandardNormal);
+            request_size_at(&t, phi(g), phi(-g)).floor().clamp(1.0, 1e5)
+        })
+        .collect();
+    agrees(
+        "request min(size, 100 kB): sample vs quadrature",
+        batch_mean_se(&req, 100),
+        (want_req, 0.0),
+    );
 }

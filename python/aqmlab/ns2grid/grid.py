@@ -74,11 +74,31 @@ def study_points(study: Study, quick: bool, out: Path, reading: str | None = Non
                 continue
             seen.add(r.id)
             try:
-                p, why = ns2_point(r.doc, sweep.base_dir), None
+                p, why = point_mapper(study.name)(r.doc, sweep.base_dir), None
             except Refused as e:
                 p, why = None, f"refused: {table.scenario}: {e}"
             points.append(Point(table.id, r, tuple(sweep.axes), p, why))
     return points
+
+
+def point_mapper(study: str):
+    """The function that maps one resolved sweep point of `study` to its ns-2 run: the seed 003
+    twin's script for pisa (aqmlab.ns2grid.pisa), the seed 001 script for the others."""
+    if study == "pisa":
+        from aqmlab.ns2grid.pisa import pisa_point
+
+        return pisa_point
+    return ns2_point
+
+
+def run_metrics(runs: Path, p: Ns2Point) -> dict[str, float]:
+    """The columns of one finished run, by the parser of its script."""
+    if p.output == "pisa":
+        from aqmlab.ns2grid.pisa import pisa_metrics
+
+        return pisa_metrics(runs / p.key(), runner.stdout_of(runs, p), p)
+    return parse.metrics(runs / p.key(), runner.stdout_of(runs, p), p.warmup_s, p.measured_s,
+                         p.bottleneck_bps)  # fmt: skip
 
 
 def point_frame(points: list[Point], runs: Path, status: dict[str, str | None]) -> pd.DataFrame:
@@ -100,8 +120,7 @@ def point_frame(points: list[Point], runs: Path, status: dict[str, str | None]) 
                 row.update(status="failed", error=status[k])
             else:
                 row.update(status="ok", error=None, wall_s=runner.wall_of(runs, pt.ns2))
-                m = parse.metrics(runs / k, runner.stdout_of(runs, pt.ns2), pt.ns2.warmup_s,
-                                  pt.ns2.measured_s, pt.ns2.bottleneck_bps)  # fmt: skip
+                m = run_metrics(runs, pt.ns2)
                 stop = pt.ns2.stop_after_responses
                 if stop is not None and m["responses_completed"] >= stop:
                     row.update(status="failed", error=(
@@ -270,7 +289,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
         f"# ns-2.35 on the {grid.study.name} grid", "",
         f"Date: {_dt.date.today().isoformat()}  ",
         f"Command (from the repository root): `{command}`  ",
-        f"Simulator: {ns_version} (Debian `ns2`), script `validation/ns2/twin/seed001.tcl` "
+        f"Simulator: {ns_version} (Debian `ns2`), script `{_script_of(grid)}` "
         "(aqmlab.ns2grid maps every sweep point to its options)  ",
         f"Points: {n_ok} run, {n_ref} refused (a setting ns-2.35 cannot express), {n_bad} failed "
         f"or pending; {walls.size} distinct ns-2 runs, {walls.sum():.0f} s of ns-2 time; this "
@@ -302,3 +321,15 @@ def _axis_columns(grid: Grid) -> list[str]:
     for p in grid.points:
         axes += [a for a in p.axes if a not in axes]
     return axes
+
+
+def _script_of(grid: Grid) -> str:
+    from aqmlab.ns2grid.command import REPO_ROOT
+
+    mapped = [p.ns2 for p in grid.points if p.ns2 is not None]
+    scripts = sorted({str(p.script.relative_to(REPO_ROOT)) for p in mapped})
+    if not scripts:  # nothing mapped: the script the study would run
+        probe = point_mapper(grid.study.name)
+        return "validation/ns2/pisa_twin/standard.tcl" if probe.__module__.endswith("pisa") \
+            else "validation/ns2/twin/seed001.tcl"  # fmt: skip
+    return ", ".join(scripts)

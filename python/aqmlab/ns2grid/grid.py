@@ -83,11 +83,16 @@ def study_points(study: Study, quick: bool, out: Path, reading: str | None = Non
 
 def point_mapper(study: str):
     """The function that maps one resolved sweep point of `study` to its ns-2 run: the seed 003
-    twin's script for pisa (aqmlab.ns2grid.pisa), the seed 001 script for the others."""
+    twin's script for pisa (aqmlab.ns2grid.pisa), the seed 002 twin's for weigle-multi
+    (aqmlab.ns2grid.parkinglot), the seed 001 script for the others."""
     if study == "pisa":
         from aqmlab.ns2grid.pisa import pisa_point
 
         return pisa_point
+    if study == "weigle-multi":
+        from aqmlab.ns2grid.parkinglot import parkinglot_point
+
+        return parkinglot_point
     return ns2_point
 
 
@@ -97,6 +102,10 @@ def run_metrics(runs: Path, p: Ns2Point) -> dict[str, float]:
         from aqmlab.ns2grid.pisa import pisa_metrics
 
         return pisa_metrics(runs / p.key(), runner.stdout_of(runs, p), p)
+    if p.output == "parkinglot":
+        from aqmlab.ns2grid.parkinglot import parkinglot_metrics
+
+        return parkinglot_metrics(runs / p.key(), runner.stdout_of(runs, p), p)
     return parse.metrics(runs / p.key(), runner.stdout_of(runs, p), p.warmup_s, p.measured_s,
                          p.bottleneck_bps)  # fmt: skip
 
@@ -328,8 +337,4 @@ def _script_of(grid: Grid) -> str:
 
     mapped = [p.ns2 for p in grid.points if p.ns2 is not None]
     scripts = sorted({str(p.script.relative_to(REPO_ROOT)) for p in mapped})
-    if not scripts:  # nothing mapped: the script the study would run
-        probe = point_mapper(grid.study.name)
-        return "validation/ns2/pisa_twin/standard.tcl" if probe.__module__.endswith("pisa") \
-            else "validation/ns2/twin/seed001.tcl"  # fmt: skip
-    return ", ".join(scripts)
+    return ", ".join(scripts) or "none (every point refused)"

@@ -200,3 +200,27 @@ def test_short_ns2_run_of_an_rtt_group_point(points, tmp_path):
         assert m[f"objects_rtt{r}"] == int((groups == r).sum())
         assert m[f"pct_rtt{r}"] == pytest.approx(100 * (groups == r).sum() / len(objs))
     assert m["objects_rtt200"] > m["objects_rtt2000"]  # 200-ms flows finish objects faster
+
+
+def test_a_verdict_needing_pisa_says_it_is_not_in_ns2(points, tmp_path):
+    import pandas as pd
+
+    from aqmlab.ns2grid.grid import explain_published, point_frame
+    from aqmlab.verdicts import NOT_IN_NS2, evaluate, verdict_table
+
+    study = load("pisa")
+    frame = point_frame(points, tmp_path, {})  # nothing run: PI / drop-tail pending, PISA refused
+    (tmp_path / "ns2").mkdir()
+    frame.to_csv(tmp_path / "ns2" / "points.csv", index=False)
+    # Table 5.4 with the PI row only, as ns-2.35's grid gives it
+    res = {"5.4": pd.DataFrame({"row": ["PI"], "n": [2], "responses_completed": [27000.0],
+                                "responses_completed_ci": [100.0]})}  # fmt: skip
+    ns2 = explain_published(study, evaluate(study, res), tmp_path / "ns2")
+    gain = next(v for v in ns2 if v.id == "pisa-gain-std")
+    assert gain.evidence.startswith("not run in ns-2.35 (pisa): refused: standard.toml: queue.kind = "
+                                    "'pisa': PISA is seed 003's own queue")  # fmt: skip
+    rows = verdict_table(study, ns2, ns2, ns2)
+    cells = {r.id: r.cells()[2] for r in rows}
+    assert cells["pisa-gain-std"] == NOT_IN_NS2
+    # the drop-tail verdict's rows are pending, not refused: no claim that ns-2.35 lacks them
+    assert cells["pisa-droptail-few-drops"] == "not evaluated"

@@ -249,20 +249,29 @@ def read_results(path: str | os.PathLike) -> tuple[dict[str, pd.DataFrame], str]
     return out, about
 
 
-def explain(verdicts: list, frame: pd.DataFrame) -> list:
+def explain(verdicts: list, frame: pd.DataFrame, study: Study | None = None) -> list:
     """`verdicts` (aqmlab.verdicts.VerdictResult) with the evidence of each one not evaluated
     for want of a row said in ns-2 terms: the refusal of the variant it needed, or that its
-    run has not finished."""
+    run has not finished. A row is found by its variant's name or, given the `study`, by its
+    table's row label (pisa's 'PISA' is variant 'pisa')."""
     from aqmlab.studies.compare import Outcome
     from aqmlab.verdicts import VerdictResult
 
+    labels = [str(v) for v in frame["variant"]]
+    if study is not None and len(frame):
+        tables = {t.id: t for t in study.tables}
+        labels = [tables[t].row_label(r) if t in tables else None for t, (_, r) in
+                  zip(frame["table"], frame.iterrows(), strict=True)]  # fmt: skip
+    frame = frame.assign(_label=labels)
     out = []
     for v in verdicts:
         if v.outcome == Outcome.NOT_EVALUATED:
             for status in ("refused", "failed", "pending"):
                 rows = frame[frame["status"] == status]
-                names = sorted({n for n in rows["variant"] if n and f"queue={n}'" in v.evidence
-                                or f"'{n}'" in v.evidence})  # fmt: skip
+                hit = [(n, lb) for n, lb in zip(rows["variant"], rows["_label"], strict=True) if n and (
+                    f"queue={n}'" in v.evidence or f"'{n}'" in v.evidence
+                    or (lb and f"'{lb}'" in v.evidence))]  # fmt: skip
+                names = sorted({n for n, _ in hit})
                 if names:
                     first = rows[rows["variant"] == names[0]]["error"].iloc[0]
                     why = first if status != "pending" else "its ns-2 run has not finished"
@@ -271,6 +280,16 @@ def explain(verdicts: list, frame: pd.DataFrame) -> list:
                     break
         out.append(v)
     return out
+
+
+def explain_published(study: Study, verdicts: list, ns2_dir: Path) -> list:
+    """`explain` with the points of a published grid (NS2_DIR/points.csv, written by
+    `write_results`); `verdicts` unchanged if there is none."""
+    path = Path(ns2_dir) / "points.csv"
+    if not path.is_file():
+        return verdicts
+    frame = pd.read_csv(path, comment="#", dtype={"variant": str, "table": str, "error": str})
+    return explain(verdicts, frame, study)
 
 
 def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> Path:

@@ -222,7 +222,8 @@ def results_long(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The results dict as one long table: table, row, metric, mean, ci, n."""
     rows = []
     for tid, df in results.items():
-        metrics = [c for c in df.columns if c not in ("row", "n") and not c.endswith("_ci")]
+        # numeric columns only: `steady` ("yes", "no (k/n)", "-") is a run-health flag, not a metric
+        metrics = [c for c in df.columns if c not in ("row", "n", "steady") and not c.endswith("_ci")]
         for _, r in df.iterrows():
             for m in metrics:
                 rows.append({"table": tid, "row": r["row"], "metric": m, "mean": r[m],

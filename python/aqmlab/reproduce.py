@@ -570,9 +570,15 @@ def reproduce(
         results[table.id] = res
         joined.append((table, join_paper(paper, table, res)))
     ns2_about = "given by the caller"
-    if ns2_results is None:
+    published = ns2_results is None
+    if published:
         ns2_results, ns2_about = published_ns2_results(study.name + (f"-{rd.name}" if rd else ""))
     ns2 = evaluate(study, ns2_results) if ns2_results is not None else None
+    if ns2 is not None and published:  # a verdict whose rows ns-2.35 refused says why
+        from aqmlab.ns2grid.grid import explain_published
+
+        ns2 = explain_published(study, ns2, REPO_ROOT / "docs" / "reproductions" /
+                                (study.name + (f"-{rd.name}" if rd else "")) / "ns2")  # fmt: skip
     verdicts = verdict_table(study, evaluate(study, results), evaluate(study, paper_results(paper)), ns2)
     md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick, rd,
                            ns2_about if ns2 is not None else None)  # fmt: skip

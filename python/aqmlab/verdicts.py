@@ -27,6 +27,9 @@ WITHIN_NOISE = "within noise"
 OPEN = "open: no cause traced"
 #: Cell texts for a result dict that was not given (ns-2.35) or has no numbers (paper).
 NOT_RUN, NO_NUMBERS = "not run", "no numbers"
+#: The ns-2.35 cell of a verdict whose rows ns-2.35 cannot run (the grid refused their setting,
+#: aqmlab.ns2grid: e.g. PISA, which ns-2.35 does not have); the note under the table says why.
+NOT_IN_NS2 = "not in ns-2.35"
 HEADER = ("claim", "aqmlab", "ns-2.35", "paper", "cause", "evidence")
 
 
@@ -99,6 +102,12 @@ class VerdictRow:
     def cells(self) -> list[str]:
         """The table's cells in HEADER order."""
         ns2 = NOT_RUN if self.ns2 is None else self.ns2.outcome.value
+        if (
+            self.ns2 is not None
+            and self.ns2.outcome == Outcome.NOT_EVALUATED
+            and ": refused: " in self.ns2.evidence
+        ):
+            ns2 = NOT_IN_NS2
         paper = NO_NUMBERS if self.paper.outcome == Outcome.NOT_EVALUATED else self.paper.outcome.value
         return [
             f"{self.claim} [{self.id}]",

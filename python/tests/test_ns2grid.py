@@ -363,3 +363,16 @@ def test_published_results_read_back_as_the_results_dict(tmp_path):
     assert got.loc["load=80,queue=B", "median_rt_ms"] == 301.0
     assert got.loc["load=80,queue=A", "pct_le_1s"] == 88.25 and got.loc["load=80,queue=A", "n"] == 1
     assert math.isnan(got.loc["load=80,queue=A", "pct_le_1s_ci"])
+
+
+def test_results_with_the_steady_flag_read_back(tmp_path):
+    from aqmlab.ns2grid.grid import read_results, results_long
+
+    # aqmlab.reproduce.table_results adds `steady` ("yes", "no (k/n)", "-"): a flag, not a metric
+    res = {"5.1": pd.DataFrame({"row": ["PI"], "n": [2], "drops_per_s": [3.25],
+                                "drops_per_s_ci": [0.5], "steady": ["-"]})}  # fmt: skip
+    long = results_long(res)
+    assert list(long["metric"]) == ["drops_per_s"]
+    (tmp_path / "results.csv").write_text("# date: d\n" + long.to_csv(index=False), encoding="utf-8")
+    back, _ = read_results(tmp_path / "results.csv")
+    assert back["5.1"].iloc[0]["drops_per_s"] == 3.25 and "steady" not in back["5.1"]

@@ -38,7 +38,7 @@ def cmd_ns2(args, command: str) -> int:
     grid = run_grid(args.study, args.quick, out, reading=args.reading, jobs=jobs, ns=args.ns,
                     log=None if args.quiet else (lambda m: print(m, file=sys.stderr)),
                     run=jobs > 0)  # fmt: skip
-    verdicts = explain(evaluate(grid.study, grid.results), grid.frame)
+    verdicts = explain(evaluate(grid.study, grid.results), grid.frame, grid.study)
     report = write_results(grid, command, ns2_version(args.ns), verdicts)
     for v in verdicts:
         print(f"[{v.outcome}] {v.id}: {v.evidence}")

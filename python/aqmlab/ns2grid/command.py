@@ -282,18 +282,35 @@ class Ns2Point:
     measured_s: float
     bottleneck_bps: int
     stop_after_responses: int | None
+    #: The ns-2 script and the files it sources (their text is part of the run's key); `args`
+    #: may hold OUT where the script takes its output directory, else `-out DIR` is appended.
+    script: Path = TCL
+    sources: tuple[Path, ...] = ()
+    #: Which parser reads the run's output: "seed001" (aqmlab.ns2grid.parse) or "pisa"
+    #: (aqmlab.ns2grid.pisa).
+    output: str = "seed001"
+    #: Per-point facts the parser needs (e.g. pisa's base RTT per web flow), as (name, value).
+    facts: tuple = ()
 
     def key(self) -> str:
         """A name for the run: the hash of its options, its input files and the script's text
         (same point and script, same run; a changed script runs every point again)."""
-        h = hashlib.sha256(repr((self.args, self.files, script_digest())).encode("utf-8")).hexdigest()
-        return h[:16]
+        if self.script == TCL and not self.sources:  # seed001's keys as published before
+            what = repr((self.args, self.files, script_digest()))
+        else:
+            digests = tuple(script_digest(f) for f in (self.script, *self.sources))
+            what = repr((self.args, self.files, digests))
+        return hashlib.sha256(what.encode("utf-8")).hexdigest()[:16]
+
+
+#: The placeholder in Ns2Point.args for the run's output directory.
+OUT = "{out}"
 
 
 @functools.cache
-def script_digest() -> str:
-    """SHA-256 of seed001.tcl as it is now."""
-    return hashlib.sha256(TCL.read_bytes()).hexdigest()
+def script_digest(path: Path = TCL) -> str:
+    """SHA-256 of an ns-2 script (default seed001.tcl) as it is now."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def rtt_cdf_text(csv_text: str, where: str) -> str:

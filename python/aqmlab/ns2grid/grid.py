@@ -74,11 +74,40 @@ def study_points(study: Study, quick: bool, out: Path, reading: str | None = Non
                 continue
             seen.add(r.id)
             try:
-                p, why = ns2_point(r.doc, sweep.base_dir), None
+                p, why = point_mapper(study.name)(r.doc, sweep.base_dir), None
             except Refused as e:
                 p, why = None, f"refused: {table.scenario}: {e}"
             points.append(Point(table.id, r, tuple(sweep.axes), p, why))
     return points
+
+
+def point_mapper(study: str):
+    """The function that maps one resolved sweep point of `study` to its ns-2 run: the seed 003
+    twin's script for pisa (aqmlab.ns2grid.pisa), the seed 002 twin's for weigle-multi
+    (aqmlab.ns2grid.parkinglot), the seed 001 script for the others."""
+    if study == "pisa":
+        from aqmlab.ns2grid.pisa import pisa_point
+
+        return pisa_point
+    if study == "weigle-multi":
+        from aqmlab.ns2grid.parkinglot import parkinglot_point
+
+        return parkinglot_point
+    return ns2_point
+
+
+def run_metrics(runs: Path, p: Ns2Point) -> dict[str, float]:
+    """The columns of one finished run, by the parser of its script."""
+    if p.output == "pisa":
+        from aqmlab.ns2grid.pisa import pisa_metrics
+
+        return pisa_metrics(runs / p.key(), runner.stdout_of(runs, p), p)
+    if p.output == "parkinglot":
+        from aqmlab.ns2grid.parkinglot import parkinglot_metrics
+
+        return parkinglot_metrics(runs / p.key(), runner.stdout_of(runs, p), p)
+    return parse.metrics(runs / p.key(), runner.stdout_of(runs, p), p.warmup_s, p.measured_s,
+                         p.bottleneck_bps)  # fmt: skip
 
 
 def point_frame(points: list[Point], runs: Path, status: dict[str, str | None]) -> pd.DataFrame:
@@ -100,8 +129,7 @@ def point_frame(points: list[Point], runs: Path, status: dict[str, str | None]) 
                 row.update(status="failed", error=status[k])
             else:
                 row.update(status="ok", error=None, wall_s=runner.wall_of(runs, pt.ns2))
-                m = parse.metrics(runs / k, runner.stdout_of(runs, pt.ns2), pt.ns2.warmup_s,
-                                  pt.ns2.measured_s, pt.ns2.bottleneck_bps)  # fmt: skip
+                m = run_metrics(runs, pt.ns2)
                 stop = pt.ns2.stop_after_responses
                 if stop is not None and m["responses_completed"] >= stop:
                     row.update(status="failed", error=(
@@ -194,7 +222,8 @@ def results_long(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The results dict as one long table: table, row, metric, mean, ci, n."""
     rows = []
     for tid, df in results.items():
-        metrics = [c for c in df.columns if c not in ("row", "n") and not c.endswith("_ci")]
+        # numeric columns only: `steady` ("yes", "no (k/n)", "-") is a run-health flag, not a metric
+        metrics = [c for c in df.columns if c not in ("row", "n", "steady") and not c.endswith("_ci")]
         for _, r in df.iterrows():
             for m in metrics:
                 rows.append({"table": tid, "row": r["row"], "metric": m, "mean": r[m],
@@ -221,20 +250,29 @@ def read_results(path: str | os.PathLike) -> tuple[dict[str, pd.DataFrame], str]
     return out, about
 
 
-def explain(verdicts: list, frame: pd.DataFrame) -> list:
+def explain(verdicts: list, frame: pd.DataFrame, study: Study | None = None) -> list:
     """`verdicts` (aqmlab.verdicts.VerdictResult) with the evidence of each one not evaluated
     for want of a row said in ns-2 terms: the refusal of the variant it needed, or that its
-    run has not finished."""
+    run has not finished. A row is found by its variant's name or, given the `study`, by its
+    table's row label (pisa's 'PISA' is variant 'pisa')."""
     from aqmlab.studies.compare import Outcome
     from aqmlab.verdicts import VerdictResult
 
+    labels = [str(v) for v in frame["variant"]]
+    if study is not None and len(frame):
+        tables = {t.id: t for t in study.tables}
+        labels = [tables[t].row_label(r) if t in tables else None for t, (_, r) in
+                  zip(frame["table"], frame.iterrows(), strict=True)]  # fmt: skip
+    frame = frame.assign(_label=labels)
     out = []
     for v in verdicts:
         if v.outcome == Outcome.NOT_EVALUATED:
             for status in ("refused", "failed", "pending"):
                 rows = frame[frame["status"] == status]
-                names = sorted({n for n in rows["variant"] if n and f"queue={n}'" in v.evidence
-                                or f"'{n}'" in v.evidence})  # fmt: skip
+                hit = [(n, lb) for n, lb in zip(rows["variant"], rows["_label"], strict=True) if n and (
+                    f"queue={n}'" in v.evidence or f"'{n}'" in v.evidence
+                    or (lb and f"'{lb}'" in v.evidence))]  # fmt: skip
+                names = sorted({n for n, _ in hit})
                 if names:
                     first = rows[rows["variant"] == names[0]]["error"].iloc[0]
                     why = first if status != "pending" else "its ns-2 run has not finished"
@@ -243,6 +281,16 @@ def explain(verdicts: list, frame: pd.DataFrame) -> list:
                     break
         out.append(v)
     return out
+
+
+def explain_published(study: Study, verdicts: list, ns2_dir: Path) -> list:
+    """`explain` with the points of a published grid (NS2_DIR/points.csv, written by
+    `write_results`); `verdicts` unchanged if there is none."""
+    path = Path(ns2_dir) / "points.csv"
+    if not path.is_file():
+        return verdicts
+    frame = pd.read_csv(path, comment="#", dtype={"variant": str, "table": str, "error": str})
+    return explain(verdicts, frame, study)
 
 
 def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> Path:
@@ -270,7 +318,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
         f"# ns-2.35 on the {grid.study.name} grid", "",
         f"Date: {_dt.date.today().isoformat()}  ",
         f"Command (from the repository root): `{command}`  ",
-        f"Simulator: {ns_version} (Debian `ns2`), script `validation/ns2/twin/seed001.tcl` "
+        f"Simulator: {ns_version} (Debian `ns2`), script `{_script_of(grid)}` "
         "(aqmlab.ns2grid maps every sweep point to its options)  ",
         f"Points: {n_ok} run, {n_ref} refused (a setting ns-2.35 cannot express), {n_bad} failed "
         f"or pending; {walls.size} distinct ns-2 runs, {walls.sum():.0f} s of ns-2 time; this "
@@ -302,3 +350,11 @@ def _axis_columns(grid: Grid) -> list[str]:
     for p in grid.points:
         axes += [a for a in p.axes if a not in axes]
     return axes
+
+
+def _script_of(grid: Grid) -> str:
+    from aqmlab.ns2grid.command import REPO_ROOT
+
+    mapped = [p.ns2 for p in grid.points if p.ns2 is not None]
+    scripts = sorted({str(p.script.relative_to(REPO_ROOT)) for p in mapped})
+    return ", ".join(scripts) or "none (every point refused)"

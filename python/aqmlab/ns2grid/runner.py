@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from aqmlab.ns2grid.command import TCL, Ns2Point
+from aqmlab.ns2grid.command import OUT, TCL, Ns2Point  # noqa: F401 (TCL: runner.TCL)
 
 STDOUT, CMD = "stdout.txt", "cmd.json"
 DONE_MARK = "run sim_s="
@@ -31,7 +31,10 @@ class Ns2RunError(RuntimeError):
 
 def command(point: Ns2Point, ns: str = "ns") -> list[str]:
     """The ns-2 command of `point`, run from RUNS/ (its output directory is RUNS/<key>)."""
-    return [ns, str(TCL), *point.args, "-out", point.key()]
+    k = point.key()
+    if OUT in point.args:
+        return [ns, str(point.script), *(k if a == OUT else a for a in point.args)]
+    return [ns, str(point.script), *point.args, "-out", k]
 
 
 def finished(runs: Path, point: Ns2Point, ns: str = "ns") -> bool:

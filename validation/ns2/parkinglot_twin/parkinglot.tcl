@@ -3,7 +3,11 @@
 # from parkinglot_params.tcl, which twin.py generates from definition.toml together with the
 # aqmlab half, parkinglot.toml.
 #
-# usage: ns parkinglot.tcl dt|pi|rem SEED WARMUP_S DURATION_S OUTDIR
+# usage: ns parkinglot.tcl dt|pi|rem|mix SEED WARMUP_S DURATION_S OUTDIR [PARAMS]
+#   PARAMS: a parameter file read instead of parkinglot_params.tcl (aqmlab.ns2grid.parkinglot
+#   writes one per sweep point of studies/weigle-multi). Queue `mix`: P(link_queues) = a list of
+#   {rI_rJ kind} (kind pi or rem) giving the queue of each router link direction named; every
+#   other direction is DropTail. P(congested) still names the link the `link` lines measure.
 #
 # Network (as aqmlab's parking_lot builder): routers r0 … r(N-1) in a chain, each an ns-2
 # DelayBox; every router link is a duplex link with a DropTail queue (limit_ P(router_limit)),
@@ -33,24 +37,36 @@
 #   link dir=fwd|rev arrivals= departures= drops= bytes= marks= mean_q= mean_qb=
 #       (r1_r2 = fwd, r2_r1 = rev; mean_q in packets, mean_qb in bytes)
 #   ll bytes= packets=            packets and bytes sent on r7 → r8 (the long-lived flows)
+#   bulk wl= retx_bytes=          per long-lived workload: data bytes sent again (Full-TCP)
 #   run sim_s= wall_s=
 # and OUTDIR/rt.dat: PackMime's outfile of workload 0 (one line per exchange whose request
 # was written at or after floor(WARMUP): end time, request B, response B, response time ms, …).
 
-if {$argc != 5} {
-    puts stderr "usage: ns parkinglot.tcl dt|pi|rem SEED WARMUP_S DURATION_S OUTDIR"
+if {$argc != 5 && $argc != 6} {
+    puts stderr "usage: ns parkinglot.tcl dt|pi|rem|mix SEED WARMUP_S DURATION_S OUTDIR \[PARAMS\]"
     exit 2
 }
-lassign $argv qkind seed warmup duration outdir
-if {[lsearch -exact {dt pi rem} $qkind] < 0} {
-    puts stderr "parkinglot.tcl: queue must be dt, pi or rem, got \"$qkind\""
+lassign $argv qkind seed warmup duration outdir params
+if {[lsearch -exact {dt pi rem mix} $qkind] < 0} {
+    puts stderr "parkinglot.tcl: queue must be dt, pi, rem or mix, got \"$qkind\""
     exit 2
 }
 if {![string is integer -strict $seed] || $seed < 1} {
     puts stderr "parkinglot.tcl: SEED must be an integer >= 1"
     exit 2
 }
-source [file join [file dirname [info script]] parkinglot_params.tcl]
+if {$argc == 6} {
+    if {[catch {source $params} err]} {
+        puts stderr "parkinglot.tcl: PARAMS: cannot read \"$params\": $err"
+        exit 2
+    }
+} else {
+    source [file join [file dirname [info script]] parkinglot_params.tcl]
+}
+if {($qkind eq "mix") != [info exists P(link_queues)]} {
+    puts stderr "parkinglot.tcl: queue mix goes with P(link_queues) in PARAMS, and only it"
+    exit 2
+}
 file mkdir $outdir
 set stop [expr {$warmup + $duration}]
 
@@ -102,9 +118,31 @@ for {set i 0} {$i < $P(routers)} {incr i} { set r($i) [$ns DelayBox] }
 lassign [split $P(congested) _] ca cb
 set ca [string range $ca 1 end]
 set cb [string range $cb 1 end]
+if {$qkind eq "mix"} {
+    foreach lq $P(link_queues) {
+        lassign $lq name kind
+        if {![regexp {^r([0-9]+)_r([0-9]+)$} $name -> a b] || abs($a - $b) != 1 \
+                || max($a, $b) >= $P(routers) || [lsearch -exact {pi rem} $kind] < 0} {
+            puts stderr "parkinglot.tcl: P(link_queues): \"$lq\" is not {rI_rJ pi|rem} of a router link"
+            exit 2
+        }
+        set kind_of($name) $kind
+    }
+}
+proc kind_on {i j} {
+    global kind_of
+    return [expr {[info exists kind_of(r${i}_r$j)] ? $kind_of(r${i}_r$j) : "dt"}]
+}
 for {set i 0} {$i + 1 < $P(routers)} {incr i} {
     set j [expr {$i + 1}]
-    if {$i == $ca && $j == $cb} {
+    if {$qkind eq "mix"} {
+        # each direction its own queue (a duplex link is two simplex links)
+        foreach {a b} [list $i $j $j $i] {
+            set k [kind_on $a $b]
+            $ns simplex-link $r($a) $r($b) $P(link_bps) $P(link_delay) $qtype_of($k)
+            $ns queue-limit $r($a) $r($b) $qlimit_of($k)
+        }
+    } elseif {$i == $ca && $j == $cb} {
         $ns duplex-link $r($i) $r($j) $P(link_bps) $P(link_delay) $qtype_of($qkind)
         $ns queue-limit $r($i) $r($j) $qlimit_of($qkind)
         $ns queue-limit $r($j) $r($i) $qlimit_of($qkind)
@@ -188,6 +226,7 @@ foreach w $P(bulk) {
         $ns attach-agent [lindex $hosts($scloud) $si] $srv
         $ns connect $srv $cli
         $cli listen
+        lappend bulk_senders($idx) $srv
         set ftp [new Application/FTP]
         $ftp attach-agent $srv
         $ns at $warmup "$ftp start"
@@ -232,6 +271,17 @@ proc finish {} {
     }
     puts [format "ll bytes=%d packets=%d" [expr {[$llm set bdepartures_] - [lindex $ll0 0]}] \
         [expr {[$llm set pdepartures_] - [lindex $ll0 1]}]]
+    # per long-lived workload (its flows start at the warm-up): data bytes its senders sent
+    # again = Full-TCP ndatabytes_ minus the new bytes (maxseq_ counts the SYN)
+    global bulk_senders
+    foreach idx [lsort -integer [array names bulk_senders]] {
+        set retx 0
+        foreach a $bulk_senders($idx) {
+            set new [expr {max([$a set maxseq_] - 1, 0)}]
+            incr retx [expr {[$a set ndatabytes_] - $new}]
+        }
+        puts [format "bulk wl=%d retx_bytes=%d" $idx $retx]
+    }
     puts [format "run sim_s=%s wall_s=%.2f" $stop [expr {([clock milliseconds] - $wall0) / 1000.0}]]
     flush stdout
     exit 0

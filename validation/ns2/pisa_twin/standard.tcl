@@ -4,13 +4,18 @@
 # standard.toml beside this file; both come from definition.toml (twin.py --write), and every
 # model parameter is read from the generated standard_params.tcl.
 #
-# usage: ns standard.tcl SEED DURATION_S QUEUE OUTDIR [WARMUP_S]
+# usage: ns standard.tcl SEED DURATION_S QUEUE OUTDIR [WARMUP_S] [-NAME VALUE ...]
 #   SEED      integer >= 1 (ns-2's default RNG seed for the queue's coin; substream SEED of the
 #             object-size stream)
 #   DURATION_S measured simulated seconds after the warm-up
 #   QUEUE     pi | droptail (forward bottleneck B -> A)
 #   OUTDIR    directory for objects.dat (created)
 #   WARMUP_S  default: the definition's (0: the thesis counts from t = 0)
+#   -NAME VALUE  replaces parameter P(NAME) of standard_params.tcl (a number; NAME must be one
+#             of its keys), e.g. -bottleneck_bps 5000000 -pi_qref 80 for the study's other
+#             tables (aqmlab.ns2grid.pisa writes them); -client_delays FILE: one line per
+#             client host, an extra one-way delay in seconds added to its access link in both
+#             directions (a per-client extra RTT of twice that; seed 003 §5.7's RTT groups)
 #
 # Model (README "Seed 003 twin: PI standard experiment" says what matches aqmlab and what not):
 #  * Dumbbell: client hosts c(0..H-1) on router A, server hosts s(0..H-1) on router B; access
@@ -56,8 +61,8 @@ proc fail {msg} {
     exit 2
 }
 
-if {$argc < 4 || $argc > 5} {
-    fail "usage: ns standard.tcl SEED DURATION_S pi|droptail OUTDIR \[WARMUP_S\]"
+if {$argc < 4} {
+    fail "usage: ns standard.tcl SEED DURATION_S pi|droptail OUTDIR \[WARMUP_S\] \[-NAME VALUE ...\]"
 }
 set seed [lindex $argv 0]
 set duration [lindex $argv 1]
@@ -71,11 +76,36 @@ if {$qkind ne "pi" && $qkind ne "droptail"} { fail "QUEUE must be pi or droptail
 
 source [file join [file dirname [info script]] standard_params.tcl]
 set warmup $P(warmup)
-if {$argc == 5} {
-    set warmup [lindex $argv 4]
+set opts [lrange $argv 4 end]
+if {[llength $opts] % 2 == 1} {
+    set warmup [lindex $opts 0]
+    set opts [lrange $opts 1 end]
     if {![string is double -strict $warmup] || $warmup < 0} {
         fail "WARMUP_S must be a number >= 0, got \"$warmup\""
     }
+}
+set client_delays {}
+foreach {name value} $opts {
+    set key [string range $name 1 end]
+    if {$name eq "-client_delays"} {
+        if {[catch {open $value r} fd]} { fail "-client_delays: cannot read \"$value\"" }
+        foreach line [split [string trim [read $fd]] "\n"] {
+            if {![string is double -strict $line] || $line < 0} {
+                fail "-client_delays: \"$line\" is not a delay in seconds >= 0"
+            }
+            lappend client_delays $line
+        }
+        close $fd
+    } elseif {[string index $name 0] ne "-" || ![info exists P($key)] || $key eq "warmup"} {
+        fail "unknown option \"$name\" (expected -NAME VALUE with NAME a key of standard_params.tcl)"
+    } elseif {![string is double -strict $value] || $value < 0} {
+        fail "$name: expected a number >= 0, got \"$value\""
+    } else {
+        set P($key) $value
+    }
+}
+if {[llength $client_delays] > 0 && [llength $client_delays] != $P(hosts)} {
+    fail "-client_delays: [llength $client_delays] lines for $P(hosts) client hosts"
 }
 set stop [expr {$warmup + $duration}]
 set ftp_max_bytes [expr {$P(ftp_bytes) * 1.0}]
@@ -125,7 +155,9 @@ set A [$ns node]
 set B [$ns node]
 for {set i 0} {$i < $H} {incr i} {
     set c($i) [$ns node]
-    $ns duplex-link $c($i) $A $P(client_access_bps) $P(access_delay) DropTail
+    set d $P(access_delay)
+    if {[llength $client_delays] > 0} { set d [expr {$d + [lindex $client_delays $i]}] }
+    $ns duplex-link $c($i) $A $P(client_access_bps) $d DropTail
 }
 for {set i 0} {$i < $H} {incr i} {
     set s($i) [$ns node]

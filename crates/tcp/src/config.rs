@@ -283,11 +283,11 @@ impl Default for TcpConfig {
             backoff_reset: BackoffReset::Sample, // RFC 6298 §5.5, Karn
             slow_start: SlowStartGrowth::Rfc5681, // RFC 5681 eq. 2
             prague_rtt_target: Some(SimDuration::from_millis(25)), // reference Prague
-            pacing: false,                                   // the studies' stacks
-            pacing_ss_ratio: 200,                            // Linux tcp_pacing_ss_ratio
-            pacing_ca_ratio: 120,                            // Linux tcp_pacing_ca_ratio
-            bbr_lt_bw: true,                                 // Linux tcp_bbr.c
-            hystart: false,                                  // RFC 9438 §4.10
+            pacing: false,                      // the studies' stacks
+            pacing_ss_ratio: 200,               // Linux tcp_pacing_ss_ratio
+            pacing_ca_ratio: 120,               // Linux tcp_pacing_ca_ratio
+            bbr_lt_bw: true,                    // Linux tcp_bbr.c
+            hystart: false,                     // RFC 9438 §4.10
         }
     }
 }

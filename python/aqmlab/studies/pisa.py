@@ -356,13 +356,17 @@ VERDICTS = (
     ),
 )
 
+_AS_STD = "open: as pisa-gain-std (ns-2.35 matches aqmlab's PI baseline; the candidates untested)"
 #: Documented causes (Study.causes) of verdicts aqmlab fails, from studies/pisa/README.md.
 CAUSES = {
-    "pisa-gain-std": "open: three candidate causes (SYN handshake per object, 2004 ns-2 RTO defaults, "
-    "Pareto I vs II sizes) named in studies/pisa/README.md, none tested yet",
-    "pimc-gain-std": "open: as pisa-gain-std (studies/pisa/README.md), none tested yet",
-    "pisa-gain-ftp50": "open: as pisa-gain-std (studies/pisa/README.md), none tested yet",
-    "pisa-gain-5mbps": "open: as pisa-gain-std (studies/pisa/README.md), none tested yet",
+    "pisa-gain-std": "open: tried: ns-2.35 on the same setup (the quick grid, docs/reproductions/pisa/ns2/) "
+    "delivers PI's objects as aqmlab does (Table 5.4: 27348 ± 1436 vs 27043 ± 44; thesis 28313), so the "
+    "engine is not the cause of the PI baseline; PISA and PIMC are not in ns-2.35. Untested candidates "
+    "(studies/pisa/README.md): one-way TCP agents without a handshake, 2004 ns-2's RTO defaults, Pareto II "
+    "sizes",
+    "pimc-gain-std": _AS_STD,
+    "pisa-gain-ftp50": _AS_STD,
+    "pisa-gain-5mbps": _AS_STD,
     "pisa-droptail-few-drops": "setup difference tested: ns-2.35 on the same preset drops 0.29/s at "
     'drop-tail, aqmlab 0.31/s (seeds 1-3; validation/ns2/README.md, "Seed 003 twin"): the gap to '
     "the thesis's 0.014/s lies in the thesis's unstated setup, not in aqmlab's engine",

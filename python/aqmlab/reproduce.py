@@ -646,6 +646,10 @@ def add_parser(sub, help: str) -> None:
     p.add_argument("--ns2", action="store_true",
                    help="run the same grid in ns-2.35 instead (aqmlab.ns2grid; --jobs default 2; "
                         "output OUT/ns2/, --publish to docs/reproductions/STUDY/ns2/)")  # fmt: skip
+    p.add_argument("--ns2-nearest", action="store_true",
+                   help="with --ns2: run a setting ns-2.35 lacks at its nearest counterpart instead "
+                        "of refusing the point (seed 001's grids: ns-2.1b9's ECN rule as ns-2.35's "
+                        "use_mark_p_ false); each such point is named in points.csv")  # fmt: skip
     p.add_argument("--ns", default="ns", help=argparse.SUPPRESS)
 
 
@@ -690,6 +694,8 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
         check_out_dir(REPO_ROOT / "docs" / "reproductions")
     argv = sys.argv[1:] if argv is None else argv
     command = "aqmlab " + " ".join(shlex.quote(a) for a in rerunnable_argv(argv, Path.cwd()))
+    if getattr(args, "ns2_nearest", False) and not getattr(args, "ns2", False):
+        raise ReproduceError("--ns2-nearest: applies to the ns-2.35 grid only (add --ns2)")
     if getattr(args, "ns2", False):
         from aqmlab.ns2grid.cli import cmd_ns2
 

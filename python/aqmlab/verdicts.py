@@ -8,8 +8,9 @@ ns-2.35), and the paper's own numbers (`paper_results`: paper.csv, means only, n
 
 The verdict table has the columns `claim`, `aqmlab`, `ns-2.35`, `paper`, `cause`, `evidence`.
 `cause` is filled for a conclusion that aqmlab does not show to hold, the first that applies of:
-ns-2.35 fails it too on the stated setup; the paper's own numbers fail it; within noise; the
-study's documented cause (Study.causes); else "open: no cause traced".
+ns-2.35 fails it too on the stated setup (or at its nearest setting, when the stated one is not in
+ns-2.35 and the grid ran with `--ns2-nearest`); the paper's own numbers fail it; within noise;
+the study's documented cause (Study.causes); else "open: no cause traced".
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from aqmlab.studies import Study
 from aqmlab.studies.compare import Check, Outcome
 
 NS2_FAILS = "ns-2.35 fails it too on the stated setup"
+#: Prefix of an ns-2.35 verdict's evidence when it rests on points run at ns-2.35's nearest
+#: setting (`aqmlab reproduce STUDY --ns2 --ns2-nearest`; aqmlab.ns2grid.grid.explain).
+NEAREST_MARK = "at ns-2.35's nearest setting"
+NS2_FAILS_NEAREST = "ns-2.35 fails it too at its nearest setting (the stated one is not in ns-2.35)"
 PAPER_FAILS = "the paper's own numbers fail it"
 WITHIN_NOISE = "within noise"
 OPEN = "open: no cause traced"
@@ -78,7 +83,7 @@ def cause(
     if aqmlab.outcome in (Outcome.HOLDS, Outcome.NOT_EVALUATED):
         return ""
     if ns2 is not None and ns2.outcome == Outcome.FAILS:
-        return NS2_FAILS
+        return NS2_FAILS_NEAREST if ns2.evidence.startswith(NEAREST_MARK) else NS2_FAILS
     if paper.outcome == Outcome.FAILS:
         return PAPER_FAILS
     if aqmlab.outcome == Outcome.NOISE:
@@ -108,6 +113,8 @@ class VerdictRow:
             and ": refused: " in self.ns2.evidence
         ):
             ns2 = NOT_IN_NS2
+        elif self.ns2 is not None and self.ns2.evidence.startswith(NEAREST_MARK):
+            ns2 += " (nearest)"
         paper = NO_NUMBERS if self.paper.outcome == Outcome.NOT_EVALUATED else self.paper.outcome.value
         return [
             f"{self.claim} [{self.id}]",

@@ -22,7 +22,7 @@ import pytest
 from conftest import needs_ns2
 
 from aqmlab.ns2grid import parse, runner
-from aqmlab.ns2grid.command import Ns2Point, Refused, ns2_point, rtt_cdf_text
+from aqmlab.ns2grid.command import NEAREST_GENTLE_DROP, Ns2Point, Refused, ns2_point, rtt_cdf_text
 from aqmlab.ns2grid.grid import study_points
 from aqmlab.studies import load
 
@@ -119,6 +119,34 @@ def test_stated_ecn_rule_is_refused_with_the_reason(quick_points):
                                 "forced_drop_on_avg = true: ns-2.35's Queue/RED has one switch")  # fmt: skip
     assert sum(q.ns2 is not None for q in quick_points) == 34  # 50 points, 16 of them ECN
     assert len({q.ns2.key() for q in quick_points if q.ns2}) == 27  # shared points run once
+
+
+def test_nearest_runs_the_stated_ecn_rule_as_use_mark_p_false(quick_points, tmp_path):
+    near = study_points(load("weigle2006"), True, tmp_path, nearest=True)
+    p = _point(near, "4-10", "ARED-ECN-5ms", 0.8)
+    # ns-2.1b9's gentle_drop + forced drop → ns-2.35's use_mark_p_ 0 (forced drop from the
+    # average, every early selection of an ECT packet marked), ECN on in queue and TCP.
+    o = _opts(p.ns2.args)
+    assert {k: o[k] for k in ("-queue", "-targetdelay", "-units", "-use_mark_p", "-bottom", "-ecn",
+                              "-rate")} == {
+        "-queue": "ared", "-targetdelay": "0.005", "-units": "packets", "-use_mark_p": "0",
+        "-bottom": "0.01", "-ecn": "1", "-rate": "108"}  # fmt: skip
+    assert "-mark_p" not in o and p.ns2.nearest == (NEAREST_GENTLE_DROP,)
+    # Every point is run now; the exact points keep their options, key and an empty note.
+    assert all(q.ns2 is not None for q in near) and len(near) == 50
+    exact = {(q.table, q.run.id): q.ns2 for q in quick_points if q.ns2}
+    for q in near:
+        if (q.table, q.run.id) in exact:
+            assert q.ns2 == exact[(q.table, q.run.id)] and q.ns2.nearest == ()
+        else:
+            assert q.ns2.nearest == (NEAREST_GENTLE_DROP,)
+
+
+def test_nearest_is_refused_where_it_has_no_meaning(tmp_path):
+    from aqmlab.reproduce import ReproduceError
+
+    with pytest.raises(ReproduceError, match="--ns2-nearest: pisa's ns-2 script has no nearest"):
+        study_points(load("pisa"), True, tmp_path, nearest=True)
 
 
 def _doc(points):

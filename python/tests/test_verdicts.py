@@ -14,7 +14,9 @@ from aqmlab.studies import Study, Verdict, load
 from aqmlab.studies.compare import Outcome, get, lt
 from aqmlab.verdicts import (
     HEADER,
+    NEAREST_MARK,
     NS2_FAILS,
+    NS2_FAILS_NEAREST,
     OPEN,
     PAPER_FAILS,
     WITHIN_NOISE,
@@ -43,6 +45,18 @@ def test_cause_is_derived_in_order():
     assert cause(_r(N), _r(H), _r(H), "doc") == WITHIN_NOISE
     assert cause(_r(F), _r(N), _r(X), "tested: X (run Y)") == "tested: X (run Y)"
     assert cause(_r(F), None, _r(H), None) == OPEN
+
+
+def test_ns2_at_its_nearest_setting_is_said_so():
+    near = VerdictResult("v", "a claim", F, f"{NEAREST_MARK} (why): ev")
+    assert cause(_r(F), near, _r(H), None) == NS2_FAILS_NEAREST
+    assert cause(_r(N), near, _r(F), None) == NS2_FAILS_NEAREST
+    study = load("weigle2006")
+    n = len(study.verdicts)
+    row = verdict_table(study, [_r(F)] * n, [_r(X)] * n, [near] * n)[0]
+    assert row.cells()[2] == "fails (nearest)" and row.cause == NS2_FAILS_NEAREST
+    row = verdict_table(study, [_r(F)] * n, [_r(X)] * n, [_r(F)] * n)[0]
+    assert row.cells()[2] == "fails" and row.cause == NS2_FAILS
 
 
 def test_paper_results_pivot_one_row_per_paper_row():

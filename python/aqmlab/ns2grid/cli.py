@@ -1,4 +1,4 @@
-"""`aqmlab reproduce STUDY --ns2 [--quick] [--reading R] [--out DIR] [--jobs N] [--publish]`:
+"""`aqmlab reproduce STUDY --ns2 [--ns2-nearest] [--quick] [--reading R] [--out DIR] [--jobs N] [--publish]`:
 run the study's grid in ns-2.35 (aqmlab.ns2grid.grid; N ns-2 processes at once, default 2;
 `--jobs 0` runs nothing and collects the runs already finished), evaluate the study's verdicts
 on its results, write OUT/ns2/results.csv, points.csv and report.md, and with `--publish` copy
@@ -37,8 +37,8 @@ def cmd_ns2(args, command: str) -> int:
     # --jobs 0: run nothing, collect the runs already finished (e.g. while a grid still runs)
     grid = run_grid(args.study, args.quick, out, reading=args.reading, jobs=jobs, ns=args.ns,
                     log=None if args.quiet else (lambda m: print(m, file=sys.stderr)),
-                    run=jobs > 0)  # fmt: skip
-    verdicts = explain(evaluate(grid.study, grid.results), grid.frame, grid.study)
+                    run=jobs > 0, nearest=args.ns2_nearest)  # fmt: skip
+    verdicts = explain(evaluate(grid.study, grid.results), grid.frame, grid.study, grid.results)
     report = write_results(grid, command, ns2_version(args.ns), verdicts)
     for v in verdicts:
         print(f"[{v.outcome}] {v.id}: {v.evidence}")

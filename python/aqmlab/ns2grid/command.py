@@ -20,7 +20,9 @@ twin/twins.py says why each holds), extended to the study's settings:
   `ecn_rule = "always"`); `use_mark_p_ true` = no forced drop from the average, a mark only
   while p_b ≤ `mark_p_` (`forced_drop_on_avg = false`, `ecn_mark_p`). Without ECN only the
   forced drop matters. Any other combination (ns-2.1b9's `ecn_rule = "gentle_drop"` with the
-  forced drop, for instance) is refused.
+  forced drop, for instance) is refused, unless the grid runs with `nearest` (`--ns2-nearest`):
+  then ns-2.1b9's pair runs as ns-2.35's `use_mark_p_ false`, which marks ECT packets in the
+  gentle region where ns-2.1b9 drops them, and the point carries that note (`NEAREST_GENTLE_DROP`).
 - TCP: Full-TCP Reno or SACK, MSS, initial window, window = receive window / MSS (whole
   segments), tick, minimum, initial and maximum RTO, ECN; no delayed ACK, no timestamps. The
   aqmlab-side rules that imitate Full-TCP (`ns2_fulltcp`, `ssthresh`, `backoff_reset`,
@@ -291,6 +293,10 @@ class Ns2Point:
     output: str = "seed001"
     #: Per-point facts the parser needs (e.g. pisa's base RTT per web flow), as (name, value).
     facts: tuple = ()
+    #: Settings run at ns-2.35's nearest counterpart instead of refused (`ns2_point(nearest=True)`),
+    #: each a sentence saying what differs; empty for an exact mapping. Not part of `key()`: the
+    #: ns-2 run is the one its options say.
+    nearest: tuple[str, ...] = ()
 
     def key(self) -> str:
         """A name for the run: the hash of its options, its input files and the script's text
@@ -337,9 +343,18 @@ def rtt_cdf_text(csv_text: str, where: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def ns2_point(doc: dict, base_dir: str | Path) -> Ns2Point:
+#: What differs when ns-2.1b9's ECN rule runs as ns-2.35's nearest setting (`nearest=True`).
+NEAREST_GENTLE_DROP = (
+    'queue.ecn_rule = "gentle_drop" (ns-2.1b9: ECT packets dropped in the gentle region) run as '
+    "ns-2.35's use_mark_p_ false (marked there too; early marks and forced drops alike otherwise)"
+)
+
+
+def ns2_point(doc: dict, base_dir: str | Path, nearest: bool = False) -> Ns2Point:
     """The ns-2 run of the resolved sweep-point document `doc` (data files relative to
-    `base_dir`); raises Refused naming the first key ns-2.35's script cannot express."""
+    `base_dir`); raises Refused naming the first key ns-2.35's script cannot express. With
+    `nearest`, ns-2.1b9's ECN rule (`ecn_rule = "gentle_drop"` with the forced drop) runs as
+    ns-2.35's nearest setting, noted in `Ns2Point.nearest`, instead of being refused."""
     d = effective(doc)
     _only(d, _TOP_KEYS, "scenario", "no counterpart in seed001.tcl")
     run = d.get("run", {})
@@ -378,6 +393,10 @@ def ns2_point(doc: dict, base_dir: str | Path) -> Ns2Point:
     if variant not in ("reno", "sack"):
         raise Refused(f"tcp.variant = {variant!r}: ns-2's PackMime runs Full-TCP Reno or SACK here")
     ecn = _bool(tcp, "ecn", False, "tcp")
+    notes: tuple[str, ...] = ()
+    if (nearest and ecn and isinstance(q, dict) and q.get("ecn_rule") == "gentle_drop"
+            and q.get("forced_drop_on_avg") is True):  # fmt: skip
+        q, notes = {**q, "ecn_rule": "always"}, (NEAREST_GENTLE_DROP,)
     qargs = queue_args(q, "queue", ecn)
     for k in ("timestamps", "delayed_ack"):
         if _bool(tcp, k, k == "delayed_ack", "tcp"):
@@ -449,4 +468,4 @@ def ns2_point(doc: dict, base_dir: str | Path) -> Ns2Point:
     ]  # fmt: skip
     if stop is not None and (not isinstance(stop, int) or isinstance(stop, bool) or stop < 1):
         raise Refused(f"run.stop_after_responses: expected a count ≥ 1, got {stop!r}")
-    return Ns2Point(tuple(args), tuple(files), warmup, measured, bottleneck, stop)
+    return Ns2Point(tuple(args), tuple(files), warmup, measured, bottleneck, stop, nearest=notes)

@@ -14,6 +14,7 @@ writes: results.csv, points.csv and report.md.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import io
 import math
 import os
@@ -45,14 +46,19 @@ class Point:
 
 
 def study_points(study: Study, quick: bool, out: Path, reading: str | None = None,
-                 studies_dir: Path | None = None) -> list[Point]:  # fmt: skip
-    """Every distinct point of every table's sweep (tables sharing a file share its points)."""
+                 studies_dir: Path | None = None, nearest: bool = False) -> list[Point]:  # fmt: skip
+    """Every distinct point of every table's sweep (tables sharing a file share its points);
+    `nearest`: settings ns-2.35 lacks run at its nearest counterpart (`ns2_point`)."""
     from aqmlab.reproduce import REPO_ROOT, ReproduceError, resolved_sweep_file
     from aqmlab.sweepspec import expand
 
     sdir = (studies_dir or REPO_ROOT / "studies") / study.name
     try:
         rd = study.reading(reading)
+    except ValueError as e:
+        raise ReproduceError(str(e)) from None
+    try:
+        mapper = point_mapper(study.name, nearest)
     except ValueError as e:
         raise ReproduceError(str(e)) from None
     points: list[Point] = []
@@ -74,17 +80,19 @@ def study_points(study: Study, quick: bool, out: Path, reading: str | None = Non
                 continue
             seen.add(r.id)
             try:
-                p, why = point_mapper(study.name)(r.doc, sweep.base_dir), None
+                p, why = mapper(r.doc, sweep.base_dir), None
             except Refused as e:
                 p, why = None, f"refused: {table.scenario}: {e}"
             points.append(Point(table.id, r, tuple(sweep.axes), p, why))
     return points
 
 
-def point_mapper(study: str):
+def point_mapper(study: str, nearest: bool = False):
     """The function that maps one resolved sweep point of `study` to its ns-2 run: the seed 003
     twin's script for pisa (aqmlab.ns2grid.pisa), the seed 002 twin's for weigle-multi
-    (aqmlab.ns2grid.parkinglot), the seed 001 script for the others."""
+    (aqmlab.ns2grid.parkinglot), the seed 001 script for the others (`nearest`: only there)."""
+    if nearest and study in ("pisa", "weigle-multi"):
+        raise ValueError(f"--ns2-nearest: {study}'s ns-2 script has no nearest settings (seed 001's only)")
     if study == "pisa":
         from aqmlab.ns2grid.pisa import pisa_point
 
@@ -93,7 +101,7 @@ def point_mapper(study: str):
         from aqmlab.ns2grid.parkinglot import parkinglot_point
 
         return parkinglot_point
-    return ns2_point
+    return functools.partial(ns2_point, nearest=nearest)
 
 
 def run_metrics(runs: Path, p: Ns2Point) -> dict[str, float]:
@@ -119,6 +127,7 @@ def point_frame(points: list[Point], runs: Path, status: dict[str, str | None]) 
         row = {"table": pt.table, "run": pt.ns2.key() if pt.ns2 else "", "variant": r.name,
                "replication": r.replication, "seed": r.seed}  # fmt: skip
         row.update({a: r.values.get(a) if a in r.applies else None for a in pt.axes})
+        row["nearest"] = "; ".join(pt.ns2.nearest) if pt.ns2 else ""
         if pt.ns2 is None:
             row.update(status="refused", error=pt.refused)
         else:
@@ -185,9 +194,9 @@ class Grid:
 
 def run_grid(study: Study | str, quick: bool, out: str | os.PathLike | None = None,
              reading: str | None = None, jobs: int = 2, ns: str = "ns", log=None,
-             run: bool = True) -> Grid:  # fmt: skip
+             run: bool = True, nearest: bool = False) -> Grid:  # fmt: skip
     """Expand, run (unless `run` is False: then only what is already on disk counts) and parse
-    the ns-2 grid of `study`."""
+    the ns-2 grid of `study` (`nearest`: see `study_points`)."""
     from aqmlab.studies import load
 
     study = load(study) if isinstance(study, str) else study
@@ -195,7 +204,7 @@ def run_grid(study: Study | str, quick: bool, out: str | os.PathLike | None = No
     out = Path(out) if out is not None else default_out(study.name, quick, rd and rd.name)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
-    points = study_points(study, quick, out, reading)
+    points = study_points(study, quick, out, reading, nearest=nearest)
     runs = out / "runs"
     todo = [p.ns2 for p in points if p.ns2 is not None]
     if run:
@@ -250,11 +259,19 @@ def read_results(path: str | os.PathLike) -> tuple[dict[str, pd.DataFrame], str]
     return out, about
 
 
-def explain(verdicts: list, frame: pd.DataFrame, study: Study | None = None) -> list:
+def explain(
+    verdicts: list,
+    frame: pd.DataFrame,
+    study: Study | None = None,
+    results: dict[str, pd.DataFrame] | None = None,
+) -> list:
     """`verdicts` (aqmlab.verdicts.VerdictResult) with the evidence of each one not evaluated
     for want of a row said in ns-2 terms: the refusal of the variant it needed, or that its
     run has not finished. A row is found by its variant's name or, given the `study`, by its
-    table's row label (pisa's 'PISA' is variant 'pisa')."""
+    table's row label (pisa's 'PISA' is variant 'pisa'). Given the `study` and the `results`
+    the verdicts were evaluated on, a verdict that changes when the rows run at ns-2.35's
+    nearest setting (the frame's `nearest` column) are left out gets NEAREST_MARK before its
+    evidence."""
     from aqmlab.studies.compare import Outcome
     from aqmlab.verdicts import VerdictResult
 
@@ -280,17 +297,42 @@ def explain(verdicts: list, frame: pd.DataFrame, study: Study | None = None) -> 
                                       f"not run in ns-2.35 ({', '.join(names)}): {why}")  # fmt: skip
                     break
         out.append(v)
+    return _mark_nearest(out, frame, study, results)
+
+
+def _mark_nearest(verdicts: list, frame: pd.DataFrame, study: Study | None,
+                  results: dict[str, pd.DataFrame] | None) -> list:  # fmt: skip
+    from aqmlab.studies.compare import Outcome
+    from aqmlab.verdicts import NEAREST_MARK, VerdictResult, evaluate
+
+    if study is None or results is None or "nearest" not in frame:
+        return verdicts
+    near = frame[frame["nearest"].fillna("").astype(str).str.len().gt(0) & (frame["status"] == "ok")]
+    if near.empty:
+        return verdicts
+    rows: dict[str, set] = {}
+    for t, lb in zip(near["table"], near["_label"], strict=True):
+        rows.setdefault(str(t), set()).add(lb)
+    exact = {t: df[~df["row"].isin(rows.get(t, set()))] for t, df in results.items()}
+    out = []
+    for v, e in zip(verdicts, evaluate(study, exact), strict=True):
+        if v.outcome != Outcome.NOT_EVALUATED and (v.outcome, v.evidence) != (e.outcome, e.evidence):
+            why = "; ".join(sorted(set(near["nearest"])))
+            v = VerdictResult(v.id, v.claim, v.outcome, f"{NEAREST_MARK} ({why}): {v.evidence}")
+        out.append(v)
     return out
 
 
 def explain_published(study: Study, verdicts: list, ns2_dir: Path) -> list:
-    """`explain` with the points of a published grid (NS2_DIR/points.csv, written by
-    `write_results`); `verdicts` unchanged if there is none."""
+    """`explain` with the points and results of a published grid (NS2_DIR/points.csv and
+    results.csv, written by `write_results`); `verdicts` unchanged if there are none."""
     path = Path(ns2_dir) / "points.csv"
     if not path.is_file():
         return verdicts
-    frame = pd.read_csv(path, comment="#", dtype={"variant": str, "table": str, "error": str})
-    return explain(verdicts, frame, study)
+    frame = pd.read_csv(path, comment="#", dtype={"variant": str, "table": str, "error": str,
+                                                  "nearest": str})  # fmt: skip
+    res = Path(ns2_dir) / "results.csv"
+    return explain(verdicts, frame, study, read_results(res)[0] if res.is_file() else None)
 
 
 def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> Path:
@@ -306,10 +348,11 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
     header = (f"# {grid.study.name}: ns-2.35 grid results (aqmlab.ns2grid)\n"
               f"# date: {_dt.date.today().isoformat()}; command: {command}; {ns_version}; "
               f"{walls.size} ns-2 runs, {walls.sum():.0f} s of ns-2 wall time; this command "
-              f"{grid.wall_s:.0f} s\n")  # fmt: skip
+              f"{grid.wall_s:.0f} s{_nearest_about(fr)}\n")  # fmt: skip
     long = results_long(grid.results)
     write_atomic(out / "results.csv", (header + long.to_csv(index=False, float_format="%.6g")).encode())
-    cols = [c for c in ("table", "run", "variant", *_axis_columns(grid), "status", "wall_s", "error")
+    cols = [c for c in ("table", "run", "variant", *_axis_columns(grid), "status", "wall_s", "error",
+                        "nearest")
             if c in grid.frame.columns]  # fmt: skip
     write_atomic(out / "points.csv", (header + grid.frame[cols].to_csv(index=False)).encode())
     n_ok, n_ref = int(ok.sum()), int((fr["status"] == "refused").sum())
@@ -322,7 +365,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
         "(aqmlab.ns2grid maps every sweep point to its options)  ",
         f"Points: {n_ok} run, {n_ref} refused (a setting ns-2.35 cannot express), {n_bad} failed "
         f"or pending; {walls.size} distinct ns-2 runs, {walls.sum():.0f} s of ns-2 time; this "
-        f"command's wall time {grid.wall_s:.0f} s.  ",
+        f"command's wall time {grid.wall_s:.0f} s{_nearest_about(fr)}.  ",
         "Results: `results.csv` (table, row, metric, mean, ci, n: the results dict the verdicts "
         "read); every point with its status in `points.csv`. A check that reads only the rows "
         "present (e.g. Reno vs SACK) is decided on the points that ran: the others are listed "
@@ -343,6 +386,17 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
     path = out / "report.md"
     write_atomic(path, "\n".join(lines).encode("utf-8"))
     return path
+
+
+def _nearest_about(frame: pd.DataFrame) -> str:
+    """ "; N points (variants) at ns-2.35's nearest setting: why" for the points run with
+    `nearest`, or "" when every point ran as stated."""
+    if "nearest" not in frame or not frame["nearest"].astype(bool).any():
+        return ""
+    near = frame[frame["nearest"].astype(bool) & (frame["status"] == "ok")]
+    parts = [f"{len(g)} points ({', '.join(sorted(set(g['variant'])))}) at ns-2.35's nearest setting: {why}"
+             for why, g in near.groupby("nearest")]  # fmt: skip
+    return "; " + "; ".join(parts) if parts else ""
 
 
 def _axis_columns(grid: Grid) -> list[str]:

@@ -404,3 +404,29 @@ def test_results_with_the_steady_flag_read_back(tmp_path):
     (tmp_path / "results.csv").write_text("# date: d\n" + long.to_csv(index=False), encoding="utf-8")
     back, _ = read_results(tmp_path / "results.csv")
     assert back["5.1"].iloc[0]["drops_per_s"] == 3.25 and "steady" not in back["5.1"]
+
+
+def test_verdict_resting_on_nearest_points_is_marked():
+    from aqmlab.ns2grid.grid import explain
+    from aqmlab.studies import Study, Table, Verdict
+    from aqmlab.studies.compare import get, lt
+    from aqmlab.verdicts import NEAREST_MARK, evaluate
+
+    table = Table("T", "t", "x.toml", ("m",), row_label=lambda r: r["variant"])
+    uses_b = Verdict(
+        "uses-b", "A below B", '§1: "a"', lambda r: lt(get(r, "T", "A", "m"), get(r, "T", "B", "m"))
+    )
+    only_a = Verdict("only-a", "A below 5", '§1: "b"', lambda r: lt(get(r, "T", "A", "m"), 5.0))
+    study = Study("s", "p", (table,), verdicts=(uses_b, only_a))
+    results = {"T": pd.DataFrame({"row": ["A", "B"], "n": [1, 1], "m": [1.0, 2.0], "m_ci": [0.0, 0.0]})}
+    # B ran at ns-2.35's nearest setting, A as stated.
+    frame = pd.DataFrame({"table": ["T", "T"], "variant": ["A", "B"], "status": ["ok", "ok"],
+                          "error": [None, None], "nearest": ["", "why"]})  # fmt: skip
+    out = explain(evaluate(study, results), frame, study, results)
+    assert (
+        out[0].evidence.startswith(f"{NEAREST_MARK} (why): ")
+        and out[0].outcome == evaluate(study, results)[0].outcome
+    )
+    assert not out[1].evidence.startswith(NEAREST_MARK)  # decided on A alone
+    # Without the results (or with every point as stated) nothing is marked.
+    assert explain(evaluate(study, results), frame, study)[0].evidence == evaluate(study, results)[0].evidence

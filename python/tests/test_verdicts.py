@@ -107,7 +107,9 @@ def test_weigle2006_has_no_paper_numbers_and_documented_causes():
     by = {r.id: r for r in row}
     assert dict(zip(HEADER, by["w06-ecn-beats-drops"].cells(), strict=True))["paper"] == "no numbers"
     assert by["w06-ecn-beats-drops"].cause.startswith("open: both readings")
-    assert by["w06-ared5-flows-drops"].cause == OPEN  # holds in the published report: nothing documented
+    # fails only in the byte-mode reading, whose setup difference the cause names
+    assert by["w06-ared5-flows-drops"].cause.startswith("a setup difference that was tested: byte mode")
+    assert by["w06-sack-helps-large"].cause == OPEN  # nothing documented
 
 
 def test_every_study_has_41_quoted_verdicts_with_stable_ids():

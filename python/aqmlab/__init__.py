@@ -6,7 +6,7 @@ directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
 `run()` takes a scenario file, its TOML text or the document as a dict, and resolves
 `load = …` in a [[workload]] from the calibration that `aqmlab.calibrate` fits and caches
 (`calibrate.calibrate()`).
-`run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweep, aqmlab.sweepspec) and
+`run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweep; expanded by the core) and
 `load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
 model's keys with units, defaults, ranges, sources and default search ranges, as the core declares
 them (aqmlab.model_params). `tune()` searches the `[tune]` parameters of a scenario with Optuna

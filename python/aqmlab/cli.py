@@ -128,7 +128,7 @@ def _add_sweep(sub) -> None:
     sw = sub.add_parser(
         "sweep",
         help="run the [sweep] of a scenario (grid/zip/derived values, replications) into DIR",
-        description="Expand the [sweep] table of SCENARIO into runs (see aqmlab.sweepspec), run "
+        description="Expand the [sweep] table of SCENARIO into runs (see docs/scenarios.md, Sweeps), run "
         "the unfinished ones in parallel with a progress bar, and write DIR/runs/<id>/ and "
         "DIR/sweep.parquet. A run that fails is recorded and does not stop the others.",
     )

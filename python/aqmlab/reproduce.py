@@ -6,7 +6,7 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished by the same
    engine build is never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
    has any) are applied to the sweep document first; the resolved sweep file is written to
-   OUT/scenarios/<file> and that file runs. Overrides are key paths as in aqmlab.sweepspec, with one addition:
+   OUT/scenarios/<file> and that file runs. Overrides are key paths as in sweeps, with one addition:
    under `sweep.grid.`, `sweep.zip.` and `sweep.derive.` the rest of the path is one key
    (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`), and such a key is applied only
    to files whose table already has that key (so one study-wide override can shorten the load axis of every
@@ -54,6 +54,7 @@ from pathlib import Path
 import pandas as pd
 import tomli_w
 
+from aqmlab import _core
 from aqmlab.document import read_document
 from aqmlab.io import check_out_dir
 from aqmlab.report import fmt_value
@@ -61,7 +62,6 @@ from aqmlab.stats import summary_ci
 from aqmlab.studies import Reading, Study, Table
 from aqmlab.studies.compare import SAMPLES
 from aqmlab.summary_table import steady_cell
-from aqmlab.sweepspec import PathError, set_path
 from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
     HEADER,
     VerdictResult,
@@ -102,8 +102,8 @@ def apply_overrides(doc: dict, overrides: dict[str, object], file: str) -> dict:
                 table[key] = copy.deepcopy(value)
             continue
         try:
-            set_path(out, path, value)
-        except PathError as e:
+            out = _core.set_key(out, path, value)
+        except ValueError as e:
             raise ReproduceError(f"{file}: quick_overrides[{path!r}]: {e}") from None
     return out
 

@@ -1,9 +1,13 @@
 """Running a sweep (`aqmlab sweep SCENARIO --out DIR`) and its results store.
 
-The scenario's `[sweep]` table is expanded into resolved runs (aqmlab.sweepspec); every resolved
-scenario is checked by the core before anything runs. Then each run that is not finished yet is
-executed, one run per process: a local process pool over all cores by default (`jobs`), in this
-process when `jobs == 1`, or on a Dask distributed cluster given its scheduler address (`dask`).
+The scenario's `[sweep]` table is expanded into resolved runs by the core (`expand`:
+crates/scenario/src/sweep/, whose module doc is the reference of the table: grid, zip, derived
+values, replications, variants, run ids, the keys that change no run); a workload's `load = …` is
+resolved here, between the core's plan and its expansion (aqmlab.calibrate), and the size limits
+checked (aqmlab.runcost). Every resolved scenario is checked by the core before anything runs.
+Then each run that is not finished yet is executed, one run per process: a local process pool
+over all cores by default (`jobs`), in this process when `jobs == 1`, or on a Dask distributed
+cluster given its scheduler address (`dask`).
 Every run goes through the core's streaming writer, as `aqmlab run` does (`aqmlab.api.run_text`,
 `_core.run_scenario_text`), so a run directory holds the same files, byte for byte, as `aqmlab
 run` of its scenario.toml writes (run.json differs only in `name` and `scenario`: the variant
@@ -48,10 +52,13 @@ import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
 from contextlib import closing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aqmlab import runcost
+import tomli_w
+
+from aqmlab import _core, runcost
 from aqmlab.build import engine_build
 from aqmlab.dirs import SWEEP_INFO, SWEEP_TABLE, is_sweep_dir  # noqa: F401 (is_sweep_dir re-exported)
 from aqmlab.io import (
@@ -63,7 +70,6 @@ from aqmlab.io import (
     write_parquet,
     write_run,
 )
-from aqmlab.sweepspec import Sweep, SweepError, SweepRun, expand, validate
 from aqmlab.workers import pool, terminate
 
 if TYPE_CHECKING:  # imported where used: workers and the runs need neither
@@ -74,6 +80,135 @@ SCENARIO = "scenario.toml"
 ERROR = "error.txt"
 META_COLUMNS = ["run", "variant", "replication", "seed"]
 STATUS_COLUMNS = ["status", "error"]
+
+
+class SweepError(ValueError):
+    """A rejected sweep: message `file: key: reason`, attributes `file`, `key`, `reason`."""
+
+    def __init__(self, file: str, key: str, reason: str):
+        super().__init__(f"{file}: {key}: {reason}")
+        self.file, self.key, self.reason = file, key, reason
+
+
+@dataclass
+class SweepRun:
+    """One run of a sweep (`_core.sweep_expand`): `values` the point's grid, zip and derived
+    values by key path, `doc` the resolved scenario document, `text` the same as TOML (the run's
+    scenario.toml), `applies` the keys of `values` that reach this run."""
+
+    id: str
+    name: str
+    replication: int
+    seed: int
+    values: dict
+    doc: dict = field(repr=False)
+    text: str = field(repr=False)
+    applies: tuple[str, ...] = field(default=(), repr=False)
+    #: The engine's estimate of the run (`validate` fills it in): events and set-up seconds.
+    events: float = field(default=0.0, repr=False)
+    setup_s: float = field(default=0.0, repr=False)
+
+
+@dataclass
+class Sweep:
+    """An expanded sweep: `axes` the key paths that vary (grid, zip, derive), `runs` every run
+    (point-major, then replication, then variant)."""
+
+    scenario: str
+    base_dir: str
+    axes: list[str]
+    replications: int
+    load_axis: str | None
+    runs: list[SweepRun]
+
+
+def _document(scenario, text: str | None) -> tuple[str, dict]:
+    """(label, document) of `scenario`: a path (`text` overrides reading it), TOML text (a string
+    with a line break; data files resolve against the current directory) or a dict."""
+    from aqmlab.api import DICT_LABEL, TEXT_LABEL
+    from aqmlab.document import file_dir, read_document, text_document
+
+    if isinstance(scenario, dict):
+        return DICT_LABEL, scenario
+    if isinstance(scenario, str) and "\n" in scenario:
+        scenario, text = TEXT_LABEL, scenario
+    file = os.fspath(scenario)
+    try:
+        doc = read_document(file)[0] if text is None else text_document(text, file, file_dir(file))
+    except _core.ScenarioError as e:
+        raise SweepError(e.file, e.key, e.reason) from None
+    return file, doc
+
+
+def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None) -> Sweep:
+    """The resolved runs of the sweep `scenario` (a file with a `[sweep]` table, `text`
+    overriding its contents; TOML text; or a document dict), as the core expands them. A run whose document
+    has `load = …` gets it resolved as `aqmlab run` would (aqmlab.calibrate.LoadResolver; `log`
+    hears the values), and its id is that of the document that runs. Raises SweepError (also
+    for a sweep too large to run, before it is expanded)."""
+    from aqmlab.calibrate import LoadResolver, doc_has_load
+
+    file, doc = _document(scenario, text)
+    try:
+        plan = _core.sweep_plan(doc, file)
+    except _core.ScenarioError as e:
+        raise SweepError(e.file, e.key, e.reason) from None
+    base = {k: v for k, v in doc.items() if k not in ("sweep", "calibration")}
+    # Relative data files resolve against `sweep.data_dir` (itself relative to the sweep file).
+    base_dir = str(Path(file).parent / plan["data_dir"]) or "."
+    calibration = doc.get("calibration")
+    loads = LoadResolver(
+        base if calibration is None else {**base, "calibration": calibration}, file, base_dir, log=log
+    )
+    resolved = tomli_w.dumps(loads.resolve(base))  # a bad `load` is reported before the points
+    if plan["runs"] > 1:
+        per_run = runcost.base_estimates(resolved, file, base_dir, plan["variants"])
+        runcost.refuse_if_too_large(
+            SweepError, file, plan["size_key"], "sweep", plan["size_text"], plan["runs"], per_run
+        )
+    try:
+        _, runs = _core.sweep_expand(doc, file)
+    except _core.ScenarioError as e:
+        raise SweepError(e.file, e.key, e.reason) from None
+    out = []
+    for r in runs:
+        rdoc = loads.resolve(r["doc"]) if doc_has_load(r["doc"]) else r["doc"]
+        out.append(
+            SweepRun(
+                id=_core.run_id(rdoc) if rdoc is not r["doc"] else r["id"],
+                name=r["name"],
+                replication=r["replication"],
+                seed=r["seed"],
+                values=r["values"],
+                doc=rdoc,
+                text=tomli_w.dumps(rdoc),
+                applies=r["applies"],
+            )
+        )
+    return Sweep(file, base_dir, plan["axes"], plan["replications"], plan["load_axis"], out)
+
+
+def _describe(values: dict) -> str:
+    return ", ".join(f"{k} = {v!r}" for k, v in values.items()) or "the base scenario"
+
+
+def validate(sweep: Sweep) -> None:
+    """Have the core check every resolved scenario (each distinct one once), fill in the names
+    of runs of a file without variants and each run's estimate. Raises SweepError naming the
+    point."""
+    checked: dict[str, list[dict]] = {}
+    for run in sweep.runs:
+        if run.id not in checked:
+            try:
+                checked[run.id] = _core.scenario_text_estimates(run.text, sweep.scenario, sweep.base_dir)
+            except _core.ScenarioError as e:
+                point = _describe({**run.values, "run.seed": run.seed})
+                raise SweepError(e.file, e.key, f"{e.reason} (sweep point: {point})") from None
+        ests = checked[run.id]
+        if not run.name:
+            run.name = ests[0]["name"]
+        est = next((e for e in ests if e["name"] == run.name), ests[0])
+        run.events, run.setup_s = est["events"], est["setup_s"]
 
 
 def execute_run(

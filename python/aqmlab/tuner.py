@@ -61,8 +61,7 @@ import tomli_w
 from aqmlab.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
 from aqmlab.io import read_summary
 from aqmlab.stats import t_ci
-from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
-from aqmlab.sweepspec import SweepRun, canonical_json
+from aqmlab.sweep import SweepRun, _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
 from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
 
 STUDY_DB = "study.db"
@@ -71,6 +70,13 @@ FINAL_TABLE = "final.parquet"
 LEVEL = 0.95
 
 #: evaluate(runs) → [summary dict, or an error text, for each run in order]: what runs a batch.
+
+
+def _canonical(x) -> str:
+    """`x` as sorted, compact JSON: the key of a study's settings and of a trial's values."""
+    return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
 Evaluator = Callable[[list[SweepRun]], list[dict | str]]
 
 
@@ -179,7 +185,7 @@ def fingerprint(spec: TuneSpec) -> str:
         "batch": spec.batch,
         "population": spec.population,
     }
-    return hashlib.sha256(canonical_json(doc).encode()).hexdigest()[:16]
+    return hashlib.sha256(_canonical(doc).encode()).hexdigest()[:16]
 
 
 def open_study(spec: TuneSpec, out: Path):
@@ -376,7 +382,7 @@ def best_trials(spec: TuneSpec, study) -> list:
         )
     out, seen = [], set()
     for t in pool:
-        key = canonical_json(t.user_attrs.get("values", {}))
+        key = _canonical(t.user_attrs.get("values", {}))
         if key not in seen:
             seen.add(key)
             out.append(t)

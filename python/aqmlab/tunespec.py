@@ -27,7 +27,7 @@ and under which constraints. Example (scenarios/quickstart_tune.toml):
     "queue.kind" = { choice = ["red", "pie"] }     # a choice of values
     "queue.alpha" = { float = [0.01, 1], when = { "queue.kind" = "pie" } }   # conditional
 
-    [tune.derive]                        # computed in this order (aqmlab.expr, as in sweeps)
+    [tune.derive]                        # computed in this order (the core's sweep/expr.rs)
     "queue.max_th" = "3 * queue.min_th"
     "queue.limit" = { expr = "max(8 * queue.min_th, 120)", when = { "queue.kind" = "red" } }
 
@@ -40,7 +40,7 @@ inside the declared range; a key with no declared range must be given one). `whe
 VALUE or [VALUES] }` makes a parameter (or derived value) active only when the choice parameter
 PATH, listed before it, took one of those values; an inactive key is not written.
 
-Key paths are those of sweeps (aqmlab.sweepspec): `queue.min_th`, `tcp.min_rto`,
+Key paths are those of sweeps (crates/scenario/src/sweep/path.rs): `queue.min_th`, `tcp.min_rto`,
 `workload[0].rate`, `var.NAME` (a tuned variable only derived values read). With `variant`
 set, a path names a key of that variant's configuration: it is written into the variant's own
 table (`variant[NAME].queue.min_th`), which the core merges over the base. Setting a table's
@@ -71,8 +71,34 @@ from pathlib import Path
 
 import tomli_w
 
-from aqmlab.expr import Expr, ExprError, parse_expr
-from aqmlab.sweepspec import PathError, get_path, load_toml, parse_path, scenario_hash, set_path
+from aqmlab import _core
+from aqmlab.document import file_dir, read_document, text_document
+
+#: Errors of key paths and expressions (the core's `ValueError`s: aqmlab._core.get_key, Expr).
+PathError = ExprError = ValueError
+Expr = _core.Expr
+parse_expr = _core.Expr
+get_path = _core.get_key
+parse_path = _core.check_key_path
+
+
+def set_path(doc: dict, path: str, value) -> None:
+    """Set the key path `path` of `doc` to `value` in place (`_core.set_key`)."""
+    new = _core.set_key(doc, path, value)
+    doc.clear()
+    doc.update(new)
+
+
+def load_toml(file: str, text: str | None) -> dict:
+    """The document of the scenario `file` as the core reads it (`text` overrides reading it);
+    TuneError(FILE, KEY, reason) when the core cannot read or parse it."""
+    try:
+        if text is None:
+            return read_document(file)[0]
+        return text_document(text, file, file_dir(file))
+    except _core.ScenarioError as e:
+        raise TuneError(e.file, e.key, e.reason) from None
+
 
 TUNE_KEYS = (
     "params", "derive", "objectives", "constraints", "trials", "timeout", "replications",
@@ -534,7 +560,7 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
     """Parse the `[tune]` table of `file` (`text` overrides reading it; `overrides`: values of
     `trials`, `timeout`, `seed` given on the command line, None = as in the file). Checks
     everything that does not need the core (see `validate`). Raises TuneError."""
-    base = load_toml(file, text, TuneError)
+    base = load_toml(file, text)
     if "tune" not in base:
         raise TuneError(file, "tune", "no [tune] table: nothing to tune (see aqmlab.tunespec)")
     t = base.pop("tune")
@@ -722,5 +748,5 @@ def check_size(spec: TuneSpec) -> str | None:
 
 
 def run_id(doc: dict) -> str:
-    """The id of a resolved scenario (the same as a sweep's: aqmlab.sweepspec.scenario_hash)."""
-    return scenario_hash(doc)
+    """The id of a resolved scenario (the same as a sweep's: `_core.run_id`)."""
+    return _core.run_id(doc)

@@ -307,7 +307,7 @@ def test_quick_copy_resolves_data_files_next_to_the_original(tmp_path):
     # another directory, so its [sweep] data_dir must point back; and data_dir must not change
     # the run ids (it is not part of the resolved scenario).
     from aqmlab.reproduce import resolved_sweep_file
-    from aqmlab.sweepspec import expand, validate
+    from aqmlab.sweep import expand, validate
 
     src_dir = tmp_path / "study"
     src_dir.mkdir()
@@ -390,7 +390,7 @@ def test_reading_with_sweep_overrides_changes_the_derived_rate(tmp_path, toy_dir
     import dataclasses
 
     from aqmlab.studies import Reading
-    from aqmlab.sweepspec import expand
+    from aqmlab.sweep import expand
 
     # A load reading (weigle2006 `model-load`): another calibration of the rate, no queue option.
     sweep = TOY_SWEEP + '"var.load" = [0.5, 1.0]\n\n[sweep.derive]\n"workload[0].rate" = "100.0 * var.load"\n'

@@ -1,12 +1,14 @@
 """Python reads scenarios only through the core (`_core.scenario_document`, aqmlab.document):
 the same document as a TOML parser gives, in file order and with the same types, for every
-shipped scenario, sweep and study file, so every sweep expands to the same runs (ids and
-resolved documents) as when Python parsed the files itself; `extends` (crates/scenario/src/
-extends.rs) as a user sees it; and the two Christiansen study files rewritten with `extends`
-expand to exactly the runs they expanded to before."""
+shipped scenario, sweep and study file; every shipped sweep expands in the core (crates/scenario/
+src/sweep/) to exactly the runs (ids and resolved documents) that Python's own expansion gave
+before it was deleted; `extends` (crates/scenario/src/extends.rs) as a user sees it; and the two
+Christiansen study files rewritten with `extends` expand to exactly the runs they expanded to
+before."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import tomllib
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab import _core, sweepspec
+from aqmlab import _core, sweep
 from aqmlab.document import read_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,27 +54,53 @@ def test_every_shipped_file_reads_as_toml_says():
         same(read_document(p)[0], tomllib.loads(p.read_text(encoding="utf-8")), str(p))
 
 
-def _tomllib_load(file, text, error):
-    """sweepspec.load_toml as it was: Python's own TOML parser."""
-    return tomllib.loads(Path(file).read_text(encoding="utf-8") if text is None else text)
+SWEEPS = [p for p in SHIPPED if "[sweep]" in p.read_text(encoding="utf-8")]
 
-
-SWEEPS = [p for p in SHIPPED if p not in EXTENDING and "[sweep]" in p.read_text(encoding="utf-8")]
+#: Per shipped sweep file: (runs, first 16 hex digits of the SHA-256 of every run's id and
+#: resolved scenario text, "ID\nTEXT" concatenated in run order), as python/aqmlab/sweepspec.py
+#: (Python's own expansion, deleted when the core took it over) gave them; the core gave the
+#: same ids, texts, values and applied keys for every run of every file when both were there.
+EXPANDED = {
+    "studies/christiansen/red_bad_90.toml": (12, "2fdad0feb28f1850"),
+    "studies/christiansen/red_bad_98.toml": (15, "5a4bc7bccd14803b"),
+    "studies/christiansen/red_good.toml": (45, "e6f8f0c70fed0b9b"),
+    "studies/christiansen/red_min_max.toml": (126, "e9bd834c889f73ab"),
+    "studies/christiansen/red_qlen.toml": (27, "f2775acb0dd6ef15"),
+    "studies/christiansen/red_retx.toml": (6, "db46dcf4d890ed1f"),
+    "studies/christiansen/red_thresholds.toml": (90, "375c4f073098900d"),
+    "studies/christiansen/red_vs_taildrop.toml": (36, "da39adbf4769b9b2"),
+    "studies/christiansen/red_wq_maxp.toml": (81, "d7ecf651a6c14476"),
+    "studies/christiansen/taildrop_qlen.toml": (90, "bab2354db5657b13"),
+    "studies/pisa/bw5.toml": (15, "a87fd370dcb15924"),
+    "studies/pisa/ftp50.toml": (20, "8ce91f778959fa68"),
+    "studies/pisa/rtt_ftp200.toml": (15, "35babe0f714d9ae7"),
+    "studies/pisa/rtt_ftp2000.toml": (15, "5f399382559ed51a"),
+    "studies/pisa/standard.toml": (20, "9a32a72a927291bc"),
+    "studies/weigle-multi/table1_1cl.toml": (12, "4d1f814490cd0649"),
+    "studies/weigle-multi/table1_2cl.toml": (30, "5828859f48ab39d8"),
+    "studies/weigle-multi/table1_3cl.toml": (66, "fd9685e3866a71b9"),
+    "studies/weigle2006/calibration_equal_rates.toml": (12, "bb578e0746616111"),
+    "studies/weigle2006/load.toml": (162, "410c8e34a2b11c2e"),
+    "studies/weigle2006/red_vs_ared.toml": (24, "27ceaf1c46579908"),
+    "studies/weigle2006/reno_sack.toml": (36, "d77a363503490949"),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("path", SWEEPS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_shipped_sweep_expands_to_the_same_runs(path, monkeypatch):
-    new = sweepspec.expand(path)
-    monkeypatch.setattr(sweepspec, "load_toml", _tomllib_load)
-    old = sweepspec.expand(path)
-    assert [r.id for r in new.runs] == [r.id for r in old.runs]
-    assert [r.text for r in new.runs] == [r.text for r in old.runs]  # the resolved documents
-    assert [list(r.values.items()) for r in new.runs] == [list(r.values.items()) for r in old.runs]
-    assert new.axes == old.axes and new.load_axis == old.load_axis
+def test_every_shipped_sweep_expands_to_the_runs_python_gave(path):
+    runs = sweep.expand(path).runs
+    digest = hashlib.sha256("".join(f"{r.id}\n{r.text}" for r in runs).encode()).hexdigest()[:16]
+    assert (len(runs), digest) == EXPANDED[str(path.relative_to(ROOT))]
+    assert all(r.id == _core.run_id(r.doc) and tomllib.loads(r.text) == r.doc for r in runs)
 
 
-#: Run ids of the two files before they were written with `extends` (sweepspec.expand of the
-#: files as of commit d76f2b4, each a full copy of scenarios/christiansen2000/lab_constrained.toml
+def test_every_shipped_sweep_is_pinned():
+    assert sorted(EXPANDED) == sorted(str(p.relative_to(ROOT)) for p in SWEEPS)
+    assert sum(n for n, _ in EXPANDED.values()) == 955
+
+
+#: Run ids of the two files before they were written with `extends` (the Python expansion of
+#: the files as of commit d76f2b4, each a full copy of scenarios/christiansen2000/lab_constrained.toml
 #: with ALTQ's backlog gate; the ids of the 2026-11-29 christiansen reproduction).
 IDS_BEFORE = {
     "red_qlen.toml": [
@@ -95,7 +123,7 @@ IDS_BEFORE = {
 def test_study_files_written_with_extends_expand_to_the_runs_they_did(name):
     path = ROOT / "studies/christiansen" / name
     assert path in EXTENDING and "extends" in path.read_text(encoding="utf-8")
-    assert [r.id for r in sweepspec.expand(path).runs] == IDS_BEFORE[name]
+    assert [r.id for r in sweep.expand(path).runs] == IDS_BEFORE[name]
 
 
 BASE = """\
@@ -158,7 +186,7 @@ def test_a_cycle_is_one_line_naming_the_chain(tmp_path):
         f"aqmlab: error: {b}: extends: a cycle: {a} → {b} → {a} (a file cannot extend itself)"
     ]
     with pytest.raises(ValueError, match=r": extends: a cycle: "):
-        sweepspec.expand(a)
+        sweep.expand(a)
 
 
 def test_the_variant_merge_comes_from_the_core():

@@ -20,7 +20,7 @@ from aqmlab.reproduce import read_paper
 from aqmlab.studies import christiansen as c
 from aqmlab.studies import load
 from aqmlab.studies.compare import Outcome
-from aqmlab.sweepspec import expand, validate
+from aqmlab.sweep import expand, validate
 from aqmlab.verdicts import evaluate, paper_results
 
 c_ = c

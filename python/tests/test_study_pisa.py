@@ -12,7 +12,7 @@ import pytest
 from aqmlab.reproduce import read_paper
 from aqmlab.studies import load, pisa
 from aqmlab.studies.compare import Outcome
-from aqmlab.sweepspec import expand, validate
+from aqmlab.sweep import expand, validate
 from aqmlab.verdicts import evaluate, paper_results
 
 H, F, N = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE

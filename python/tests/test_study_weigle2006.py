@@ -18,7 +18,7 @@ from aqmlab.studies import load
 from aqmlab.studies import weigle2006 as w
 from aqmlab.studies import weigle2006_rtt as rtt
 from aqmlab.studies.compare import Outcome
-from aqmlab.sweepspec import expand, validate
+from aqmlab.sweep import expand, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 SDIR = ROOT / "studies" / "weigle2006"

@@ -13,7 +13,7 @@ from aqmlab.reproduce import read_paper
 from aqmlab.studies import load
 from aqmlab.studies import weigle_multi as wm
 from aqmlab.studies.compare import Outcome
-from aqmlab.sweepspec import expand, validate
+from aqmlab.sweep import expand, validate
 from aqmlab.verdicts import evaluate, paper_results
 
 H, F, N = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from aqmlab import _core
-from aqmlab.sweepspec import SweepError, expand, shadowed_by, validate
+from aqmlab.sweep import SweepError, expand, validate
+
+shadowed_by = _core.shadowed_by
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "scenarios" / "quickstart.toml"
 

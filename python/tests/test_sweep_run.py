@@ -256,7 +256,7 @@ def test_a_sweep_worker_imports_no_dataframe_stack(tmp_path, sweep_file):
     import subprocess
     import sys
 
-    from aqmlab.sweepspec import expand, validate
+    from aqmlab.sweep import expand, validate
 
     sweep = expand(sweep_file)
     validate(sweep)  # names each run's variant (here the file's stem)

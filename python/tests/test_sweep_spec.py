@@ -1,5 +1,5 @@
-"""Sweep expansion (aqmlab.sweepspec) and derived values (aqmlab.expr): counts, values, seeds,
-run ids and the errors that stop a sweep before anything runs."""
+"""Sweep expansion (the core's, through aqmlab.sweep) and derived values (`_core.Expr`): counts,
+values, seeds, run ids and the errors that stop a sweep before anything runs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ import tomllib
 
 import pytest
 
-from aqmlab.expr import ExprError, parse_expr
-from aqmlab.sweepspec import SweepError, canonical_json, expand, scenario_hash, validate
+from aqmlab import _core
+from aqmlab.sweep import SweepError, expand, validate
+
+parse_expr, ExprError = _core.Expr, ValueError
+canonical_json, scenario_hash = _core.canonical_json, _core.run_id
 
 BASE = """\
 [run]
@@ -237,3 +240,36 @@ def test_applies_lists_only_the_keys_that_reach_each_run(tmp_path):
     # dt's resolved scenario depends on queue.limit only: 2 distinct runs for its 8 points.
     assert len({r.id for r in sw.runs if r.name == "dt"}) == 2
     assert len({r.id for r in sw.runs if r.name == "red"}) == 4
+
+
+def test_a_sweep_given_as_text_or_dict_expands_as_its_file(tmp_path):
+    sweep = '[sweep]\nreplications = 2\n[sweep.grid]\n"queue.min_th" = [5, 6]\n'
+    p = sweep_file(tmp_path, sweep)
+    by_file = expand(p)
+    by_text = expand(p.read_text())
+    by_dict = expand(tomllib.loads(p.read_text()))
+    ids = [r.id for r in by_file.runs]
+    assert len(set(ids)) == 4
+    assert [r.id for r in by_text.runs] == ids == [r.id for r in by_dict.runs]
+    assert (by_text.scenario, by_dict.scenario) == ("<text>", "<dict>")
+    with pytest.raises(SweepError, match=r"^<dict>: sweep.replications: must be an integer >= 1, got 0$"):
+        expand({**tomllib.loads(p.read_text()), "sweep": {"replications": 0}})
+
+
+def test_derived_values_follow_python_arithmetic_and_keep_the_ids_they_had():
+    # Python: round(3012 * 0.9 / 98) == 28, 135.0 * 0.9 == 121.5, 7 / 2 == 3.5, -7 // 2 == -4,
+    # round(0.125, 2) == 0.12 (an exact tie goes to even), str(2.5 * 2) == "5.0".
+    look = {"var.load": 0.9}.__getitem__
+    assert parse_expr("round(3012 * var.load / 98)").eval(look) == 28
+    assert parse_expr("135.0 * var.load").eval(look) == 121.5
+    assert [parse_expr(e).eval(look) for e in ("7 / 2", "-7 // 2", "-7 % 3", "round(0.125, 2)")] == [
+        3.5, -4, 2, 0.12,
+    ]  # fmt: skip
+    assert parse_expr("str(2.5 * 2) + 'ms'").eval(look) == "5.0ms"
+    assert type(parse_expr("round(2.5)").eval(look)) is int
+    with pytest.raises(KeyError):  # an exception of the lookup other than ValueError goes through
+        parse_expr("2 * var.nope").eval(look)
+    # The id of {"a": 1e16, "b": 1.0} is that of Python's json.dumps: {"a":1e+16,"b":1.0}.
+    doc = {"b": 1.0, "a": 1e16}
+    assert canonical_json(doc) == '{"a":1e+16,"b":1.0}'
+    assert scenario_hash(doc) == hashlib.sha256(b'{"a":1e+16,"b":1.0}').hexdigest()[:16]

@@ -17,8 +17,7 @@ from test_sweep_run import SWEEP, FakeCore
 
 from aqmlab import _core, load_sweep
 from aqmlab.io import remove_stale_scratch
-from aqmlab.sweep import prepare_out, run_sweep
-from aqmlab.sweepspec import expand
+from aqmlab.sweep import expand, prepare_out, run_sweep
 
 # Four runs of two endless bulk flows for 5.5 simulated hours: about 15 s of CPU each, so
 # workers that outlive their driver are still computing seconds after it is killed.

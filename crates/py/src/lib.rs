@@ -112,6 +112,193 @@ fn variant_documents<'py>(
         .collect()
 }
 
+/// The plan of the sweep document `doc` (a dict as `scenario_document` gives; `label` names it
+/// in errors) before anything is expanded (`scenario::sweep::plan`): a dict with `axes`,
+/// `replications`, `load_axis` (None when there is none), `data_dir` (as written), `variants`
+/// (the variants run), `runs` (grid points × zip rows × replications × variants), `size_text`
+/// (how they multiply) and `size_key` (the `[sweep]` key of the largest factor). A rejected
+/// table raises `ScenarioError` (`FILE: KEY: reason`).
+#[pyfunction]
+fn sweep_plan<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyDict>,
+    label: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let root = dict_table(doc, "")?;
+    let plan = scenario::sweep::plan(&root, label).map_err(|e| scenario_err(py, &e))?;
+    plan_dict(py, &plan)
+}
+
+fn plan_dict<'py>(py: Python<'py>, plan: &scenario::sweep::Plan) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("axes", &plan.axes)?;
+    d.set_item("replications", plan.replications)?;
+    d.set_item("load_axis", &plan.load_axis)?;
+    d.set_item("data_dir", &plan.data_dir)?;
+    d.set_item("variants", &plan.variants)?;
+    d.set_item("runs", plan.runs)?;
+    d.set_item("size_text", &plan.size_text)?;
+    d.set_item("size_key", plan.size_key)?;
+    Ok(d)
+}
+
+/// `(plan, runs)` of the sweep document `doc` (`scenario::sweep::expand`): `plan` as
+/// `sweep_plan` gives it, `runs` one dict per run in run order with `id` (16 hex digits),
+/// `name` (its variant, "" without variants), `replication`, `seed`, `values` (the point's
+/// grid, zip and derived values by key path, in axis order), `applies` (the keys of `values`
+/// that reach this run) and `doc` (the resolved scenario document). `ScenarioError` for any
+/// mistake of the sweep.
+#[pyfunction]
+fn sweep_expand<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyDict>,
+    label: &str,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
+    let root = dict_table(doc, "")?;
+    let (plan, runs) = py
+        .allow_threads(|| scenario::sweep::expand(&root, label))
+        .map_err(|e| scenario_err(py, &e))?;
+    let out = PyList::empty(py);
+    for r in &runs {
+        let d = PyDict::new(py);
+        d.set_item("id", &r.id)?;
+        d.set_item("name", &r.name)?;
+        d.set_item("replication", r.replication)?;
+        d.set_item("seed", toml_value(py, &r.seed)?)?;
+        let values = PyDict::new(py);
+        for (k, v) in &r.values {
+            values.set_item(k, toml_value(py, v)?)?;
+        }
+        d.set_item("values", values)?;
+        d.set_item("applies", pyo3::types::PyTuple::new(py, &r.applies)?)?;
+        d.set_item("doc", table_dict(py, &r.doc)?)?;
+        out.append(d)?;
+    }
+    Ok((plan_dict(py, &plan)?, out))
+}
+
+/// The run id of the scenario document `doc`: the first 16 hex digits of the SHA-256 of its
+/// canonical JSON (`scenario::sweep::run_id`), the id of a sweep's or a tune's run.
+#[pyfunction]
+fn run_id(doc: &Bound<'_, PyDict>) -> PyResult<String> {
+    Ok(scenario::sweep::run_id(&dict_table(doc, "")?))
+}
+
+/// `doc` as canonical JSON (sorted keys, no whitespace; `scenario::sweep::canonical_json`).
+#[pyfunction]
+fn canonical_json(doc: &Bound<'_, PyDict>) -> PyResult<String> {
+    Ok(scenario::sweep::canonical_json(&dict_table(doc, "")?))
+}
+
+/// A copy of `doc` with the key path `path` (`workload[0].rate`, `variant[red].queue.min_th`;
+/// `scenario::sweep::path`) set to `value`, missing tables created on the way; a `ValueError`
+/// with the reason when the path is malformed or does not resolve.
+#[pyfunction]
+fn set_key<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyDict>,
+    path: &str,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut t = dict_table(doc, "")?;
+    let v = py_value(value, path)?;
+    scenario::sweep::path::set(&mut t, path, v).map_err(PyValueError::new_err)?;
+    table_dict(py, &t)
+}
+
+/// The value at the key path `path` of `doc` (a copy); a `ValueError` with the reason when the
+/// path is malformed or does not resolve.
+#[pyfunction]
+fn get_key<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyDict>,
+    path: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let t = dict_table(doc, "")?;
+    let v = scenario::sweep::path::get(&t, path).map_err(PyValueError::new_err)?;
+    toml_value(py, &v)
+}
+
+/// Check the key path `path` (`ValueError` with the reason when it is malformed).
+#[pyfunction]
+fn check_key_path(path: &str) -> PyResult<()> {
+    scenario::sweep::path::parse(path)
+        .map(drop)
+        .map_err(PyValueError::new_err)
+}
+
+/// A derived value's expression (`scenario::sweep::expr`: the safe arithmetic of
+/// `[sweep.derive]` and `[tune.derive]`): `Expr(text)` parses it (`ValueError` naming the
+/// problem), `refs` lists the key paths it reads, `eval(lookup)` computes it, `lookup(path)`
+/// giving each value (a `ValueError` it raises becomes the reason of the `ValueError` raised).
+#[pyclass(name = "Expr", module = "aqmlab._core", frozen)]
+struct PyExpr {
+    inner: scenario::sweep::expr::Expr,
+}
+
+#[pymethods]
+impl PyExpr {
+    #[new]
+    fn new(text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let Ok(text) = text.extract::<String>() else {
+            return Err(PyValueError::new_err(format!(
+                "expected an expression string, got {}",
+                text.repr()?
+            )));
+        };
+        scenario::sweep::expr::parse(&text)
+            .map(|inner| PyExpr { inner })
+            .map_err(PyValueError::new_err)
+    }
+
+    #[getter]
+    fn text(&self) -> String {
+        self.inner.text.clone()
+    }
+
+    #[getter]
+    fn refs(&self) -> Vec<String> {
+        self.inner.refs.clone()
+    }
+
+    fn eval<'py>(&self, py: Python<'py>, lookup: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let mut other: Option<PyErr> = None;
+        let mut look = |p: &str| -> Result<toml::Value, String> {
+            let got = lookup.call1((p,)).and_then(|v| py_value(&v, p));
+            got.map_err(|e| {
+                if e.is_instance_of::<PyValueError>(py) || e.is_instance_of::<PyTypeError>(py) {
+                    e.value(py).to_string()
+                } else {
+                    let msg = e.to_string();
+                    other.get_or_insert(e);
+                    msg
+                }
+            })
+        };
+        let result = self.inner.eval(&mut look);
+        if let Some(e) = other {
+            return Err(e);
+        }
+        toml_value(py, &result.map_err(PyValueError::new_err)?)
+    }
+}
+
+/// Why the `[[variant]]` entry `variant` hides the key `path` of the document `base` when the
+/// core merges it in (`scenario::sweep::shadowed_by`), or None when the base value reaches the
+/// run.
+#[pyfunction]
+fn shadowed_by(
+    base: &Bound<'_, PyDict>,
+    variant: &Bound<'_, PyDict>,
+    path: &str,
+) -> PyResult<Option<String>> {
+    Ok(scenario::sweep::shadowed_by(
+        &dict_table(base, "")?,
+        &dict_table(variant, "")?,
+        path,
+    ))
+}
+
 fn dict_table(d: &Bound<'_, PyDict>, path: &str) -> PyResult<toml::Table> {
     let mut t = toml::Table::new();
     for (k, v) in d.iter() {
@@ -677,6 +864,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_variants, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_document, m)?)?;
     m.add_function(wrap_pyfunction!(variant_documents, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_expand, m)?)?;
+    m.add_function(wrap_pyfunction!(run_id, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_json, m)?)?;
+    m.add_function(wrap_pyfunction!(set_key, m)?)?;
+    m.add_function(wrap_pyfunction!(shadowed_by, m)?)?;
+    m.add_function(wrap_pyfunction!(get_key, m)?)?;
+    m.add_function(wrap_pyfunction!(check_key_path, m)?)?;
+    m.add_class::<PyExpr>()?;
     m.add_function(wrap_pyfunction!(run_variant, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_variants, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text_estimates, m)?)?;

@@ -11,7 +11,8 @@
 //! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
 //! `[monitor]`), `extends.rs` (a file written over a base file), `topology.rs` (+ `[queue]`,
 //! `[reverse_queue]`), `queue/mod.rs`, `tcp.rs`,
-//! `workload.rs`, `dist.rs`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
+//! `workload.rs`, `dist.rs`; `[sweep]` expansion (key paths, derived values, run ids),
+//! `sweep/`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
 //! Validation: unit tests in each file; `tests/full_scenario.rs` (exact values of a full file
@@ -25,6 +26,7 @@ pub mod extends;
 mod merge;
 mod queue;
 pub mod read;
+pub mod sweep;
 mod tcp;
 mod topology;
 mod value;

@@ -83,7 +83,7 @@ pub(crate) fn take_variants(root: &mut Table) -> Res<Option<Vec<Variant>>> {
 }
 
 /// Keys of which a table holds at most one (`topology.delaybox`).
-const EXCLUSIVE: &[&[&str]] = &[&["rtt", "matrix", "matrix_file"]];
+pub(crate) const EXCLUSIVE: &[&[&str]] = &[&["rtt", "matrix", "matrix_file"]];
 
 /// Deep-merge `over` into `base` (rule in the header).
 pub(crate) fn deep_merge(base: &mut Table, over: &Table) {
@@ -104,9 +104,12 @@ pub(crate) fn deep_merge(base: &mut Table, over: &Table) {
     }
 }
 
+/// Keys that select a table's model: a variant table with another value replaces the base's.
+pub(crate) const SELECTORS: [&str; 2] = ["kind", "dist"];
+
 /// Whether the two tables have the same selectors (an absent selector in `over` keeps the base's).
-fn same_kind(base: &Table, over: &Table) -> bool {
-    ["kind", "dist"]
+pub(crate) fn same_kind(base: &Table, over: &Table) -> bool {
+    SELECTORS
         .iter()
         .all(|sel| match (base.get(*sel), over.get(*sel)) {
             (Some(b), Some(o)) => b == o,

@@ -1,7 +1,7 @@
 """One resolved sweep point → the command line of the seed 001 ns-2 script
 (validation/ns2/twin/seed001.tcl), or a refusal that says which setting ns-2.35 cannot express.
 
-The point is the scenario document of one `aqmlab.sweepspec.SweepRun` (its `[[variant]]` merged
+The point is the scenario document of one `aqmlab.sweep.SweepRun` (its `[[variant]]` merged
 into the base as the core merges it). Every key of it is either mapped to an ns-2 option or
 named in the refusal: nothing is dropped silently. The mapping is the twins' (validation/ns2/
 twin/twins.py says why each holds), extended to the study's settings:
@@ -44,7 +44,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from aqmlab.sweepspec import _same_kind
+from aqmlab import _core
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 TCL = REPO_ROOT / "validation" / "ns2" / "twin" / "seed001.tcl"
@@ -74,26 +74,15 @@ def _twins():
     return sys.modules[name]
 
 
-def _merge(base, over):
-    """The core's variant merge: tables of one kind merge key by key, anything else replaces."""
-    if isinstance(base, dict) and isinstance(over, dict) and _same_kind(base, over):
-        out = dict(base)
-        for k, v in over.items():
-            out[k] = _merge(base[k], v) if k in base else v
-        return out
-    return over
-
-
 def effective(doc: dict) -> dict:
-    """The scenario one run of a sweep runs: `doc` with its single `[[variant]]` merged in."""
-    out = {k: v for k, v in doc.items() if k != "variant"}
+    """The scenario one run of a sweep runs: `doc` with its single `[[variant]]` merged in by
+    the core's rule (`_core.variant_documents`)."""
     variants = doc.get("variant") or []
     if len(variants) > 1:
         raise Refused(f"variant: {len(variants)} variants in one run (expected at most one)")
-    for k, v in (variants[0] if variants else {}).items():
-        if k != "name":
-            out[k] = _merge(out[k], v) if k in out else v
-    return out
+    if not variants:
+        return {k: v for k, v in doc.items() if k != "variant"}
+    return _core.variant_documents(doc, "run")[0][1]
 
 
 def _secs(v, key: str) -> float:

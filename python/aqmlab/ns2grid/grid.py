@@ -1,5 +1,5 @@
 """A study's sweep grid run in ns-2.35: the same sweep points as `aqmlab reproduce STUDY`
-(the study's sweep files, expanded by aqmlab.sweepspec after the quick overrides and the
+(the study's sweep files, expanded by aqmlab.sweep after the quick overrides and the
 reading are applied exactly as aqmlab.reproduce applies them), each turned into a seed001.tcl
 run (aqmlab.ns2grid.command) or refused with the reason, run (aqmlab.ns2grid.runner) and parsed
 (aqmlab.ns2grid.parse) into the results dict aqmlab.reproduce builds from aqmlab's runs: table id
@@ -39,7 +39,7 @@ class Point:
     reason it has none."""
 
     table: str
-    run: object  # aqmlab.sweepspec.SweepRun
+    run: object  # aqmlab.sweep.SweepRun
     axes: tuple[str, ...]
     ns2: Ns2Point | None
     refused: str | None
@@ -50,7 +50,7 @@ def study_points(study: Study, quick: bool, out: Path, reading: str | None = Non
     """Every distinct point of every table's sweep (tables sharing a file share its points);
     `nearest`: settings ns-2.35 lacks run at its nearest counterpart (`ns2_point`)."""
     from aqmlab.reproduce import REPO_ROOT, ReproduceError, resolved_sweep_file
-    from aqmlab.sweepspec import expand
+    from aqmlab.sweep import expand
 
     sdir = (studies_dir or REPO_ROOT / "studies") / study.name
     try:

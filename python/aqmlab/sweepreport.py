@@ -417,6 +417,10 @@ def _shown_path(scenario: str | None, fallback: str) -> str:
         return p.name
 
 
+#: Said in place of the response-time figures when no run of the sweep timed a response.
+NO_RESPONSES_NOTE = "No run of this sweep timed an HTTP response (long flows only): no response-time figures."
+
+
 def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple[Path, Path]:
     """Write `report.html` and `report.md` (+ `report/*.png`) into `sweep_dir`; returns the two
     paths. Raises FileNotFoundError for a directory that is not a sweep or has no finished run."""
@@ -464,18 +468,24 @@ def write_sweep_report(sweep_dir: str | os.PathLike, xmax: float = 2.0) -> tuple
             for g in sub:
                 g.samples = by_key[norm(g.key)].samples
             sets.append((f" at {load_axis} = {_fmt_axis(v)}", sub))
+    # Runs of long flows alone (bulk workloads) time no response: no response-time figures.
+    has_rt = any(len(s) for g in gs for s in g.samples)
+    if not has_rt:
+        sections.append(("text", NO_RESPONSES_NOTE))
     for i, (suffix, gset) in enumerate(sets):
-        sections.append(("figure", f"Response-time CDF{suffix}", fig_cdf(gset, xmax)))
-        sections.append(("figure", f"Response-time CCDF{suffix}", fig_ccdf(gset)))
-        cross = crossover_rows(gset)
-        if cross:
-            sections.append(("table", f"CDF crossover points (s){suffix}", CROSSOVER_HEADER, cross))
-            sections.append(("text", CROSSOVER_NOTE))
+        if has_rt:
+            sections.append(("figure", f"Response-time CDF{suffix}", fig_cdf(gset, xmax)))
+            sections.append(("figure", f"Response-time CCDF{suffix}", fig_ccdf(gset)))
+            cross = crossover_rows(gset)
+            if cross:
+                sections.append(("table", f"CDF crossover points (s){suffix}", CROSSOVER_HEADER, cross))
+                sections.append(("text", CROSSOVER_NOTE))
         # Split by load: the queue and size figures at the highest load only (they vary least
         # in kind between loads, and the report stays readable).
         if i == len(sets) - 1:
             sections.append(("figure", f"Queue length over time{suffix}", fig_queue(gset)))
-            sections.append(("figure", f"Response time by response size{suffix}", fig_rt_by_size(gset)))
+            if has_rt:
+                sections.append(("figure", f"Response time by response size{suffix}", fig_rt_by_size(gset)))
     if load_axis and load_axis in df.columns and pd.api.types.is_numeric_dtype(df[load_axis]):
         sections.append(
             ("figure", "Utilization vs load", fig_vs_load(df, load_axis, "utilization", "utilization"))

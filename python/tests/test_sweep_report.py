@@ -12,6 +12,7 @@ from test_sweep_run import SWEEP, FakeCore
 
 from aqmlab import _core, cli
 from aqmlab.sweep import run_sweep
+from aqmlab.sweepreport import NO_RESPONSES_NOTE
 
 LOAD_SWEEP = SWEEP.replace("replications = 2", 'replications = 3\nload_axis = "workload[0].rate"').replace(
     '"queue.limit" = [10, 30, 60]', '"queue.limit" = [10, 60]\n"workload[0].rate" = [100.0, 200.0]'
@@ -163,3 +164,45 @@ def test_scenario_paths_are_shown_relative_to_the_repository():
     assert _shown_path(str(inside), "x") == "studies/weigle2006/load.toml"
     assert _shown_path("/somewhere/else/sw.toml", "x") == "sw.toml"
     assert _shown_path(None, "out") == "out"
+
+
+BULK_SWEEP = """
+[run]
+warmup = "1s"
+duration = "2s"
+
+[topology]
+kind = "dumbbell"
+clients = 1
+servers = 1
+access_rate = "10Mbps"
+access_delay = "1ms"
+bottleneck_rate = "2Mbps"
+bottleneck_delay = "10ms"
+
+[queue]
+kind = "droptail"
+limit = 20
+
+[[workload]]
+kind = "bulk"
+flows = [{ start = "0s", client = 0, server = 0, bytes = "10MB" }]
+
+[sweep]
+replications = 2
+"""
+
+
+@pytest.mark.engine
+def test_long_flows_alone_report_without_response_time_figures(tmp_path):
+    # A long flow times no HTTP response: the report says so and keeps the queue figure (the
+    # response-time CDFs would have nothing to draw; their log axes used to raise).
+    p = tmp_path / "bulk.toml"
+    p.write_text(BULK_SWEEP)
+    out = tmp_path / "out"
+    run_sweep(p, out, jobs=1, progress=False)
+    assert cli.main(["report", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert NO_RESPONSES_NOTE in md
+    assert "Response-time CDF" not in md and "Response time by response size" not in md
+    assert "## Queue length over time" in md

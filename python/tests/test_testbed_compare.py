@@ -1,17 +1,23 @@
 """The testbed-against-simulator comparison (aqmlab.testbed_compare, issue 33 item 3) on run
 directories made by hand, and the scenario files of that comparison (scenarios/testbed/): the
 seed-001 twin files, which restate the twin's [tcp] keys, run exactly as `[tcp] profile =
-"linux"` with their variant and nothing else. No root needed."""
+"linux"` with their variant and nothing else. No root needed for these.
+
+As root (skipped otherwise, but required under CI, as tests/test_testbed.py): one Linux BBR
+flow on the testbed against the simulator's (scenarios/bbr_long_flow.toml), utilisation
+within the comparison's bound."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from aqmlab import _core, api
+from aqmlab import _core, api, testbed
 from aqmlab.testbed_compare import Bounds, compare, main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,3 +105,44 @@ def test_twin_linux_files_run_as_the_bare_linux_profile(queue, variant, cc):
     assert a.summary_json == b.summary_json
     assert a.requests.equals(b.requests)
     assert a.engine["packets_created"] == b.engine["packets_created"] > 0
+
+
+def host_has_bbr() -> bool:
+    try:
+        text = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
+    except OSError:
+        return False
+    return "bbr" in text.split()
+
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 and not os.environ.get("CI"), reason="the testbed needs root (network namespaces)"
+)
+
+
+@needs_root
+@pytest.mark.skipif(not host_has_bbr(), reason="the host's kernel has no tcp_bbr")
+def test_one_bbr_flow_keeps_the_link_as_busy_as_the_simulators(tmp_path):
+    """scenarios/bbr_long_flow.toml, drop-tail 1000 packets, 5 s warm-up + 10 s: a Linux BBR flow
+    through the router and the simulator's BBR flow both keep the 10 Mbps bottleneck ≥ 95 %
+    busy with no drop, and their utilisations agree within the comparison's 2 % (docs/testbed.md,
+    "One BBR flow": 0.9773 / 0.9771 over 30 s)."""
+    scen = REPO / "scenarios" / "bbr_long_flow.toml"
+    out = tmp_path / "tb"
+    r = subprocess.run(
+        [str(testbed.find_binary()), str(scen), "--out", str(out), "--variant", "droptail"]
+        + ["--duration", "10s", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    text, base_dir = _core.read_scenario(str(scen))
+    doc = _core.scenario_document(text, str(scen), base_dir)
+    doc["run"] = {**doc["run"], "duration": "10s"}
+    api.run(doc, variant="droptail", out=tmp_path / "sim")
+    tb = json.loads((out / "droptail" / "summary.json").read_text())
+    sim = json.loads((tmp_path / "sim" / "droptail" / "summary.json").read_text())
+    assert tb["drops"] == sim["drops"] == 0
+    assert tb["utilization"] >= 0.95 and sim["utilization"] >= 0.95
+    assert abs(tb["utilization"] / sim["utilization"] - 1) <= Bounds().util_rel

@@ -28,7 +28,7 @@ SHIPPED = sorted(
     if "target" not in p.parts
 )
 #: Files written with `extends` (their document is not their own text's).
-EXTENDING = {ROOT / "studies/christiansen/red_qlen.toml", ROOT / "studies/christiansen/red_retx.toml"}
+EXTENDING = {p for p in SHIPPED if "extends" in tomllib.loads(p.read_text(encoding="utf-8"))}
 
 
 def same(a, b, where: str = "") -> None:
@@ -86,16 +86,24 @@ EXPANDED = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("path", SWEEPS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_shipped_sweep_expands_to_the_runs_python_gave(path):
-    runs = sweep.expand(path).runs
+@pytest.mark.parametrize("name", sorted(EXPANDED))
+def test_every_sweep_python_expanded_expands_to_the_runs_python_gave(name):
+    runs = sweep.expand(ROOT / name).runs
     digest = hashlib.sha256("".join(f"{r.id}\n{r.text}" for r in runs).encode()).hexdigest()[:16]
-    assert (len(runs), digest) == EXPANDED[str(path.relative_to(ROOT))]
+    assert (len(runs), digest) == EXPANDED[name]
+
+
+@pytest.mark.parametrize("path", SWEEPS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_shipped_sweep_gives_each_run_the_id_of_its_document(path):
+    runs = sweep.expand(path).runs
+    assert runs and len({r.id for r in runs}) == len(runs)
     assert all(r.id == _core.run_id(r.doc) and tomllib.loads(r.text) == r.doc for r in runs)
 
 
-def test_every_shipped_sweep_is_pinned():
-    assert sorted(EXPANDED) == sorted(str(p.relative_to(ROOT)) for p in SWEEPS)
+def test_every_sweep_python_expanded_still_ships():
+    # Sweep files added after the core took expansion over (studies/modern/, pisa's candidates)
+    # have no Python expansion to compare with; the files Python expanded must all still ship.
+    assert set(EXPANDED) <= {str(p.relative_to(ROOT)) for p in SWEEPS}
     assert sum(n for n, _ in EXPANDED.values()) == 955
 
 

@@ -21,7 +21,7 @@ from aqmlab.studies import load
 from aqmlab.studies import modern as m
 from aqmlab.studies import modern_flows as mf
 from aqmlab.studies.compare import Outcome
-from aqmlab.sweepspec import expand, validate
+from aqmlab.sweep import expand, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 SDIR = ROOT / "studies" / "modern"

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from aqmlab.stats import CI
 from aqmlab.studies import Study, Table, Verdict
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, lt, note
 from aqmlab.tables import missing_columns
@@ -192,6 +193,61 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     for c in RUN_COLUMNS:
         df[c] = pd.to_numeric(extra[c])
     return df
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 34 item 6: the candidate causes of the small gain, one sweep each
+
+
+#: Sweep files of the candidate causes, studies/pisa/candidates/<name>.toml (Table 5.4's PI,
+#: PISA, PIMC, seeds 1-3), in the order of the README's table.
+CANDIDATES = ("baseline", "one_way", "ssthresh50", "no_window_cap", "pareto_ii", "rto2004", "all")
+
+
+def candidate_row(sweep: pd.DataFrame) -> dict[str, CI]:
+    """One candidate's results from its sweep table (variants pi, pisa, pimc; one run per queue
+    and seed, all ok): for each queue q, `q_objects`, `q_drops_per_s` and `q_mean_qlen` as the mean
+    ± 95 % t half-width over seeds, and for PISA and PIMC `q_gain_pct`, the gain over PI in %
+    paired by seed (100 · (objects / PI's objects of the same seed − 1), then its t interval)."""
+    from aqmlab.stats import t_ci
+
+    df = sweep[sweep["status"] == "ok"].copy()
+    df["drops_per_s"] = df["drops"] / df["measured_s"]
+    by = {q: df[df["variant"] == q].set_index("seed").sort_index() for q in ("pi", "pisa", "pimc")}
+    out: dict[str, CI] = {}
+    for q, d in by.items():
+        for col, name in (("responses_completed", "objects"), ("drops_per_s", "drops_per_s"),
+                          ("mean_qlen", "mean_qlen")):  # fmt: skip
+            out[f"{q}_{name}"] = t_ci(d[col].to_numpy(dtype=np.float64))
+    for q in ("pisa", "pimc"):
+        seeds = by["pi"].index.intersection(by[q].index)
+        ratio = by[q].loc[seeds, "responses_completed"] / by["pi"].loc[seeds, "responses_completed"]
+        out[f"{q}_gain_pct"] = t_ci(100 * (ratio.to_numpy(dtype=np.float64) - 1))
+    return out
+
+
+def candidate_table(root: str | os.PathLike) -> str:
+    """The README's candidate tables (markdown) from `root/<name>/sweep.parquet` for each name
+    of CANDIDATES present: objects and gains, then drops/s and mean queues."""
+    rows = {n: candidate_row(pd.read_parquet(Path(root) / n / "sweep.parquet"))
+            for n in CANDIDATES if (Path(root) / n / "sweep.parquet").exists()}  # fmt: skip
+
+    def f(c: CI, digits: int = 0) -> str:
+        return f"{c.mean:.{digits}f} ± {c.half:.{digits}f}"
+
+    head = "| candidate | PI objects | PISA objects | PIMC objects | PISA gain % | PIMC gain % |"
+    lines = [head, "|---|---|---|---|---|---|"]
+    for n, r in rows.items():
+        cells = [f(r["pi_objects"]), f(r["pisa_objects"]), f(r["pimc_objects"])]
+        cells += [f(r["pisa_gain_pct"], 1), f(r["pimc_gain_pct"], 1)]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += ["", "| candidate | drops/s PI | PISA | PIMC | mean queue PI | PISA | PIMC |"]
+    lines.append("|---|---|---|---|---|---|---|")
+    for n, r in rows.items():
+        cells = [f(r[f"{q}_drops_per_s"], 2) for q in ("pi", "pisa", "pimc")]
+        cells += [f(r[f"{q}_mean_qlen"], 1) for q in ("pi", "pisa", "pimc")]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _objects(results: Results, table: str, row: str) -> Est:

@@ -338,3 +338,43 @@ def test_fragile_share_rule_by_hand(study):
     assert _out(v, {**res, **_shares({"PI": 5.7, "PISA": 5.0, "PIMC": 5.7}, "5.11%")}) == F  # PISA
     with pytest.raises(KeyError):
         v.check({"5.10%": res["5.10%"]})  # 5.11 missing
+
+
+# --- Issue 34 item 6: the candidate causes of the small gain ----------------------------------
+
+
+@pytest.mark.parametrize("name", pisa.CANDIDATES)
+def test_candidate_sweeps_expand_and_validate(name):
+    sweep = expand(STUDY_DIR / "candidates" / f"{name}.toml")
+    validate(sweep)  # the core accepts every candidate (handshake = false with these workloads)
+    assert len(sweep.runs) == 3 * 3
+    assert sorted({r.name for r in sweep.runs}) == ["pi", "pimc", "pisa"]
+
+
+def test_candidate_baseline_is_the_standard_experiment():
+    # The baseline's runs are the study's own standard runs (same resolved scenario, same id).
+    base = {(r.name, r.seed): r.id for r in expand(STUDY_DIR / "candidates" / "baseline.toml").runs}
+    std = {(r.name, r.seed): r.id for r in expand(STUDY_DIR / "standard.toml").runs}
+    assert base and all(std[k] == v for k, v in base.items())
+
+
+def test_candidate_row_pairs_gains_by_seed():
+    # PI 100, 110, 90 and PISA 120, 121, 117 objects at seeds 1-3: gains 20, 10, 30 % (mean 20,
+    # sd 10, half-width t(0.975, 2) · 10 / √3 = 4.302653 · 5.773503 = 24.841); unpaired means
+    # would give 100 · (119.33 / 100 − 1) = 19.3. PIMC 100, 110, 90: gain 0 ± 0.
+    rows = []
+    for q, objs in (("pi", (100, 110, 90)), ("pisa", (120, 121, 117)), ("pimc", (100, 110, 90))):
+        for seed, n in zip((1, 2, 3), objs, strict=True):
+            rows.append(dict(variant=q, seed=seed, status="ok", responses_completed=n,
+                             drops=10 * seed, measured_s=5.0, mean_qlen=float(seed)))  # fmt: skip
+    rows.append(dict(variant="pisa", seed=4, status="failed", responses_completed=0, drops=0,
+                     measured_s=5.0, mean_qlen=0.0))  # fmt: skip
+    r = pisa.candidate_row(pd.DataFrame(rows))
+    assert r["pisa_gain_pct"].mean == pytest.approx(20.0)
+    assert r["pisa_gain_pct"].half == pytest.approx(24.841, abs=1e-3)
+    assert (r["pimc_gain_pct"].mean, r["pimc_gain_pct"].half) == (0.0, 0.0)
+    assert r["pi_objects"].mean == pytest.approx(100.0)
+    # drops/s 2, 4, 6 (10 · seed / 5 s): mean 4, half 4.302653 · 2 / √3 = 4.968.
+    assert r["pi_drops_per_s"].mean == pytest.approx(4.0)
+    assert r["pi_drops_per_s"].half == pytest.approx(4.968, abs=1e-3)
+    assert r["pisa_mean_qlen"].mean == pytest.approx(2.0)

@@ -18,6 +18,7 @@ use crate::{tcp, topology, workload};
 use sim::{Experiment, MonitorConfig};
 use std::path::Path;
 use toml::Table;
+use traffic::WorkloadConfig;
 use units::limits::MAX_RUN;
 
 /// Top-level keys (`variant` is removed before this runs; listed for the message). `tune` is
@@ -68,6 +69,7 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         delayboxes.push(d);
     }
     let workload_tcp = crate::tcp::parse_per_workload(&root)?;
+    one_way_only_without_requests(&root, &tcp, &workload_tcp, &workloads)?;
     let monitor = parse_monitor(&root)?;
 
     let exp = Experiment {
@@ -87,6 +89,36 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
     sim::budget::check_run(&exp, &|i| root.elem("workload", i))
         .map_err(|e| KeyError::new(e.key, e.reason))?;
     Ok(exp)
+}
+
+/// `handshake = false` (ns-2's one-way agents) carries data from server to client only, so it
+/// applies to the workloads whose clients send no request (bulk, pareto_web; datagram
+/// workloads use no TCP); any other workload running with it is refused at its `kind`.
+fn one_way_only_without_requests(
+    root: &Tbl,
+    tcp: &::tcp::TcpConfig,
+    per_workload: &[Option<::tcp::TcpConfig>],
+    workloads: &[WorkloadConfig],
+) -> Res<()> {
+    for (i, w) in workloads.iter().enumerate() {
+        let cfg = per_workload.get(i).and_then(Option::as_ref).unwrap_or(tcp);
+        let one_way_ok = matches!(
+            w,
+            WorkloadConfig::Bulk { .. }
+                | WorkloadConfig::ParetoWeb { .. }
+                | WorkloadConfig::Cbr(_)
+                | WorkloadConfig::OnOff { .. }
+        );
+        if !cfg.handshake && !one_way_ok {
+            return Err(KeyError::new(
+                format!("{}.kind", root.elem("workload", i)),
+                "its clients send requests, which tcp.handshake = false (ns-2's one-way \
+                 agents: data from server to client only) cannot carry; use bulk or pareto_web"
+                    .to_string(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_monitor(root: &Tbl) -> Res<MonitorConfig> {

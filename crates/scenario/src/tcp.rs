@@ -107,6 +107,21 @@ mod tests {
     }
 
     #[test]
+    fn one_way_and_initial_ssthresh_keys() {
+        let c = tcp("[tcp]\nhandshake = false\ninitial_ssthresh = 50").unwrap();
+        assert!(!c.handshake);
+        assert_eq!(c.initial_ssthresh, Some(50));
+        let d = tcp("").unwrap();
+        assert!(d.handshake);
+        assert_eq!(d.initial_ssthresh, None);
+        let e = tcp("[tcp]\ninitial_ssthresh = 0").unwrap_err();
+        assert_eq!(e.key, "tcp.initial_ssthresh");
+        let e = tcp("[tcp]\nhandshake = false\necn = true").unwrap_err();
+        assert_eq!(e.key, "tcp.handshake");
+        assert!(e.reason.contains("ECN"), "{}", e.reason);
+    }
+
+    #[test]
     fn errors() {
         let e = tcp("[tcp]\ndelayed_ack = true").unwrap_err();
         assert_eq!(e.key, "tcp.delayed_ack");

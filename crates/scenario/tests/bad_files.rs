@@ -1037,3 +1037,63 @@ fn pcap_unknown_link_in_a_variant() {
         "no link named \"r1_r2\"",
     );
 }
+
+/// BASE with its HTTP workload replaced by seed 003's Pareto web sources.
+fn pareto_web_with(body: &str) -> String {
+    let from = r#"kind = "http10"
+arrival = "poisson"
+rate = 10.0
+request_size = { dist = "constant", value = "300B" }
+response_size = { dist = "bounded_pareto", shape = 1.2, min = "1KB", max = "2MB" }"#;
+    edit(&[(from, &format!("kind = \"pareto_web\"\nflows = 2\n{body}"))])
+}
+
+#[test]
+fn one_way_tcp_only_where_clients_send_no_request() {
+    // ns-2's one-way agents carry data from server to client only: an HTTP workload whose
+    // clients send requests is refused at its kind, bulk and pareto_web run.
+    rejects(
+        &format!("{BASE}\n[tcp]\nhandshake = false\n"),
+        "workload[0].kind",
+        "tcp.handshake = false",
+    );
+    let ok = format!("{}\n[tcp]\nhandshake = false\n", pareto_web_with(""));
+    let exps = parse_str(&ok, "ok.toml", Path::new(".")).unwrap();
+    assert!(!exps[0].experiment.tcp.handshake);
+    // A per-workload tcp table counts too.
+    rejects(
+        &edit(&[(
+            "rate = 10.0\n",
+            "rate = 10.0\ntcp = { handshake = false }\n",
+        )]),
+        "workload[0].kind",
+        "cannot carry",
+    );
+    rejects(
+        &format!("{ok}variant = \"sack\"\n"),
+        "tcp.handshake",
+        "cannot run with a SACK variant",
+    );
+}
+
+#[test]
+fn pareto_web_sizes_must_be_a_known_law() {
+    let exps = parse_str(
+        &pareto_web_with("sizes = \"pareto_ii\""),
+        "ok.toml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert!(matches!(
+        exps[0].experiment.workloads[0],
+        traffic::WorkloadConfig::ParetoWeb {
+            sizes: traffic::ParetoSizes::ParetoII,
+            ..
+        }
+    ));
+    rejects(
+        &pareto_web_with("sizes = \"lomax\""),
+        "workload[0].sizes",
+        "pareto, pareto_ii",
+    );
+}

@@ -171,6 +171,7 @@ fn expected_workloads() -> Vec<WorkloadConfig> {
         },
         WorkloadConfig::ParetoWeb {
             flows: 100,
+            sizes: traffic::ParetoSizes::Pareto,
             shape: 1.2,
             mean_bytes: 10_000.0,
             min_bytes: 1_000.0,

@@ -912,6 +912,11 @@ impl<O: Observer> World<O> {
         self.open_conns += 1;
         self.peak_open = self.peak_open.max(self.open_conns);
         self.service(now, ci, CLIENT);
+        // One-way agents (`handshake = false`): the server is ESTABLISHED already, with
+        // `Connected` pending, and sends at once.
+        if !self.wl_tcp[w].handshake {
+            self.service(now, ci, SERVER);
+        }
     }
 
     pub fn connections_opened(&self) -> u64 {

@@ -256,6 +256,17 @@ pub struct TcpConfig {
     /// slow start to RFC 5681); Linux runs it (`tcp_cubic.c` `hystart = 1`): the `linux`
     /// profile turns it on.
     pub hystart: bool,
+    /// Open with the three-way handshake (default true, RFC 793). False: ns-2's one-way
+    /// agents (`Agent/TCP` sender with a `TCPSink`, ns-2 `tcp/tcp.cc`, `tcp/tcp-sink.cc`): no
+    /// SYN, SYN-ACK or FIN; both ends are ESTABLISHED when the connection opens, the server's
+    /// data leaves at once and the receiver ACKs it; `close()` ends an end without a FIN once
+    /// everything it sent is acknowledged (endpoint.rs). Options negotiated on the SYN (SACK,
+    /// ECN, timestamps) and `ns2_fulltcp` are refused with it (params.rs).
+    pub handshake: bool,
+    /// Initial slow-start threshold, segments; `None` = the peer's advertised window (default,
+    /// RFC 5681 §3.1's example; ns-2 `ssthresh_ = window_` in `TcpAgent::reset()`). Seed 003
+    /// §4.7 states 50.
+    pub initial_ssthresh: Option<u32>,
 }
 
 impl Default for TcpConfig {
@@ -288,6 +299,8 @@ impl Default for TcpConfig {
             pacing_ca_ratio: 120,               // Linux tcp_pacing_ca_ratio
             bbr_lt_bw: true,                    // Linux tcp_bbr.c
             hystart: false,                     // RFC 9438 §4.10
+            handshake: true,                    // RFC 793
+            initial_ssthresh: None,             // the peer's window (RFC 5681 §3.1)
         }
     }
 }

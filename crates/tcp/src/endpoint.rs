@@ -252,6 +252,9 @@ pub struct Endpoint {
     pub(crate) rate: Option<Box<RateSampler>>,
     /// Seed of the endpoint's random choices (BBR's PROBE_BW start phase).
     pub(crate) seed: u64,
+    /// `handshake = false`: `close()` was called with data unacknowledged; the end finishes
+    /// (TIME-WAIT, `Closed`) when SND.UNA reaches the end of the data, without a FIN.
+    pub(crate) close_when_acked: bool,
 }
 
 impl Endpoint {
@@ -297,13 +300,31 @@ impl Endpoint {
             pure_ack_first: false,
             pacer: Pacer::default(),
             seed: 0,
+            close_when_acked: false,
         }
+    }
+
+    /// `handshake = false` (ns-2's one-way `Agent/TCP` and `TCPSink`): ESTABLISHED at once, as
+    /// if SYN and SYN-ACK had been exchanged in no time. Both sequence spaces start at 1, the
+    /// peer's window is our `receive_window`, cwnd the initial window; no RTT sample yet, so the
+    /// first data segment is timed with `initial_rto` (ns-2 `rtxcur_init_`). `Connected` is
+    /// pending.
+    fn open_one_way(cfg: TcpConfig, now: SimTime) -> Self {
+        let mut e = Endpoint::new(cfg, State::Established);
+        (e.snd_una, e.snd_nxt, e.snd_max) = (1, 1, 1);
+        e.rcv.on_syn(0);
+        e.start_data_phase(now);
+        e
     }
 
     // ---- construction (application commands) ----
 
     /// Active open: the first `poll_transmit` returns the SYN (seq 0), and starts its timer.
-    pub fn connect(cfg: TcpConfig, _now: SimTime) -> Self {
+    /// With `handshake = false` the endpoint is ESTABLISHED at once (no SYN).
+    pub fn connect(cfg: TcpConfig, now: SimTime) -> Self {
+        if !cfg.handshake {
+            return Endpoint::open_one_way(cfg, now);
+        }
         let mut e = Endpoint::new(cfg, State::SynSent);
         e.syn_pending = true;
         e
@@ -313,8 +334,13 @@ impl Endpoint {
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
-    /// Passive open: waits for a SYN.
+    /// Passive open: waits for a SYN. With `handshake = false` the endpoint is ESTABLISHED at
+    /// once with `Connected` pending (a one-way sender, ready to send its data).
     pub fn listen(cfg: TcpConfig) -> Self {
+        if !cfg.handshake {
+            // The opening instant matters only to BBR, which needs SACK and so a handshake.
+            return Endpoint::open_one_way(cfg, SimTime::ZERO);
+        }
         Endpoint::new(cfg, State::Listen)
     }
 
@@ -392,8 +418,17 @@ impl Endpoint {
 
     /// Send a FIN after all queued payload. ESTABLISHED → FIN-WAIT-1, CLOSE-WAIT → LAST-ACK;
     /// before the handshake completes the FIN waits for it; in LISTEN the endpoint closes at
-    /// once (`Closed` event).
+    /// once (`Closed` event). With `handshake = false` no FIN is sent: the end goes to
+    /// TIME-WAIT (`Closed`; it still acknowledges what arrives) once everything it sent is
+    /// acknowledged — at once for a receiver.
     pub fn close(&mut self) {
+        if !self.cfg.handshake {
+            if self.state == State::Established {
+                self.close_when_acked = true;
+                self.finish_one_way();
+            }
+            return;
+        }
         match self.state {
             State::Listen => {
                 self.state = State::Closed;
@@ -497,6 +532,15 @@ impl Endpoint {
     }
 
     // ---- shared helpers ----
+
+    /// `handshake = false`: after `close()`, finish once SND.UNA reaches the end of the data.
+    pub(crate) fn finish_one_way(&mut self) {
+        if self.close_when_acked && self.snd_una >= self.data_end {
+            self.close_when_acked = false;
+            self.state = State::TimeWait;
+            self.events |= EV_CLOSED;
+        }
+    }
 
     /// Payload bytes in the sequence range `[a, b)` (SYN at 0 and FIN at `data_end` excluded).
     pub(crate) fn data_bytes(&self, a: u64, b: u64) -> u64 {

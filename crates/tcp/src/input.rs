@@ -161,6 +161,18 @@ impl Endpoint {
         self.rtt.reset_backoff();
         self.retries = 0;
         self.timers.stop(Timer::Rto);
+        self.start_data_phase(now);
+        if self.close_pending {
+            self.state = State::FinWait1;
+            self.fin_queued = true;
+        } else {
+            self.state = State::Established;
+        }
+    }
+
+    /// The windows of the data phase (the handshake's end, or the one-way open): cwnd = IW,
+    /// ssthresh = `initial_ssthresh` segments or the peer's window; then `Connected`.
+    pub(crate) fn start_data_phase(&mut self, now: SimTime) {
         let mss = self.cfg.mss.max(1) as u64;
         // RFC 5681 §3.1: IW = 1 segment if the SYN or SYN-ACK was retransmitted.
         let iw = if self.handshake_rtx {
@@ -174,6 +186,9 @@ impl Endpoint {
             self.cfg.ssthresh_rule,
             self.cfg.slow_start,
         );
+        if let Some(s) = self.cfg.initial_ssthresh {
+            self.cc.window_mut().ssthresh = s.max(1) as u64 * mss;
+        }
         let seed = self.seed;
         if let Some(b) = self.cc.bbr_mut() {
             b.seed(seed);
@@ -181,12 +196,6 @@ impl Endpoint {
             self.update_pacing_rate();
         }
         self.events |= EV_CONNECTED;
-        if self.close_pending {
-            self.state = State::FinWait1;
-            self.fin_queued = true;
-        } else {
-            self.state = State::Established;
-        }
     }
 
     /// The ACK field in a synchronized state. False: drop the rest of the segment.
@@ -258,6 +267,7 @@ impl Endpoint {
             if self.fin_queued && self.snd_una > self.data_end {
                 self.our_fin_acked();
             }
+            self.finish_one_way();
         } else if ack == self.snd_una
             && seg.len == 0
             && !seg.flags.contains(Flags::FIN)

@@ -60,7 +60,7 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 26] = [
+const KEYS: [Param<TcpConfig>; 28] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
@@ -299,6 +299,24 @@ const KEYS: [Param<TcpConfig>; 26] = [
         source: "Linux net/ipv4/tcp_cubic.c (hystart = 1); off: RFC 9438 §4.10 (RFC 5681 slow start)",
         access: field!(hystart),
     },
+    Param {
+        key: "handshake",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Cross("false: not with SACK, ECN, timestamps, ns2_fulltcp"),
+        doc: "Open with the three-way handshake and close with FINs; false: ns-2's one-way Agent/TCP + TCPSink (no SYN, no FIN, the response leaves at once, ACKs from the receiver)",
+        source: "RFC 793; false: ns-2 tcp/tcp.cc, tcp/tcp-sink.cc (seed 003's agents, issue 34)",
+        access: field!(handshake),
+    },
+    Param {
+        key: "initial_ssthresh",
+        syntax: COUNT,
+        unit: "segments",
+        range: Range::AtLeast(1.0),
+        doc: "Initial slow-start threshold (unset: the peer's advertised window)",
+        source: "RFC 5681 §3.1; ns-2 ssthresh_ = window_ (tcp.cc reset()); seed 003 §4.7 states 50",
+        access: field!(initial_ssthresh),
+    },
 ];
 
 const NS2: Profile = Profile {
@@ -377,6 +395,23 @@ impl TcpConfig {
                     duration_text(self.max_rto.as_nanos())
                 ),
             );
+        }
+        if !self.handshake {
+            let negotiated = [
+                (self.variant.uses_sack(), "a SACK variant"),
+                (self.wants_ecn(), "ECN"),
+                (self.timestamps, "timestamps"),
+                (self.ns2_fulltcp, "ns2_fulltcp"),
+            ];
+            if let Some((_, what)) = negotiated.iter().find(|(on, _)| *on) {
+                return cross(
+                    "handshake",
+                    format!(
+                        "handshake = false (ns-2's one-way agents) cannot run with {what}: it is \
+                         agreed on the SYN, or (ns2_fulltcp) needs Full-TCP's handshake"
+                    ),
+                );
+            }
         }
         if self.initial_rto > self.max_rto {
             return cross(

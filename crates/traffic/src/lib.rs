@@ -25,7 +25,7 @@ pub mod workload;
 pub use distribution::{EmpiricalCdf, SizeDist};
 pub use workload::{
     pareto_web_mean_bytes, Arrival, BulkFlow, DatagramFlow, FlowKind, MahConfig, MahTables,
-    PrimaryReplies, Request, ServerChoice, Workload, WorkloadConfig,
+    ParetoSizes, PrimaryReplies, Request, ServerChoice, Workload, WorkloadConfig,
 };
 pub use workload::{parse_replay_csv, ReplayConn, REPLAY_MAX_TIME_S};
 pub use workload::{Exchange, HttpVersion};

@@ -46,7 +46,7 @@ use crate::distribution::SizeDist;
 use units::{Rng, SimDuration, SimTime};
 
 pub use mah::{MahConfig, MahTables, PrimaryReplies, ServerChoice};
-pub use pareto_web::pareto_web_mean_bytes;
+pub use pareto_web::{pareto_web_mean_bytes, ParetoSizes};
 pub use replay::{parse_replay_csv, ReplayConn, MAX_TIME_S as REPLAY_MAX_TIME_S};
 
 /// What a connection carries.
@@ -152,8 +152,10 @@ pub enum WorkloadConfig {
     /// connection from server to client, then a fixed off time, forever. The size is ns-2's
     /// `Pareto` with this shape and mean (scale = mean·(shape−1)/shape), clamped to
     /// [min_bytes, max_bytes]; see `workload/pareto_web.rs` and [`pareto_web_mean_bytes`].
+    /// `sizes` = [`ParetoSizes::ParetoII`] draws ns-2's `ParetoII` instead.
     ParetoWeb {
         flows: u32,
+        sizes: ParetoSizes,
         shape: f64,
         mean_bytes: f64,
         min_bytes: f64,
@@ -418,12 +420,14 @@ impl WorkloadConfig {
         match self {
             WorkloadConfig::Http10 { response_bytes, .. } => Some(response_bytes.mean()),
             WorkloadConfig::ParetoWeb {
+                sizes,
                 shape,
                 mean_bytes,
                 min_bytes,
                 max_bytes,
                 ..
             } => Some(pareto_web_mean_bytes(
+                *sizes,
                 *shape,
                 *mean_bytes,
                 *min_bytes,
@@ -520,6 +524,7 @@ impl Workload {
             )),
             WorkloadConfig::ParetoWeb {
                 flows,
+                sizes,
                 shape,
                 mean_bytes,
                 min_bytes,
@@ -529,6 +534,7 @@ impl Workload {
                 servers,
             } => Gen::ParetoWeb(pareto_web::ParetoWeb::new(
                 *flows,
+                *sizes,
                 *shape,
                 *mean_bytes,
                 *min_bytes,

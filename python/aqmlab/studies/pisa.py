@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from aqmlab.stats import CI
 from aqmlab.studies import Study, Table, Verdict
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, lt, note
 from aqmlab.tables import missing_columns
@@ -192,6 +193,64 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     for c in RUN_COLUMNS:
         df[c] = pd.to_numeric(extra[c])
     return df
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 34 item 6: the candidate causes of the small gain, one sweep each
+
+
+#: Sweep files of the candidate causes, studies/pisa/candidates/<name>.toml (PI, PISA, PIMC,
+#: seeds 1-3; Table 5.4's experiment, the 50-FTP one (Table 5.7), and the 5-Mbps one (Table 5.9)
+#: for the baseline and all candidates together), in the order of the README's table.
+CANDIDATES = ("baseline", "one_way", "ssthresh50", "no_window_cap", "pareto_ii", "rto2004", "all",
+              "ftp50_baseline", "ftp50_one_way", "ftp50_ssthresh50", "ftp50_no_window_cap",
+              "ftp50_pareto_ii", "ftp50_rto2004", "ftp50_all", "bw5_baseline", "bw5_all")  # fmt: skip
+
+
+def candidate_row(sweep: pd.DataFrame) -> dict[str, CI]:
+    """One candidate's results from its sweep table (variants pi, pisa, pimc; one run per queue
+    and seed, all ok): for each queue q, `q_objects`, `q_drops_per_s` and `q_mean_qlen` as the mean
+    ± 95 % t half-width over seeds, and for PISA and PIMC `q_gain_pct`, the gain over PI in %
+    paired by seed (100 · (objects / PI's objects of the same seed − 1), then its t interval)."""
+    from aqmlab.stats import t_ci
+
+    df = sweep[sweep["status"] == "ok"].copy()
+    df["drops_per_s"] = df["drops"] / df["measured_s"]
+    by = {q: df[df["variant"] == q].set_index("seed").sort_index() for q in ("pi", "pisa", "pimc")}
+    out: dict[str, CI] = {}
+    for q, d in by.items():
+        for col, name in (("responses_completed", "objects"), ("drops_per_s", "drops_per_s"),
+                          ("mean_qlen", "mean_qlen")):  # fmt: skip
+            out[f"{q}_{name}"] = t_ci(d[col].to_numpy(dtype=np.float64))
+    for q in ("pisa", "pimc"):
+        seeds = by["pi"].index.intersection(by[q].index)
+        ratio = by[q].loc[seeds, "responses_completed"] / by["pi"].loc[seeds, "responses_completed"]
+        out[f"{q}_gain_pct"] = t_ci(100 * (ratio.to_numpy(dtype=np.float64) - 1))
+    return out
+
+
+def candidate_table(root: str | os.PathLike) -> str:
+    """The README's candidate tables (markdown) from `root/<name>/sweep.parquet` for each name
+    of CANDIDATES present: objects and gains, then drops/s and mean queues."""
+    rows = {n: candidate_row(pd.read_parquet(Path(root) / n / "sweep.parquet"))
+            for n in CANDIDATES if (Path(root) / n / "sweep.parquet").exists()}  # fmt: skip
+
+    def f(c: CI, digits: int = 0) -> str:
+        return f"{c.mean:.{digits}f} ± {c.half:.{digits}f}"
+
+    head = "| candidate | PI objects | PISA objects | PIMC objects | PISA gain % | PIMC gain % |"
+    lines = [head, "|---|---|---|---|---|---|"]
+    for n, r in rows.items():
+        cells = [f(r["pi_objects"]), f(r["pisa_objects"]), f(r["pimc_objects"])]
+        cells += [f(r["pisa_gain_pct"], 1), f(r["pimc_gain_pct"], 1)]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += ["", "| candidate | drops/s PI | PISA | PIMC | mean queue PI | PISA | PIMC |"]
+    lines.append("|---|---|---|---|---|---|---|")
+    for n, r in rows.items():
+        cells = [f(r[f"{q}_drops_per_s"], 2) for q in ("pi", "pisa", "pimc")]
+        cells += [f(r[f"{q}_mean_qlen"], 1) for q in ("pi", "pisa", "pimc")]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _objects(results: Results, table: str, row: str) -> Est:
@@ -356,17 +415,28 @@ VERDICTS = (
     ),
 )
 
-_AS_STD = "open: as pisa-gain-std (ns-2.35 matches aqmlab's PI baseline; the candidates untested)"
+_TRIED = (
+    "ns-2.35 on the same setup (the quick grid, docs/reproductions/pisa/ns2/) delivers PI's objects as "
+    "aqmlab does (Table 5.4: 27348 ± 1436 vs 27043 ± 44; thesis 28313), so the engine is not the cause; "
+    "PISA and PIMC are not in ns-2.35. The five setup candidates, one at a time and all together "
+    "(studies/pisa/README.md, 'Candidate causes'; studies/pisa/candidates/*.toml, seeds 1-3): ns-2's "
+    "one-way agents without a handshake, initial ssthresh 50, no window cap, Pareto II sizes, 2004 ns-2's "
+    "RTO defaults"
+)
 #: Documented causes (Study.causes) of verdicts aqmlab fails, from studies/pisa/README.md.
 CAUSES = {
-    "pisa-gain-std": "open: tried: ns-2.35 on the same setup (the quick grid, docs/reproductions/pisa/ns2/) "
-    "delivers PI's objects as aqmlab does (Table 5.4: 27348 ± 1436 vs 27043 ± 44; thesis 28313), so the "
-    "engine is not the cause of the PI baseline; PISA and PIMC are not in ns-2.35. Untested candidates "
-    "(studies/pisa/README.md): one-way TCP agents without a handshake, 2004 ns-2's RTO defaults, Pareto II "
-    "sizes",
-    "pimc-gain-std": _AS_STD,
-    "pisa-gain-ftp50": _AS_STD,
-    "pisa-gain-5mbps": _AS_STD,
+    "pisa-gain-std": f"open: tried: {_TRIED}: PISA's gain stays +5.9 to +6.9 % (all five +6.3 ± 1.2 %; "
+    "baseline +6.6 ± 1.3 %); holds nowhere in this space",
+    "pimc-gain-std": f"open: tried: {_TRIED}: PIMC's gain stays +1.1 to +1.6 % (all five +2.9 ± 0.8 %; "
+    "baseline +1.2 ± 0.8 %); holds nowhere in this space",
+    "pisa-gain-ftp50": "setup difference tested, in part: 2004 ns-2's initial RTO of 6 s "
+    "(studies/pisa/candidates/ftp50_rto2004.toml) raises PISA's gain from +8.9 ± 0.9 % to +13.0 ± 1.6 % "
+    "(PI's ~620 SYN retransmissions a run wait 6 s instead of 3 s; PISA's 3 do not matter); the rest of "
+    f"the gap to +32.7 % is open: tried: {_TRIED}: the others leave it at +8.1 to +9.2 %, all five "
+    "+12.6 ± 0.9 %; holds nowhere in this space",
+    "pisa-gain-5mbps": f"open: tried: {_TRIED} (here the baseline and all five together at 5 Mbps): "
+    "PISA's gain +8.0 ± 1.3 % with all five (baseline +7.3 ± 1.3 %; thesis +41 %); holds nowhere in "
+    "this space",
     "pisa-droptail-few-drops": "setup difference tested: ns-2.35 on the same preset drops 0.29/s at "
     'drop-tail, aqmlab 0.31/s (seeds 1-3; validation/ns2/README.md, "Seed 003 twin"): the gap to '
     "the thesis's 0.014/s lies in the thesis's unstated setup, not in aqmlab's engine",

@@ -13,7 +13,9 @@
 //! `crates/scenario/tests/workload_keys_declared.rs` (every declared key parses, only declared
 //! keys are accepted) and the defaults test below.
 
-use super::{DatagramFlow, HttpVersion, MahConfig, PrimaryReplies, ServerChoice, WorkloadConfig};
+use super::{
+    DatagramFlow, HttpVersion, MahConfig, ParetoSizes, PrimaryReplies, ServerChoice, WorkloadConfig,
+};
 use declare::{
     check_ranges, choices, field, Choice, Declared, KeyRule, Model, Param, ParamError, Range,
     Syntax,
@@ -319,6 +321,7 @@ const PACKMIME_KEYS: [Param<PackMimeParams>; 2] = [
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParetoWebParams {
     pub flows: u32,
+    pub sizes: ParetoSizes,
     pub shape: f64,
     pub mean: u32,
     pub min: u32,
@@ -333,6 +336,7 @@ impl Default for ParetoWebParams {
     fn default() -> Self {
         ParetoWebParams {
             flows: 0,
+            sizes: ParetoSizes::Pareto,
             shape: 1.2,
             mean: 10_000,
             min: 1_000,
@@ -370,6 +374,7 @@ impl Placeable for ParetoWebParams {
         let [clients, servers] = subset([self.clients, self.servers], [clients, servers])?;
         Ok(WorkloadConfig::ParetoWeb {
             flows: self.flows,
+            sizes: self.sizes,
             shape: self.shape,
             mean_bytes: self.mean as f64,
             min_bytes: self.min as f64,
@@ -391,7 +396,9 @@ const PARETO_WEB: Model<ParetoWebParams, Pending> = Model {
     wrap: |p| Box::new(p),
 };
 
-const PARETO_KEYS: [Param<ParetoWebParams>; 6] = [
+choices!(ParetoSizes { Pareto => "pareto", ParetoII => "pareto_ii" });
+
+const PARETO_KEYS: [Param<ParetoWebParams>; 7] = [
     Param {
         key: "flows",
         syntax: COUNT,
@@ -445,6 +452,18 @@ const PARETO_KEYS: [Param<ParetoWebParams>; 6] = [
         doc: "Fixed wait after a transfer ends before the next connection",
         source: "seed 003 §3.1, §4.7",
         access: field!(off_time),
+    },
+    Param {
+        key: "sizes",
+        syntax: Syntax::Choice {
+            noun: "sizes",
+            options: ParetoSizes::OPTIONS,
+        },
+        unit: "",
+        range: Range::Any,
+        doc: "Size law before the clamp: ns-2 Pareto (k·U^(−1/shape), from k = mean·(shape−1)/shape) or ParetoII (Lomax, mean·(shape−1)·(U^(−1/shape) − 1), from 0)",
+        source: "ns-2 tools/ranvar.cc, rng.h; seed 003 §3.1 names Pareto II (issue 34)",
+        access: field!(sizes),
     },
 ];
 

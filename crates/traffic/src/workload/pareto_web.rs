@@ -18,10 +18,13 @@
 //!   max·(k/max)^α)/(α−1). At the §4.7 values k = 1666.67 B > min, so the 1 KB floor never
 //!   binds (smallest object 1667 B), P(x > 2 MB) = (k/max)^α = 2.018e-4 and
 //!   **E = 7981.71 B**, not 10 KB: the 2 MB cap removes 2018 B of the nominal mean.
-//! - Note: §3.1 says the thesis drew sizes with ns-2's "Pareto II" (`RandomVariable/ParetoII`,
-//!   Lomax, scale = mean·(α−1), support from 0), for which the 1 KB floor would bind on 38.5% of
-//!   objects and the mean would be 7709.69 B. This file follows ns-2 `Pareto` as specified for
-//!   the project; switching is a change to `pareto_web_size` and `pareto_web_mean_bytes` only.
+//! - `sizes = "pareto_ii"` ([`ParetoSizes::ParetoII`], issue 34 item 6): ns-2's
+//!   `RandomVariable/ParetoII` instead (`ranvar.cc`: `paretoII(avg_·(shape_−1), shape_)`,
+//!   `rng.h`: scale·(U^(−1/shape) − 1), the Lomax law, support from 0), which §3.1 of the
+//!   thesis names ("Pareto II"); same clamp to [min, max]. At the §4.7 values λ = 2000 B, the
+//!   1 KB floor binds on 1 − 1.5^(−1.2) = 38.5 % of objects, the median is λ·(2^(1/α) − 1) =
+//!   1563.6 B and **E = 7709.69 B** ([`pareto_web_mean_bytes`]): more small objects than
+//!   ns-2 `Pareto`'s, whose smallest is 1667 B.
 //!
 //! Start: all sources open their first connection at `start` (time 0), in flow order. The seed
 //! has no stagger: §6.2 item 3 describes its runs as "all flows start at the same time and run
@@ -40,30 +43,76 @@ use std::collections::BinaryHeap;
 use units::math::powf;
 use units::{Rng, SimDuration, SimTime};
 
-/// Object size before rounding for uniform `u` in [0, 1): ns-2 Pareto with shape `shape` and
-/// scale `scale` = mean·(shape−1)/shape, clamped to [min, max].
-pub(crate) fn pareto_web_size(u: f64, shape: f64, scale: f64, min: f64, max: f64) -> f64 {
-    (scale * powf(1.0 - u, -1.0 / shape)).clamp(min, max)
+/// Which of ns-2's Pareto random variables draws the object sizes (before the clamp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ParetoSizes {
+    /// ns-2 `RandomVariable/Pareto`: k·U^(−1/α), k = mean·(α−1)/α, support from k (default).
+    #[default]
+    Pareto,
+    /// ns-2 `RandomVariable/ParetoII` (Lomax): λ·(U^(−1/α) − 1), λ = mean·(α−1), support
+    /// from 0; seed 003 §3.1's "Pareto II".
+    ParetoII,
+}
+
+impl ParetoSizes {
+    /// The scale of the untruncated law whose mean is `mean` (bytes): k = mean·(α−1)/α for
+    /// Pareto, λ = mean·(α−1) for Pareto II (ns-2 `ranvar.cc`).
+    pub fn scale(self, shape: f64, mean: f64) -> f64 {
+        match self {
+            ParetoSizes::Pareto => mean * (shape - 1.0) / shape,
+            ParetoSizes::ParetoII => mean * (shape - 1.0),
+        }
+    }
+}
+
+/// Object size before rounding for uniform `u` in [0, 1): the `sizes` law with shape `shape`
+/// and scale `scale` ([`ParetoSizes::scale`]), clamped to [min, max].
+pub(crate) fn pareto_web_size(
+    sizes: ParetoSizes,
+    u: f64,
+    shape: f64,
+    scale: f64,
+    min: f64,
+    max: f64,
+) -> f64 {
+    let tail = powf(1.0 - u, -1.0 / shape);
+    let x = match sizes {
+        ParetoSizes::Pareto => scale * tail,
+        ParetoSizes::ParetoII => scale * (tail - 1.0),
+    };
+    x.clamp(min, max)
 }
 
 /// Analytic mean object size in bytes (before rounding to whole bytes, which moves it by
-/// < 0.5 B) of a `ParetoWeb` workload: E[clamp(X, min, max)] for X ~ Pareto(shape, scale k =
-/// mean·(shape−1)/shape). With m = max(min, k): E = m + (m·(k/m)^α − max·(k/max)^α)/(α−1),
-/// i.e. m + ∫ₘ^max (k/x)^α dx; `max` if m ≥ max. Requires shape > 1, 0 < min < max.
-pub fn pareto_web_mean_bytes(shape: f64, mean: f64, min: f64, max: f64) -> f64 {
-    let k = mean * (shape - 1.0) / shape;
-    let m = min.max(k);
-    if m >= max {
-        return max;
+/// < 0.5 B) of a `ParetoWeb` workload: E[clamp(X, min, max)] = min + ∫_min^max P(X > x) dx.
+/// Pareto (scale k = mean·(α−1)/α), with m = max(min, k): E = m + (m·(k/m)^α −
+/// max·(k/max)^α)/(α−1); `max` if m ≥ max. Pareto II (λ = mean·(α−1), P(X > x) =
+/// (1 + x/λ)^(−α)): E = min + λ·((1 + min/λ)^(1−α) − (1 + max/λ)^(1−α))/(α−1). Requires
+/// shape > 1, 0 < min < max.
+pub fn pareto_web_mean_bytes(sizes: ParetoSizes, shape: f64, mean: f64, min: f64, max: f64) -> f64 {
+    let a = shape;
+    match sizes {
+        ParetoSizes::Pareto => {
+            let k = sizes.scale(a, mean);
+            let m = min.max(k);
+            if m >= max {
+                return max;
+            }
+            m + (m * powf(k / m, a) - max * powf(k / max, a)) / (a - 1.0)
+        }
+        ParetoSizes::ParetoII => {
+            let l = sizes.scale(a, mean);
+            min + l * (powf(1.0 + min / l, 1.0 - a) - powf(1.0 + max / l, 1.0 - a)) / (a - 1.0)
+        }
     }
-    m + (m * powf(k / m, shape) - max * powf(k / max, shape)) / (shape - 1.0)
 }
 
 #[derive(Clone, Debug)]
 pub(super) struct ParetoWeb {
     flows: u32,
+    sizes: ParetoSizes,
     shape: f64,
-    /// k = mean·(shape−1)/shape (bytes).
+    /// [`ParetoSizes::scale`] (bytes).
     scale: f64,
     min: f64,
     max: f64,
@@ -80,6 +129,7 @@ impl ParetoWeb {
     #[allow(clippy::too_many_arguments)] // mirrors the config variant's fields one to one
     pub(super) fn new(
         flows: u32,
+        sizes: ParetoSizes,
         shape: f64,
         mean: f64,
         min: f64,
@@ -90,8 +140,9 @@ impl ParetoWeb {
     ) -> Self {
         ParetoWeb {
             flows,
+            sizes,
             shape,
-            scale: mean * (shape - 1.0) / shape,
+            scale: sizes.scale(shape, mean),
             min,
             max,
             off_time,
@@ -119,7 +170,8 @@ impl ParetoWeb {
             }
             self.pending.pop();
             self.outstanding[f as usize] = true;
-            let size = pareto_web_size(unit(rng), self.shape, self.scale, self.min, self.max);
+            let u = unit(rng);
+            let size = pareto_web_size(self.sizes, u, self.shape, self.scale, self.min, self.max);
             out.push(Request {
                 user: f,
                 client: f % self.clients,

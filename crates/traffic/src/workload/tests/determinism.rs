@@ -34,6 +34,7 @@ fn configs() -> Vec<WorkloadConfig> {
         },
         WorkloadConfig::ParetoWeb {
             flows: 20,
+            sizes: ParetoSizes::Pareto,
             shape: 1.2,
             mean_bytes: 10_000.0,
             min_bytes: 1_000.0,

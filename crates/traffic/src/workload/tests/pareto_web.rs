@@ -7,6 +7,7 @@ use crate::workload::pareto_web::pareto_web_size as size;
 fn seed_cfg(flows: u32, off_time: SimDuration) -> WorkloadConfig {
     WorkloadConfig::ParetoWeb {
         flows,
+        sizes: ParetoSizes::Pareto,
         shape: 1.2,
         mean_bytes: 10_000.0,
         min_bytes: 1_000.0,
@@ -24,16 +25,28 @@ const SEED_MEAN: f64 = 7981.714943193794;
 
 #[test]
 fn pareto_web_mean_formula_hand_values() {
-    assert!((pareto_web_mean_bytes(1.2, 10_000.0, 1_000.0, 2e6) - SEED_MEAN).abs() < 1e-6);
+    assert!(
+        (pareto_web_mean_bytes(ParetoSizes::Pareto, 1.2, 10_000.0, 1_000.0, 2e6) - SEED_MEAN).abs()
+            < 1e-6
+    );
     // Floor binds: α = 2, mean 2000 → k = 1000; min 1500, max 10⁶:
     // E = 1500 + ∫_1500^10⁶ (1000/x)² dx = 1500 + 10⁶·(1/1500 − 1/10⁶) = 2165.667.
-    let e = pareto_web_mean_bytes(2.0, 2000.0, 1500.0, 1e6);
+    let e = pareto_web_mean_bytes(ParetoSizes::Pareto, 2.0, 2000.0, 1500.0, 1e6);
     assert!((e - (1500.0 + 1e6 / 1500.0 - 1.0)).abs() < 1e-9, "{e}");
     // k ≥ max: every object is max.
-    assert_eq!(pareto_web_mean_bytes(2.0, 2000.0, 1.0, 500.0), 500.0);
+    assert_eq!(
+        pareto_web_mean_bytes(ParetoSizes::Pareto, 2.0, 2000.0, 1.0, 500.0),
+        500.0
+    );
     assert_eq!(
         seed_cfg(1, SimDuration::ZERO).mean_response_bytes(),
-        Some(pareto_web_mean_bytes(1.2, 1e4, 1e3, 2e6))
+        Some(pareto_web_mean_bytes(
+            ParetoSizes::Pareto,
+            1.2,
+            1e4,
+            1e3,
+            2e6
+        ))
     );
 }
 
@@ -121,12 +134,18 @@ fn pareto_web_sizes_bounds_mean_and_quantiles() {
 #[test]
 fn pareto_web_size_function_clamps() {
     let k = 10_000.0 * 0.2 / 1.2;
-    assert_eq!(size(0.0, 1.2, k, 1000.0, 2e6), k); // u = 0 → scale
-    assert_eq!(size(0.0, 1.2, 500.0, 1000.0, 2e6), 1000.0); // floor
-    assert_eq!(size(1.0 - 1e-12, 1.2, k, 1000.0, 2e6), 2e6); // cap
-                                                             // u = 1 − 2^−1.2 → (1 − u)^(−1/1.2) = 2 → 2k.
+    assert_eq!(size(ParetoSizes::Pareto, 0.0, 1.2, k, 1000.0, 2e6), k); // u = 0 → scale
+    assert_eq!(
+        size(ParetoSizes::Pareto, 0.0, 1.2, 500.0, 1000.0, 2e6),
+        1000.0
+    ); // floor
+    assert_eq!(
+        size(ParetoSizes::Pareto, 1.0 - 1e-12, 1.2, k, 1000.0, 2e6),
+        2e6
+    ); // cap
+       // u = 1 − 2^−1.2 → (1 − u)^(−1/1.2) = 2 → 2k.
     let u = 1.0 - 2f64.powf(-1.2);
-    assert!((size(u, 1.2, k, 1000.0, 2e6) - 2.0 * k).abs() < 1e-9);
+    assert!((size(ParetoSizes::Pareto, u, 1.2, k, 1000.0, 2e6) - 2.0 * k).abs() < 1e-9);
 }
 
 #[test]
@@ -145,5 +164,109 @@ fn pareto_web_stale_completion_is_ignored() {
     assert_eq!(
         (w.next_deadline(), &r),
         (Some(SimTime::from_millis(1500)), &before)
+    );
+}
+
+// ---- sizes = "pareto_ii": ns-2 RandomVariable/ParetoII (Lomax), issue 34 item 6 ----
+
+/// The seed configuration with ns-2 `ParetoII` sizes.
+fn seed_cfg_ii(flows: u32) -> WorkloadConfig {
+    match seed_cfg(flows, SimDuration::ZERO) {
+        WorkloadConfig::ParetoWeb {
+            flows,
+            shape,
+            mean_bytes,
+            min_bytes,
+            max_bytes,
+            off_time,
+            clients,
+            servers,
+            ..
+        } => WorkloadConfig::ParetoWeb {
+            flows,
+            sizes: ParetoSizes::ParetoII,
+            shape,
+            mean_bytes,
+            min_bytes,
+            max_bytes,
+            off_time,
+            clients,
+            servers,
+        },
+        _ => unreachable!(),
+    }
+}
+
+// λ = mean·(α − 1) = 2000 B (ns-2 ranvar.cc: paretoII(avg_·(shape_−1), shape_)).
+// E = min + λ·((1 + min/λ)^(1−α) − (1 + max/λ)^(1−α))/(α − 1)
+//   = 1000 + 2000·(1.5^(−0.2) − 1001^(−0.2))/0.2 = 1000 + 10⁴·(0.9221079 − 0.2511564)
+//   = 7709.695 B.
+const SEED_MEAN_II: f64 = 7709.694759388497;
+
+#[test]
+fn pareto_ii_mean_formula_hand_values() {
+    let e = pareto_web_mean_bytes(ParetoSizes::ParetoII, 1.2, 10_000.0, 1_000.0, 2e6);
+    assert!((e - SEED_MEAN_II).abs() < 1e-6, "{e}");
+    // Almost no clamp: α = 2, mean 2000 → λ = 2000, min 1 B, max 10¹² B:
+    // E = 1 + 2000·(2000/2001 − 2000/(2000 + 10¹²)) = 2000.000496 (→ the mean 2000).
+    let e = pareto_web_mean_bytes(ParetoSizes::ParetoII, 2.0, 2000.0, 1.0, 1e12);
+    assert!((e - 2000.000495750125).abs() < 1e-6, "{e}");
+    let m = seed_cfg_ii(1).mean_response_bytes().unwrap();
+    assert!(
+        (m - SEED_MEAN_II).abs() < 1e-6,
+        "the config's analytic mean: {m}"
+    );
+    assert!((ParetoSizes::ParetoII.scale(1.2, 10_000.0) - 2000.0).abs() < 1e-9);
+}
+
+#[test]
+fn pareto_ii_size_function_quantiles() {
+    let l = 2000.0;
+    let s = |u: f64| size(ParetoSizes::ParetoII, u, 1.2, l, 1000.0, 2e6);
+    // u = 0 → λ·(1 − 1) = 0, raised to the 1 KB floor (ns-2 Pareto's smallest is its scale).
+    assert_eq!(s(0.0), 1000.0);
+    // Median: λ·(2^(1/1.2) − 1) = 2000·0.7817974 = 1563.595 B.
+    assert!((s(0.5) - 1563.594872561357).abs() < 1e-6, "{}", s(0.5));
+    // u = 1 − 2^(−1.2): (1 − u)^(−1/1.2) = 2 → λ·(2 − 1) = λ.
+    assert!((s(1.0 - 2f64.powf(-1.2)) - l).abs() < 1e-9);
+    // Floor quantile: x < 1000 iff u < 1 − 1.5^(−1.2) = 0.3852614.
+    assert_eq!(s(0.385), 1000.0);
+    assert!(s(0.3853) > 1000.0);
+    assert_eq!(s(1.0 - 1e-12), 2e6); // cap
+}
+
+#[test]
+fn pareto_ii_sizes_floor_share_and_mean() {
+    const N: usize = 200_000;
+    let mut w = Workload::new(seed_cfg_ii(100)).unwrap();
+    let mut r = rng("pw2-sizes");
+    let mut out = Vec::new();
+    w.start(SimTime::ZERO, &mut r, &mut out);
+    let mut sizes = Vec::with_capacity(N);
+    let mut next = Vec::new();
+    while sizes.len() < N {
+        for q in out.drain(..) {
+            sizes.push(q.response_bytes as f64);
+            w.on_response_complete(SimTime::ZERO, q.user, &mut r, &mut next);
+        }
+        std::mem::swap(&mut out, &mut next);
+    }
+    sizes.truncate(N);
+    assert!(sizes.iter().all(|&s| (1000.0..=2e6).contains(&s)));
+    // Share at the floor: 1 − 1.5^(−1.2) = 0.3852614; binomial sd √(p(1−p)/N) = 0.00109.
+    let floor = sizes.iter().filter(|&&s| s == 1000.0).count() as f64 / N as f64;
+    assert!(
+        (floor - 0.3852614).abs() <= 4.0 * 0.00109,
+        "floor share {floor}"
+    );
+    // Median 1563.6 B: P(X ≤ 1563) = 1 − (1 + 1563/2000)^(−1.2) = 0.49990.
+    let below = sizes.iter().filter(|&&s| s <= 1563.0).count() as f64 / N as f64;
+    assert!((below - 0.4999).abs() <= 0.005, "P(X ≤ 1563) = {below}");
+    // Mean: E[Y²] = min² + 2λ²·[t^(2−α)/(2−α) − t^(1−α)/(1−α)] from t = 1.5 to 1001
+    // = 2.474225e9, sd = 49,140 B, SE = sd/√N = 109.9 B; ±4 SE.
+    let mean = sizes.iter().sum::<f64>() / N as f64;
+    assert!(
+        (mean - SEED_MEAN_II).abs() <= 4.0 * 109.9,
+        "mean {mean}, expected {SEED_MEAN_II}"
     );
 }

@@ -26,6 +26,7 @@ fn c300() -> SizeDist {
 fn pw(flows: u32, shape: f64, min: f64, max: f64) -> WorkloadConfig {
     WorkloadConfig::ParetoWeb {
         flows,
+        sizes: ParetoSizes::Pareto,
         shape,
         mean_bytes: 10_000.0,
         min_bytes: min,

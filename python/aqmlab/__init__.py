@@ -33,7 +33,7 @@ _LAZY = {
     "load_sweep": ("aqmlab.sweep", "load_sweep"),
     "run_sweep": ("aqmlab.sweep", "run_sweep"),
     "tune": ("aqmlab.tuner", "tune"),
-    "load_tune": ("aqmlab.tuner", "load_tune"),
+    "load_tune": ("aqmlab.tunestore", "load_tune"),
 }
 
 

@@ -469,7 +469,7 @@ def measure(result, links: tuple[str, str] | None = None) -> tuple[float, float]
 def _run_point(job: tuple[str, tuple[str, str] | None]) -> tuple[float, float]:
     """Run the single experiment of a calibration file `job[0]`; (forward, reverse) bit/s on
     the links `job[1]` (None: the dumbbell's). Top level so worker processes can call it."""
-    from aqmlab.api import run_one, variants
+    from aqmlab.run_variant import run_one, variants
 
     path, links = job
     return measure(run_one(path, variants(path)[0]), links)

@@ -29,7 +29,6 @@ from pathlib import Path
 TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
 
 if TYPE_CHECKING:
-    import pandas as pd
     import pyarrow as pa
 
     from aqmlab.record import RunResult
@@ -111,16 +110,6 @@ def _fsync_path(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def read_parquet_frame(src: Path | bytes) -> pd.DataFrame:
-    """A table's DataFrame from its Parquet file (a path) or the file's bytes."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from aqmlab.tables import arrow_to_frame
-
-    return arrow_to_frame(pq.read_table(pa.BufferReader(src) if isinstance(src, bytes) else src))
 
 
 def _write_text(path: Path, text: str) -> None:

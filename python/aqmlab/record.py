@@ -1,7 +1,7 @@
 """The run record: `RunResult`, what one variant of a scenario produced, and `parse_summary`,
 its summary read from the JSON the Rust core writes. Its one home: `aqmlab.api` builds records
-from the core and `aqmlab.io` writes and reads them, both importing from here (and neither
-from the other's way back). pandas is imported only when a table is first read."""
+from the core and `aqmlab.io` writes and reads them, both importing from here; a table is read
+with `aqmlab.tables` (and pandas imported) only when it is first used."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class _Table:
         if frame is None:
             frame = obj.__dict__.get(self.cache)
         if frame is None and self.name in obj.files:
-            from aqmlab.io import read_parquet_frame
+            from aqmlab.tables import read_parquet_frame  # pandas: only when a table is read
 
             frame = read_parquet_frame(obj.files[self.name])
             obj.__dict__[self.cache] = frame

@@ -1,5 +1,5 @@
 """The cost of many runs (sweeps and tunes), from the engine's per-run estimate
-(`crates/sim/src/budget.rs`, through `_core.scenario_text_estimates`): a sweep or tune larger
+(`crates/experiment/src/budget.rs`, through `_core.scenario_text_estimates`): a sweep or tune larger
 than the limits below is refused before anything runs (before a sweep is even expanded) with its
 size, its estimate and the limit, as `FILE: KEY: reason`; one estimated above `ANNOUNCE_S` gets a
 line saying so before it starts (issue 30: a sweep of `replications = 1e8` or a 1000 × 1000 grid

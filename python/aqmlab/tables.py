@@ -19,6 +19,8 @@ gives NaN (not measured) instead.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pyarrow as pa
 
@@ -126,6 +128,13 @@ def arrow_to_frame(t: pa.Table) -> pd.DataFrame:
     """The DataFrame of an Arrow table: an integer column with nulls (a column not measured)
     becomes float64 with NaN for them, never 0."""
     return t.to_pandas()
+
+
+def read_parquet_frame(src: Path | bytes) -> pd.DataFrame:
+    """A table's DataFrame from its Parquet file (a path) or the file's bytes."""
+    import pyarrow.parquet as pq
+
+    return arrow_to_frame(pq.read_table(pa.BufferReader(src) if isinstance(src, bytes) else src))
 
 
 def missing_columns(df: pd.DataFrame, columns) -> list[str]:

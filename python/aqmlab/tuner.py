@@ -49,7 +49,6 @@ import math
 import os
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,10 +62,8 @@ from aqmlab.io import read_summary
 from aqmlab.stats import t_ci
 from aqmlab.sweep import SweepRun, _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
 from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
+from aqmlab.tunestore import FINAL_TABLE, STUDY_DB, STUDY_NAME, quiet_optuna
 
-STUDY_DB = "study.db"
-STUDY_NAME = "tune"
-FINAL_TABLE = "final.parquet"
 LEVEL = 0.95
 
 #: evaluate(runs) → [summary dict, or an error text, for each run in order]: what runs a batch.
@@ -125,17 +122,6 @@ def function_evaluator(fn: Callable[[dict, int], dict]) -> Evaluator:
 # Optuna glue
 
 
-def _optuna():
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-    # constraints_func: deprecated in Optuna 5 for Trial.set_constraint (absent before 5), kept
-    # until 7 (pyproject.toml: optuna < 7); one way for every supported version.
-    warnings.filterwarnings("ignore", message=".*constraints_func.*", category=FutureWarning)
-    return optuna
-
-
 def trial_seed(seed: int, number: int) -> int:
     """The sampler seed of trial `number` (numpy SeedSequence of (seed, number), 32 bits)."""
     return int(np.random.SeedSequence([seed, number]).generate_state(1)[0])
@@ -147,7 +133,7 @@ def _constraints(ft) -> list[float]:
 
 def make_sampler(spec: TuneSpec, number: int):
     """TPE (one objective) or NSGA-II (several), seeded for trial `number`."""
-    optuna = _optuna()
+    optuna = quiet_optuna()
     cf = _constraints if spec.constraints else None
     s = trial_seed(spec.seed, number)
     if len(spec.objectives) == 1:
@@ -190,7 +176,7 @@ def fingerprint(spec: TuneSpec) -> str:
 
 def open_study(spec: TuneSpec, out: Path):
     """Create or load the study in `out/study.db`; TuneStoreError if it is another study's."""
-    optuna = _optuna()
+    optuna = quiet_optuna()
     storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY_DB).resolve()}")
     study = optuna.create_study(
         storage=storage,
@@ -243,7 +229,7 @@ def _means(summaries: list[dict]) -> dict[str, float]:
 
 def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: str) -> None:
     """Run the trials of `batch` (Trial objects, in number order) and tell the study."""
-    optuna = _optuna()
+    optuna = quiet_optuna()
     seeds = spec.seeds(spec.replications)
     plan: dict[int, tuple[dict, list[SweepRun]] | str] = {}
     runs: list[SweepRun] = []
@@ -296,7 +282,7 @@ def optimise(
     """Ask, run and tell batches until the study has `spec.trials` trials (or `spec.timeout`
     seconds have passed since this call; the running batch is finished). Resumes an
     interrupted batch first (module doc)."""
-    optuna = _optuna()
+    optuna = quiet_optuna()
     start = time.monotonic()
     bar = None
     if progress:
@@ -369,7 +355,7 @@ def trials_frame(spec: TuneSpec, study) -> pd.DataFrame:
 def best_trials(spec: TuneSpec, study) -> list:
     """The finalists: feasible completed trials, best first (several objectives: the Pareto
     front by the first objective), one per distinct configuration, at most `spec.finalists`."""
-    optuna = _optuna()
+    optuna = quiet_optuna()
     done = [t for t in study.get_trials(deepcopy=False) if t.state == optuna.trial.TrialState.COMPLETE]
     feasible = [t for t in done if all(v <= 0 for v in t.user_attrs.get("constraint", []))]
     sign = 1 if spec.objectives[0].direction == "minimize" else -1
@@ -560,19 +546,6 @@ def tune(
         from aqmlab.tunereport import write_tune_report
 
         write_tune_report(out, study=study)
-    return df
-
-
-def load_tune(dir: str | os.PathLike) -> pd.DataFrame:
-    """The trials table of a tuning directory; `attrs["tune"]` the table as parsed and the
-    comparisons, `attrs["final"]` the final runs."""
-    d = Path(dir)
-    if not is_tune_dir(d):
-        raise FileNotFoundError(f"{d}: not a tuning directory (no {TUNE_INFO} and {TRIALS_TABLE})")
-    df = pd.read_parquet(d / TRIALS_TABLE)
-    df.attrs["tune"] = json.loads((d / TUNE_INFO).read_text(encoding="utf-8"))
-    if (d / FINAL_TABLE).is_file():
-        df.attrs["final"] = pd.read_parquet(d / FINAL_TABLE)
     return df
 
 

@@ -38,7 +38,7 @@ from aqmlab.report import CDF_COLUMNS, fmt_value, response_time_cdf
 from aqmlab.stats import t_ci
 from aqmlab.sweep import RUNS
 from aqmlab.sweepreport import Group, _fig, _png, _shown_path, fig_cdf, write_sections
-from aqmlab.tuner import load_tune
+from aqmlab.tunestore import load_study, load_tune
 
 TOP_TRIALS = 10
 SLICE_PARAMS = 4
@@ -275,15 +275,12 @@ def cdf_groups(d: Path, final: pd.DataFrame, labels: list[str]) -> list[Group]:
 def write_tune_report(tune_dir: str | os.PathLike, study=None, xmax: float = 2.0) -> tuple[Path, Path]:
     """Write report.html and report.md into `tune_dir` (module doc); returns the two paths.
     `study`: the Optuna study (loaded from DIR/study.db when None)."""
-    from aqmlab.tuner import STUDY_DB, STUDY_NAME, _optuna
-
     d = Path(tune_dir)
     df = load_tune(d)
     info = df.attrs["tune"]
     final = df.attrs.get("final")
     if study is None:
-        optuna = _optuna()
-        study = optuna.load_study(study_name=STUDY_NAME, storage=f"sqlite:///{(d / STUDY_DB).resolve()}")
+        study = load_study(d)
     objs = info["objectives"]
     cols = list(dict.fromkeys([o["column"] for o in objs] + [c.split()[0] for c in info["constraints"]]))
     sections: list[tuple] = []

@@ -166,7 +166,7 @@ def test_core_rejects_a_progress_that_is_neither_bool_nor_callable(tmp_path):
 
 def test_a_long_set_up_shows_its_own_line_before_the_bar(tmp_path):
     # 5,000 clients + 40 servers + 2 routers = 5,042 nodes: 5,042² routes × 46.5 ns = 1.2 s of
-    # set-up (crates/sim/src/budget.rs), over the 1 s that gets a line (issue 30: a large
+    # set-up (crates/experiment/src/budget.rs), over the 1 s that gets a line (issue 30: a large
     # topology sat silent for 90 s); the bar replaces it once the run starts.
     scen = write_tiny_scenario(tmp_path)
     text = scen.read_text().replace("clients = 10", "clients = 5000").replace("servers = 10", "servers = 40")

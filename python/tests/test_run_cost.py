@@ -2,7 +2,7 @@
 topologies, and sweep and tune sizes. Beyond the limits a run, sweep or tune is refused before
 anything runs, with its estimate and the limit (`FILE: KEY: reason`); between a minute and the
 limit it is announced. Expected figures are computed by hand in the comments from the engine's
-per-item costs (crates/sim/src/budget.rs: 10 events per connection, one per monitor sample or
+per-item costs (crates/experiment/src/budget.rs: 10 events per connection, one per monitor sample or
 interval, 8e6 events/s, 90 s for the 44,002² routes of 44,002 nodes)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 //!
 //! Two kinds of box, as in the simulator (`crates/sim/src/world.rs` `open`), which add up:
 //!
-//! - The dumbbell's box (`sim::DelayBoxConfig`, scenario `[topology.delaybox]`), one-way delay
+//! - The dumbbell's box (`experiment::DelayBoxConfig`, scenario `[topology.delaybox]`), one-way delay
 //!   = the drawn RTT / 2 (integer nanoseconds):
 //!   - `Distribution { rtt_s }`: draws from stream `delaybox` of the run seed with
 //!     `SizeDist::sample`, one draw per new connection in the order their SYNs arrive — the
@@ -11,9 +11,9 @@
 //!   - `Matrix { rtt }`: `rtt[i][j]` with i the SYN sender's and j the SYN receiver's host
 //!     index, found from `RouterSpec::client_hosts` / `server_hosts` by address (a sender in
 //!     either list; unknown addresses get no delay and are counted).
-//! - The connection's workload's client and server boxes (`sim::WorkloadDelayBox`, a
+//! - The connection's workload's client and server boxes (`experiment::WorkloadDelayBox`, a
 //!   workload's `delaybox = { client = …, server = … }`): drawn with the simulator's own
-//!   sampler (`sim::DelayBoxes`: PackMime's `PackMimeHTTPXmit` tables and FARIMA driver, or a
+//!   sampler (`experiment::DelayBoxes`: PackMime's `PackMimeHTTPXmit` tables and FARIMA driver, or a
 //!   distribution; streams `delaybox:{w}:client` / `delaybox:{w}:server`), one draw per box per
 //!   new connection of workload w, in the order that workload's SYNs arrive. The workload is
 //!   the SYN's destination port (`ports.rs`: workload w's servers listen on 80 + w); a SYN to
@@ -44,7 +44,7 @@
 
 use crate::ipv4::Headers;
 use crate::ports;
-use sim::{DelayBoxConfig, DelayBoxes, WorkloadDelayBox};
+use experiment::{DelayBoxConfig, DelayBoxes, WorkloadDelayBox};
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use traffic::SizeDist;

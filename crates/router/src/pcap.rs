@@ -1,5 +1,5 @@
 //! pcap of one bottleneck direction with the `pcap-file` crate, in the simulator's format
-//! (`sim::pcap::file_header`: LINKTYPE_RAW, each record an IPv4 packet), nanosecond timestamps =
+//! (`experiment::pcap_format::file_header`: LINKTYPE_RAW, each record an IPv4 packet), nanosecond timestamps =
 //! router time (from the router's epoch) at which the
 //! packet leaves the emulated path, i.e. is handed to the far side, with its CE mark if it got
 //! one. Read with `tcpdump -r` or Wireshark.
@@ -14,7 +14,7 @@ use std::time::Duration;
 use units::SimTime;
 
 /// Longest packet recorded whole, bytes (the simulator's).
-pub use sim::pcap::SNAPLEN;
+pub use experiment::pcap_format::SNAPLEN;
 
 /// A pcap file being written.
 pub struct PcapSink {
@@ -30,8 +30,8 @@ impl PcapSink {
     pub fn create(path: &Path) -> io::Result<PcapSink> {
         let f = File::create(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let w =
-            PcapWriter::with_header(BufWriter::new(f), sim::pcap::file_header()).map_err(to_io)?;
+        let w = PcapWriter::with_header(BufWriter::new(f), experiment::pcap_format::file_header())
+            .map_err(to_io)?;
         Ok(PcapSink { w })
     }
 

@@ -6,7 +6,7 @@
 //! ports and its client connects to them (`crates/testbed/src/http.rs`).
 //!
 //! A scenario with one workload keeps port 80 throughout, as the simulator's pcaps
-//! (`sim::pcap::SERVER_PORT`); a multi-workload run differs from them in the port of
+//! (`experiment::pcap_format::SERVER_PORT`); a multi-workload run differs from them in the port of
 //! workloads 1, 2, … only.
 //!
 //! Validation: tests below.

@@ -15,8 +15,8 @@ use crate::ipv4;
 use crate::path::{Departure, Offered, Path};
 use crate::report::RouterReport;
 use crate::spec::RouterSpec;
+use experiment::MonitorConfig;
 use metrics::{DropCounts, Recorder, SummaryTotals};
-use sim::MonitorConfig;
 use units::SimTime;
 
 /// Direction of a packet through the router.

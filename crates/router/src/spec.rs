@@ -13,7 +13,7 @@
 //! Validation: `tests/router.rs` (`spec_from_the_quickstart_*`, `a_parking_lot_is_refused_*`).
 
 use aqm::{DisciplineParams, LinkInfo};
-use sim::{DelayBoxConfig, Experiment, MonitorConfig, Topology, WorkloadDelayBox};
+use experiment::{DelayBoxConfig, Experiment, MonitorConfig, Topology, WorkloadDelayBox};
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use std::time::Instant;

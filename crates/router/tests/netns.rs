@@ -147,7 +147,7 @@ fn one_run(k: u32) -> u64 {
         server_hosts: Vec::new(),
         seed: 1,
         pcap_dir: None,
-        monitor: sim::MonitorConfig::default(),
+        monitor: experiment::MonitorConfig::default(),
         warmup: SimDuration::ZERO,
         epoch: None,
         spin: router::DEFAULT_SPIN,

@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
+use experiment::{DelayBoxConfig, MonitorConfig};
 use router::{Direction, Router, RouterSpec};
-use sim::{DelayBoxConfig, MonitorConfig};
 use std::path::Path as FsPath;
 use traffic::SizeDist;
 use units::{SimDuration, SimTime};

@@ -1,21 +1,21 @@
-//! One merged scenario document → `sim::Experiment`: top-level keys, `[run]`, `[monitor]`, and
+//! One merged scenario document → `experiment::Experiment`: top-level keys, `[run]`, `[monitor]`, and
 //! the parts parsed by `topology.rs`, `tcp.rs` and `workload.rs`, in that order (the first
 //! error wins).
 //!
 //! `[run]`: `seed` (integer ≥ 0, default 1), `warmup` (duration, required, may be 0),
 //! `duration` (required, > 0: measured time after the warm-up; warmup + duration at most
 //! `units::limits::MAX_RUN`, 1e9 s), `stop_after_responses` (optional integer ≥ 1).
-//! Last, `sim::budget` (the engine's cost model) refuses a run whose workloads and monitor
+//! Last, `experiment::budget` (the engine's cost model) refuses a run whose workloads and monitor
 //! samples would exceed its event or memory bound.
 //! `[monitor]`: `queue_interval`, `queue_sample`, `link_interval` (durations > 0; defaults
-//! `sim::MonitorConfig::default()`); `pcap` (array of link names, default none: each a link of
+//! `experiment::MonitorConfig::default()`); `pcap` (array of link names, default none: each a link of
 //! the topology, one direction, or a two-way name such as `bottleneck`; checked against the
-//! built topology by `sim::pcap::check`, an error names `monitor.pcap[i]`).
+//! topology by `experiment::pcap_links::check`, an error names `monitor.pcap[i]`).
 
 use crate::error::{KeyError, Res};
 use crate::value::{as_str, positive, Tbl};
 use crate::{tcp, topology, workload};
-use sim::{Experiment, MonitorConfig};
+use experiment::{Experiment, MonitorConfig};
 use std::path::Path;
 use toml::Table;
 use traffic::WorkloadConfig;
@@ -85,8 +85,8 @@ pub(crate) fn build(doc: &Table, base_dir: &Path) -> Res<Experiment> {
         delayboxes,
         monitor,
     };
-    sim::pcap::check(&exp).map_err(|e| KeyError::new(e.key, e.reason))?;
-    sim::budget::check_run(&exp, &|i| root.elem("workload", i))
+    experiment::pcap_links::check(&exp).map_err(|e| KeyError::new(e.key, e.reason))?;
+    experiment::budget::check_run(&exp, &|i| root.elem("workload", i))
         .map_err(|e| KeyError::new(e.key, e.reason))?;
     Ok(exp)
 }

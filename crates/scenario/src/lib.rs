@@ -12,7 +12,7 @@
 //! `[monitor]`), `extends.rs` (a file written over a base file), `topology.rs` (+ `[queue]`,
 //! `[reverse_queue]`), `queue/mod.rs`, `tcp.rs`,
 //! `workload.rs`, `dist.rs`; `[sweep]` expansion (key paths, derived values, run ids),
-//! `sweep/`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's, `sim::budget`. A TOML syntax error is reported with key `line L, column C`, an
+//! `sweep/`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's cost model, `experiment::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
 //! Validation: unit tests in each file; `tests/full_scenario.rs` (exact values of a full file
@@ -42,7 +42,7 @@ use std::path::Path;
 #[derive(Clone, Debug)]
 pub struct NamedExperiment {
     pub name: String,
-    pub experiment: sim::Experiment,
+    pub experiment: ::experiment::Experiment,
 }
 
 /// Load and validate the scenario file at `path` (`-`: standard input), read once with a bound

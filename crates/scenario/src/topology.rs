@@ -1,6 +1,6 @@
-//! `[topology]` (plus the top-level `[queue]` and `[reverse_queue]`) → `sim::DumbbellConfig`.
+//! `[topology]` (plus the top-level `[queue]` and `[reverse_queue]`) → `experiment::DumbbellConfig`.
 //!
-//! The plain keys of each table are declared in `sim::topology::params` (`aqmlab params
+//! The plain keys of each table are declared in `experiment::topology_params` (`aqmlab params
 //! dumbbell`, `parking_lot`, `cloud`); this file builds the queues, the DelayBox and the host
 //! groups around them. Dumbbell: `access_queue` (default droptail, 1000 packets),
 //! `[topology.delaybox]` with exactly one of `rtt` (a duration
@@ -17,7 +17,7 @@
 //! 003 §4.7: 35 Mbps client side, 30 Mbps server side). Host groups for workload placement:
 //! `clients`, `servers`.
 //!
-//! `kind = "parking_lot"` (seed 002 §III-A, `sim::ParkingLotConfig`): `access_queue` (as
+//! `kind = "parking_lot"` (seed 002 §III-A, `experiment::ParkingLotConfig`): `access_queue` (as
 //! above), `bottleneck` (the router link the summary reports, default `"r1_r2"`, the first
 //! congested link of seed 002), `[topology.clouds.NAME]` tables. Queues: `[queue]` on every forward
 //! link `r{i}_r{i+1}`, `[reverse_queue]` (default `[queue]`) on every reverse link
@@ -34,15 +34,15 @@ use crate::queue;
 use crate::value::{as_array, as_delay, as_str, as_table, kind, Tbl, DELAY_TOO_LARGE};
 use crate::workload::Groups;
 use aqm::{DisciplineParams, DropTailParams, LimitUnit, LinkInfo};
-use sim::topology::params;
-use sim::{CloudConfig, DelayBoxConfig, DumbbellConfig, ParkingLotConfig, Topology};
+use experiment::topology_params as params;
+use experiment::{CloudConfig, DelayBoxConfig, DumbbellConfig, ParkingLotConfig, Topology};
 use std::path::Path;
 use units::limits::MAX_DELAY;
 use units::{Rate, SimDuration};
 
-/// `sim::budget::check_nodes` with its refusal as a scenario error.
+/// `experiment::budget::check_nodes` with its refusal as a scenario error.
 fn check_nodes(nodes: u64, what: &str, key: &str) -> Res<()> {
-    sim::budget::check_nodes(nodes, what, key).map_err(|e| KeyError::new(e.key, e.reason))
+    experiment::budget::check_nodes(nodes, what, key).map_err(|e| KeyError::new(e.key, e.reason))
 }
 
 /// Parse `[topology]`: the topology and its host groups (name, hosts).

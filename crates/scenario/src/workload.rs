@@ -40,7 +40,7 @@
 //!   both are required). `clients`/`servers`/`client`/`server` then count within those clouds.
 //! - DelayBoxes, any kind (seed 002 §III-B): `delaybox = { client = RTT, server = RTT }`, each
 //!   optional: a base RTT drawn per connection at the router of its client host and at the
-//!   router of its server host, applied half in each direction (`sim::WorkloadDelayBox`). RTT
+//!   router of its server host, applied half in each direction (`experiment::WorkloadDelayBox`). RTT
 //!   is a duration distribution table (`dist.rs`), or `"packmime"` (kind `packmime` only:
 //!   PackMime's `PackMimeHTTPXmit`, client table for `client`, server table for `server`, at
 //!   the workload's rate), or `{ dist = "packmime", rate = R }` (the same at rate R, any kind).
@@ -51,7 +51,7 @@
 use crate::dist::{parse_dist, Quantity};
 use crate::error::{KeyError, Res};
 use crate::value::{as_str, as_table, kind, Tbl};
-use sim::{BoxRtt, HostPlacement, WorkloadDelayBox};
+use experiment::{BoxRtt, HostPlacement, WorkloadDelayBox};
 use std::path::Path;
 use toml::Value;
 use traffic::packmime::RttSide;

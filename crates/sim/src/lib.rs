@@ -1,13 +1,11 @@
 //! The aqmlab discrete-event engine: integer-nanosecond time, events ordered by
 //! (time, insertion sequence), unidirectional links with a queue discipline at the sending end,
 //! nodes with static routes, DelayBox per-connection delay, topology builders, and the loop that
-//! wires `tcp`, `aqm` and `traffic` together and reports through `metrics`.
+//! wires `tcp`, `aqm` and `traffic` together and reports through `metrics`. It runs the plain
+//! experiment description of the `experiment` crate (re-exported here).
 
-pub mod budget;
 mod cache_hint;
-pub mod config;
 mod conn;
-mod delaybox;
 pub mod event;
 pub mod network;
 pub mod output;
@@ -24,10 +22,13 @@ mod timing_wheel;
 pub mod topology;
 mod world;
 
-pub use config::{
-    BoxRtt, CloudConfig, DelayBoxConfig, DumbbellConfig, Experiment, HostPlacement, MonitorConfig,
-    ParkingLotConfig, Topology, WorkloadDelayBox,
+// The plain experiment description lives in its own crate (`experiment`), which the testbed
+// reads too; its paths are kept here so `sim::Experiment`, `sim::config::…` keep working.
+use experiment::delaybox;
+pub use experiment::{budget, config};
+pub use experiment::{
+    BoxRtt, CloudConfig, DelayBoxConfig, DelayBoxes, DumbbellConfig, Experiment, HostPlacement,
+    MonitorConfig, ParkingLotConfig, Topology, WorkloadDelayBox,
 };
-pub use delaybox::DelayBoxes;
 pub use output::{DatagramStats, EngineStats, RunEnd, RunOutput, SimError};
 pub use run::{run, run_in, run_with};

@@ -47,10 +47,9 @@
 //! - A total length above 65535 (an MSS near 64 KB) is written as 65535 (IPv4's field and the
 //!   header snaplen), the record's `orig_len` likewise.
 //!
-//! Names: an entry of `[monitor] pcap` is a link's name, one direction (`bottleneck_fwd`,
-//! `client0_up`, `r1_r2`: the names of queue.parquet's `link` column), or a two-way name giving
-//! both directions: `X` for `X_fwd` + `X_rev` or `X_up` + `X_down` (`bottleneck`, `client0`,
-//! `server3`, a parking-lot host `left2`). Checked when the scenario is read ([`check`]).
+//! Names: an entry of `[monitor] pcap` is a link's name, one direction, or a two-way name giving
+//! both directions (`experiment::pcap_links`); checked when the scenario is read ([`check`]).
+//! The file header, addresses and ports are shared with the router (`experiment::pcap_format`).
 //!
 //! Cost: nothing unless asked — the engine's transmit path tests one `Option` (`World::pcap`).
 //!
@@ -58,144 +57,38 @@
 //! `pcap-file`: times, lengths, flags, sequence numbers, checksums; two runs, same bytes; name
 //! errors), `crates/scenario/tests/bad_files.rs` (an unknown link), python/tests/test_pcap.py.
 
-use crate::config::{Experiment, Topology};
+use crate::config::Experiment;
 use crate::network::Network;
 use crate::output::SimError;
 use crate::packet::{Packet, DATAGRAM};
-use crate::topology::{self, Built};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
+use pcap_file::pcap::{PcapPacket, PcapWriter};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tcp::{Flags, Segment};
 use traffic::WorkloadConfig;
 use units::SimTime;
 
-/// Header snaplen of the file, bytes; also the largest `orig_len`.
-pub const SNAPLEN: u32 = 65535;
-
-/// The file header of every aqmlab pcap, the simulator's and the testbed router's
-/// (`crates/router/src/pcap.rs`): LINKTYPE_RAW (each record an IPv4 packet), nanosecond
-/// timestamps, snaplen [`SNAPLEN`], little-endian whatever the machine (the same bytes
-/// everywhere).
-pub fn file_header() -> PcapHeader {
-    PcapHeader {
-        version_major: 2,
-        version_minor: 4,
-        ts_correction: 0,
-        ts_accuracy: 0,
-        snaplen: SNAPLEN,
-        datalink: DataLink::RAW,
-        ts_resolution: TsResolution::NanoSecond,
-        endianness: Endianness::Little,
-    }
-}
-/// TCP port of every server (the testbed's `http::SERVER_PORT`).
-pub const SERVER_PORT: u16 = 80;
-/// First client port: connection `conn_id` uses `FIRST_CLIENT_PORT + conn_id mod 64512`.
-pub const FIRST_CLIENT_PORT: u16 = 1024;
-/// UDP ports of datagram workload w: `DATAGRAM_PORT + w` at both ends.
-pub const DATAGRAM_PORT: u16 = 9000;
+pub use experiment::pcap_format::{
+    client_port, file_header, host_addr, DATAGRAM_PORT, FIRST_CLIENT_PORT, SERVER_PORT, SNAPLEN,
+};
+pub use experiment::pcap_links::resolve;
 
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
 /// Longest header record: IPv4 20 + TCP 60.
 const MAX_HEADERS: usize = 80;
 
-/// IPv4 address of host `index` of host group `group` (0-based, the topology's group order):
-/// `10.(group+1).0.0 + 10 + index`. `None` past 254 groups or 65 525 hosts in a group.
-pub fn host_addr(group: usize, index: usize) -> Option<Ipv4Addr> {
-    if group >= 254 || index > 65_525 {
-        return None;
-    }
-    Some(Ipv4Addr::from(
-        0x0a00_0000 + ((group as u32 + 1) << 16) + 10 + index as u32,
-    ))
-}
-
-/// Client TCP port of connection `conn_id` (requests.parquet `conn_id`).
-pub fn client_port(conn_id: u64) -> u16 {
-    FIRST_CLIENT_PORT + (conn_id % (65536 - FIRST_CLIENT_PORT as u64)) as u16
-}
-
-/// The links (indices into `names`) an entry list selects, in list order (a two-way name gives
-/// its forward/up link first); `Err((entry index, reason))` for an unknown name or a link listed
-/// twice.
-pub fn resolve(entries: &[String], names: &[&str]) -> Result<Vec<usize>, (usize, String)> {
-    let find = |n: &str| names.iter().position(|x| *x == n);
-    let mut out: Vec<usize> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let links = match find(e) {
-            Some(l) => vec![l],
-            None => [("_fwd", "_rev"), ("_up", "_down")]
-                .iter()
-                .find_map(|(a, b)| Some(vec![find(&format!("{e}{a}"))?, find(&format!("{e}{b}"))?]))
-                .ok_or_else(|| (i, unknown(e, names)))?,
-        };
-        for l in links {
-            if out.contains(&l) {
-                return Err((i, format!("link {} is listed twice", names[l])));
-            }
-            out.push(l);
-        }
-    }
-    Ok(out)
-}
-
-/// "no link named …" with the two-way names the topology has (the first 12).
-fn unknown(e: &str, names: &[&str]) -> String {
-    let mut two_way: Vec<&str> = names
-        .iter()
-        .filter_map(|n| n.strip_suffix("_fwd").or_else(|| n.strip_suffix("_up")))
-        .collect();
-    let more = two_way.len().saturating_sub(12);
-    two_way.truncate(12);
-    let mut list = two_way.join(", ");
-    if more > 0 {
-        list.push_str(&format!(", … ({more} more)"));
-    }
-    format!(
-        "no link named {e:?}: expected a link name, one direction (as queue.parquet's `link` \
-         column: {}, …) or a two-way name for both directions ({list})",
-        names
-            .iter()
-            .rev()
-            .take(2)
-            .rev()
-            .copied()
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
-/// Build `exp`'s topology (as the run does).
-fn build(exp: &Experiment) -> Result<Built, SimError> {
-    match &exp.topology {
-        Topology::Dumbbell(db) => topology::dumbbell::build(db, exp.seed),
-        Topology::ParkingLot(pl) => topology::parking_lot::build(pl, exp.seed),
-    }
-}
-
-/// Check `exp.monitor.pcap` against `exp`'s topology before anything runs: every entry names a
-/// link (or a two-way pair), none twice, and every host has an address. Errors name the entry,
-/// `monitor.pcap[i]`.
+/// Check `exp.monitor.pcap` against `exp`'s topology before anything runs
+/// (`experiment::pcap_links::check`), its refusal as an engine error.
 pub fn check(exp: &Experiment) -> Result<(), SimError> {
-    if exp.monitor.pcap.is_empty() {
-        return Ok(());
-    }
-    let built = build(exp)?;
-    let names: Vec<&str> = built.net.links.iter().map(|l| l.name.as_str()).collect();
-    resolve(&exp.monitor.pcap, &names).map_err(|(i, reason)| SimError {
-        key: format!("monitor.pcap[{i}]"),
-        reason,
-    })?;
-    addresses(built.net.nodes, &built.groups)?;
-    Ok(())
+    experiment::pcap_links::check(exp).map_err(|e| SimError {
+        key: e.key,
+        reason: e.reason,
+    })
 }
 
 /// IPv4 address (as u32) of every node; 0 for a node in no host group (a router).
@@ -608,47 +501,6 @@ fn udp_headers(
 mod tests {
     use super::*;
     use tcp::{Ecn, SackBlocks, Timestamps};
-
-    fn names() -> Vec<&'static str> {
-        vec![
-            "client0_up",
-            "client0_down",
-            "server0_up",
-            "server0_down",
-            "bottleneck_fwd",
-            "bottleneck_rev",
-        ]
-    }
-
-    #[test]
-    fn names_resolve_one_way_and_two_way() {
-        let e = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(resolve(&e(&["bottleneck"]), &names()), Ok(vec![4, 5]));
-        assert_eq!(
-            resolve(&e(&["bottleneck_rev", "client0"]), &names()),
-            Ok(vec![5, 0, 1])
-        );
-        let (i, why) = resolve(&e(&["bottleneck", "bottleneck_fwd"]), &names()).unwrap_err();
-        assert_eq!(
-            (i, why.as_str()),
-            (1, "link bottleneck_fwd is listed twice")
-        );
-        let (i, why) = resolve(&e(&["server0", "bottlenek"]), &names()).unwrap_err();
-        assert_eq!(i, 1);
-        assert!(why.starts_with("no link named \"bottlenek\""), "{why}");
-        assert!(why.ends_with("(client0, server0, bottleneck)"), "{why}");
-    }
-
-    #[test]
-    fn addresses_and_ports_follow_the_testbed() {
-        assert_eq!(host_addr(0, 0), Some(Ipv4Addr::new(10, 1, 0, 10)));
-        assert_eq!(host_addr(1, 19), Some(Ipv4Addr::new(10, 2, 0, 29)));
-        assert_eq!(host_addr(0, 300), Some(Ipv4Addr::new(10, 1, 1, 54)));
-        assert_eq!(host_addr(0, 65_526), None);
-        assert_eq!(client_port(0), 1024);
-        assert_eq!(client_port(64_511), 65_535);
-        assert_eq!(client_port(64_512), 1024);
-    }
 
     /// RFC 1071 check: the one's-complement sum of a header with its checksum is 0xffff.
     fn sums_to_ones(b: &[u8]) -> bool {

@@ -1,4 +1,4 @@
-//! The simulator's pcaps (`sim::pcap`) address hosts and servers as the testbed does, so one
+//! The simulator's pcaps (`sim::pcap`, with `experiment::pcap_format`'s conventions) address hosts and servers as the testbed does, so one
 //! connection has the same addresses and server port in a simulator pcap and in the router's:
 //! dumbbell host group 0 (clients) = `netns::host_addr(Side::Client, i)`, group 1 (servers) =
 //! `Side::Server`, server port = `http::SERVER_PORT`, client ports inside the testbed's
@@ -14,19 +14,19 @@ fn simulator_pcap_addresses_are_the_testbeds() {
         .chain([MAX_HOSTS_PER_SIDE - 1])
     {
         assert_eq!(
-            sim::pcap::host_addr(0, i as usize),
+            experiment::pcap_format::host_addr(0, i as usize),
             Some(host_addr(Side::Client, i))
         );
         assert_eq!(
-            sim::pcap::host_addr(1, i as usize),
+            experiment::pcap_format::host_addr(1, i as usize),
             Some(host_addr(Side::Server, i))
         );
     }
-    assert_eq!(sim::pcap::SERVER_PORT, SERVER_PORT);
-    assert_eq!(sim::pcap::client_port(0), 1024);
+    assert_eq!(experiment::pcap_format::SERVER_PORT, SERVER_PORT);
+    assert_eq!(experiment::pcap_format::client_port(0), 1024);
     assert_eq!(
-        sim::pcap::client_port(u64::MAX),
+        experiment::pcap_format::client_port(u64::MAX),
         1024 + (u64::MAX % 64512) as u16
     );
-    assert!((0..200_000u64).all(|c| sim::pcap::client_port(c) >= 1024));
+    assert!((0..200_000u64).all(|c| experiment::pcap_format::client_port(c) >= 1024));
 }

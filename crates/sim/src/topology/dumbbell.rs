@@ -126,3 +126,46 @@ pub fn build(cfg: &DumbbellConfig, seed: u64) -> Result<Built, SimError> {
         ],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqm::{DisciplineParams, DropTailParams};
+    use units::{Rate, SimDuration};
+
+    #[test]
+    fn built_names_are_the_descriptions() {
+        let q = DisciplineParams::DropTail(DropTailParams::default());
+        let cfg = DumbbellConfig {
+            clients: 3,
+            servers: 2,
+            access_rate: Rate::from_mbps(100),
+            server_access_rate: None,
+            access_delay: SimDuration::from_millis(1),
+            access_queue: q.clone(),
+            bottleneck_rate: Rate::from_mbps(10),
+            bottleneck_delay: SimDuration::from_millis(10),
+            forward_queue: q.clone(),
+            reverse_queue: q,
+            delaybox: None,
+        };
+        let b = build(&cfg, 1).unwrap();
+        let built: Vec<&str> = b.net.links.iter().map(|l| l.name.as_str()).collect();
+        let topo = crate::Topology::Dumbbell(cfg);
+        let named = experiment::topology_names::link_names(&topo);
+        assert_eq!(built, named);
+        assert_eq!(named.len(), 2 * (3 + 2) + 2);
+        assert_eq!(&named[6..8], ["server0_up", "server0_down"]);
+        assert_eq!(&named[10..], ["bottleneck_fwd", "bottleneck_rev"]);
+        let groups: Vec<(String, u32)> = b
+            .groups
+            .iter()
+            .map(|(n, h)| (n.clone(), h.len() as u32))
+            .collect();
+        assert_eq!(
+            groups,
+            experiment::topology_names::host_groups(&topo),
+            "clients then servers"
+        );
+    }
+}

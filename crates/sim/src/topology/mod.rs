@@ -3,7 +3,8 @@
 //! (`dumbbell.rs`: `clients`, `servers`; `parking_lot.rs`: the configured clouds).
 
 pub mod dumbbell;
-pub mod params;
+/// The topology tables' declared keys (`experiment::topology_params`).
+pub use experiment::topology_params as params;
 pub mod parking_lot;
 
 /// A built topology.

@@ -18,10 +18,9 @@ use crate::config::ParkingLotConfig;
 use crate::network::{LinkSpec, Network};
 use crate::output::SimError;
 
-/// Name of the router-router link from router `a` to router `b`.
-pub fn link_name(a: u32, b: u32) -> String {
-    format!("r{a}_r{b}")
-}
+/// Name of the router-router link from router `a` to router `b` (the description's naming,
+/// `experiment::topology_names`).
+pub use experiment::topology_names::router_link_name as link_name;
 
 /// Build the parking lot described by `cfg`.
 pub fn build(cfg: &ParkingLotConfig, seed: u64) -> Result<Built, SimError> {
@@ -190,6 +189,26 @@ mod tests {
             ],
             bottleneck: "r1_r2".into(),
         }
+    }
+
+    #[test]
+    fn built_names_are_the_descriptions() {
+        let cfg = eight();
+        let b = build(&cfg, 1).unwrap();
+        let built: Vec<&str> = b.net.links.iter().map(|l| l.name.as_str()).collect();
+        let topo = crate::Topology::ParkingLot(cfg);
+        let named = experiment::topology_names::link_names(&topo);
+        assert_eq!(built, named);
+        // 7 router pairs both ways, then 6 hosts up and down.
+        assert_eq!(named.len(), 14 + 12);
+        assert_eq!(&named[..3], ["r0_r1", "r1_r0", "r1_r2"]);
+        assert_eq!(&named[14..16], ["left0_up", "left0_down"]);
+        let groups: Vec<(String, u32)> = b
+            .groups
+            .iter()
+            .map(|(n, h)| (n.clone(), h.len() as u32))
+            .collect();
+        assert_eq!(groups, experiment::topology_names::host_groups(&topo));
     }
 
     /// Follow the routes from `src` to `dst`; the names of the links crossed.

@@ -1,6 +1,6 @@
 //! The plain-data description of one run, as the scenario parser produces it and the engine
 //! consumes it. No behaviour here; validation of each part lives with the part
-//! (`aqm::DisciplineParams::build`, `traffic::Workload::new`, [`crate::World::build`]).
+//! (`aqm::DisciplineParams::build`, `traffic::Workload::new`, `sim::World::build`).
 
 use aqm::DisciplineParams;
 use tcp::TcpConfig;
@@ -188,7 +188,7 @@ pub struct MonitorConfig {
     pub link_interval: SimDuration,
     /// Links to write a pcap of, as the scenario lists them (`[monitor] pcap`): link names
     /// (one direction) or two-way names (`bottleneck` = `bottleneck_fwd` + `bottleneck_rev`);
-    /// one `{link}.pcap` each in the run directory (`crate::pcap`). Default none.
+    /// one `{link}.pcap` each in the run directory (`sim::pcap`). Default none.
     pub pcap: Vec<String>,
 }
 

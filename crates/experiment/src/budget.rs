@@ -22,8 +22,10 @@
 //! the bound and an estimate is "at least"; `stop_after_responses` is not counted (a run may
 //! end before its duration).
 //!
-//! The engine's own cost model, so it lives with the engine; the scenario crate calls it while
-//! it parses and reports a refusal at the scenario key that causes it ([`BudgetError::key`]).
+//! The engine's cost model (its figures are the engine's, measured), but a pure function of the
+//! experiment description, so it lives beside the description: the scenario crate calls it
+//! while it parses and reports a refusal at the scenario key that causes it
+//! ([`BudgetError::key`]) without depending on the engine; `sim::budget` re-exports it.
 //!
 //! Validation: tests below and `crates/scenario/tests/out_of_range.rs` (`budget_*`).
 

@@ -57,14 +57,15 @@ def t_quantile(level: float, n: int) -> float:
 
 
 def t_ci(values: Sequence[float] | np.ndarray, level: float = 0.95) -> CI:
-    """Student-t confidence interval of the mean of `values` (NaNs ignored)."""
+    """Student-t confidence interval of the mean of `values` (NaNs ignored; an infinite value,
+    e.g. a quantile that fell on an unfinished response, gives an infinite mean and no width)."""
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
     n = len(v)
     if n == 0:
         return CI(math.nan, math.nan, 0)
     mean = float(v.mean())
-    if n < 2:
+    if n < 2 or not np.isfinite(v).all():
         return CI(mean, math.nan, n)
     return CI(mean, t_quantile(level, n) * float(v.std(ddof=1)) / math.sqrt(n), n)
 

@@ -43,6 +43,15 @@ def test_t_ci_by_hand():
     assert one.mean == 4.0 and one.n == 1 and math.isnan(one.half)
 
 
+def test_t_ci_of_an_unfinished_quantile_is_infinite_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "invalid value in subtract" reached users' consoles
+        ci = t_ci([1200.0, math.inf, 900.0])
+    assert ci.mean == math.inf and ci.n == 3 and math.isnan(ci.half)
+
+
 def test_summary_ci_groups_in_order_of_appearance():
     df = pd.DataFrame(
         {

@@ -22,7 +22,6 @@ from aqmlab.studies import modern as m
 from aqmlab.studies import modern_flows as mf
 from aqmlab.studies.compare import Outcome
 from aqmlab.sweep import expand, validate
-from aqmlab.verdicts import WITHIN_NOISE, evaluate, verdict_table
 
 ROOT = Path(__file__).resolve().parents[2]
 SDIR = ROOT / "studies" / "modern"
@@ -350,6 +349,8 @@ def test_codel_standing_queue_is_the_median_statements_documented_cause():
     # CoDel at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
     # cause column falls through ns-2.35 (not run), the paper (no numbers) and noise to the
     # documented cause; within noise it says so instead.
+    from aqmlab.verdicts import WITHIN_NOISE, evaluate, verdict_table
+
     st = load("modern")
     failing = _medians(400, 300)
     failing[m.WEB].loc[failing[m.WEB]["row"] == "load=90,queue=CoDel,tcp=cubic", "median_rt_ms"] = 440.0

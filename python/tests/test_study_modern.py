@@ -323,3 +323,41 @@ def test_quick_is_a_subset_of_the_full_runs(tmp_path):
         assert {r.seed for r in quick.runs} == {1}
         if "var.load" in full.axes:
             assert sorted({r.values["var.load"] for r in quick.runs}) == [0.5, 0.9]
+
+
+# --- CoDel's standing queue (studies/modern/README.md) -----------------------------------------
+
+
+def test_codel_interval_check_reruns_the_studys_90_percent_cubic_points():
+    # Its DT-148q and CoDel runs are web.toml's own (same resolved scenario, same run id); the
+    # third variant differs only in CoDel's interval.
+    check = expand(SDIR / "codel_interval.toml")
+    validate(check)
+    web = {(r.name, r.seed): r for r in expand(SDIR / "web.toml").runs if r.values["var.load"] == 0.9}
+    assert len(check.runs) == 9 and {r.seed for r in check.runs} == {1, 2, 3}
+    for r in check.runs:
+        if r.name == "CoDel-i20_cubic":
+            twin = web[("CoDel_cubic", r.seed)].doc
+            assert twin["variant"] == [{"name": "CoDel_cubic", "queue": {"kind": "codel"}}]
+            assert r.doc["variant"] == [{"name": r.name, "queue": {"kind": "codel", "interval": "20ms"}}]
+            assert {**r.doc, "variant": None} == {**twin, "variant": None}
+        else:
+            assert r.id == web[(r.name, r.seed)].id
+
+
+def test_codel_standing_queue_is_the_median_statements_documented_cause():
+    # CoDel at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
+    # cause column falls through ns-2.35 (not run), the paper (no numbers) and noise to the
+    # documented cause; within noise it says so instead.
+    from aqmlab.verdicts import WITHIN_NOISE, evaluate, verdict_table
+
+    st = load("modern")
+    failing = _medians(400, 300)
+    failing[m.WEB].loc[failing[m.WEB]["row"] == "load=90,queue=CoDel,tcp=cubic", "median_rt_ms"] = 440.0
+    no_paper = evaluate(st, {})
+    rows = {r.id: r for r in verdict_table(st, evaluate(st, failing), no_paper)}
+    assert rows["mod-aqms-cut-median"].aqmlab.outcome == F
+    assert rows["mod-aqms-cut-median"].cause == m.CAUSES["mod-aqms-cut-median"]
+    assert m.CAUSES["mod-aqms-cut-median"].startswith("CoDel's own behaviour: ")
+    noisy = {r.id: r for r in verdict_table(st, evaluate(st, _medians(400, 300, ci=30)), no_paper)}
+    assert noisy["mod-aqms-cut-median"].cause == WITHIN_NOISE

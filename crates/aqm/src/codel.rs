@@ -31,8 +31,9 @@
 //! `first_drop_exactly_interval_after_target_exceeded` (then `interval/√count` spacing: drops at
 //! 109, 209, 280, 338, 388, 433, 473, 511 ms), `leaves_dropping_when_sojourn_falls_below_target`,
 //! `reentry_soon_restarts_count_at_delta`, `reentry_late_restarts_count_at_one`,
-//! `mtu_guard_never_drops_last_packet`, `ecn_marks_at_the_same_instants`, `overflow_at_limit`,
-//! `control_law_values`, `bad_parameters_name_their_key`; closed loop in
+//! `mtu_guard_never_drops_last_packet`, `mtu_guard_counts_bytes_not_packets`,
+//! `ecn_marks_at_the_same_instants`, `overflow_at_limit`, `control_law_values`,
+//! `bad_parameters_name_their_key`; closed loop in
 //! `crates/sim/tests/aqm_modern.rs`.
 
 use crate::admit::Admit;
@@ -615,6 +616,36 @@ mod tests {
             assert_eq!(q.first_above_time(), None);
         }
         assert!(d.is_empty());
+    }
+
+    /// The MTU guard counts bytes, as Linux's `backlog <= mtu`: a queue of n 52-byte ACKs, all
+    /// enqueued at 0 and dequeued one per 10 ms. After the k-th dequeue (at 10k ms, sojourn 10k
+    /// ms ≥ target) (n − k)·52 bytes remain, above 1500 B while n − k ≥ 29. With n = 40 the
+    /// first dequeue arms the timer (first_above_time = 110 ms) and the 11th, at 110 ms, still
+    /// leaves 29·52 = 1508 B: one drop at 110 ms; the next packet leaves 1456 B, so the state
+    /// ends at once. With n = 39 the 11th leaves 1456 B: no drop, though 28 packets wait.
+    #[test]
+    fn mtu_guard_counts_bytes_not_packets() {
+        let acks = |n: u32| {
+            let mut q = Codel::new(CodelParams::default()).unwrap();
+            let mut rng = units::stream(1, "codel");
+            for i in 0..n {
+                q.enqueue(ms(0), pkt(i, 52, false), &mut rng);
+            }
+            let mut drops = Vec::new();
+            let mut sent = 0;
+            for k in 1..=u64::from(n) {
+                let mut d = Vec::new();
+                sent += q.dequeue(ms(10 * k), &mut d).is_some() as u32;
+                drops.extend(d.iter().map(|_| ms(10 * k)));
+                if k == 1 {
+                    assert_eq!(q.first_above_time(), Some(ms(110)));
+                }
+            }
+            (drops, sent)
+        };
+        assert_eq!(acks(40), (vec![ms(110)], 39));
+        assert_eq!(acks(39), (vec![], 39));
     }
 
     /// Same growing queue with ECT packets and ecn: a mark at exactly the drop instants and no

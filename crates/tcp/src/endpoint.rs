@@ -6,7 +6,8 @@
 //! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs
 //! (optional), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
 //! Input handling is in input.rs, segment generation in output.rs. Payload is counted, never
-//! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs), BBR v1
+//! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs; HyStart++,
+//! RFC 9406, for any RFC 5681 slow start: hystart_plus_plus.rs), BBR v1
 //! congestion/bbr.rs with delivery-rate samples from rate.rs; sender pacing is pacing.rs; the
 //! RFC 7323 timestamps option is timestamps.rs (without it RTT is timed one segment at a time).
 //!

@@ -1097,3 +1097,65 @@ fn pareto_web_sizes_must_be_a_known_law() {
         "pareto, pareto_ii",
     );
 }
+
+#[test]
+fn hystart_plus_plus_refusals_are_one_line_at_its_key() {
+    // With Linux's HyStart (the linux profile turns it on): one line, FILE: KEY: reason.
+    let e = rejects(
+        &format!("{BASE}\n[tcp]\nprofile = \"linux\"\nhystart_plus_plus = true\n"),
+        "tcp.hystart_plus_plus",
+        "",
+    );
+    assert_eq!(
+        e.to_string(),
+        "bad.toml: tcp.hystart_plus_plus: not with hystart = true: Linux's HyStart would end \
+         the same slow start (set hystart = false; the linux profile turns it on)"
+    );
+    // Variants without an RFC 5681 slow start, named in the reason; in a variant's table too.
+    for v in ["bbr", "dctcp", "prague"] {
+        let e = rejects(
+            &format!("{BASE}\n[tcp]\nvariant = \"{v}\"\nhystart_plus_plus = true\n"),
+            "tcp.hystart_plus_plus",
+            "",
+        );
+        assert_eq!(
+            e.reason,
+            format!(
+                "HyStart++ runs with the RFC 5681 slow start of tahoe, reno, newreno, sack, \
+                 cubic or cubic_sack, not with variant {v}"
+            )
+        );
+    }
+    rejects(
+        &format!(
+            "{BASE}\n[[variant]]\nname = \"v\"\ntcp = {{ variant = \"bbr\", hystart_plus_plus = true }}\n"
+        ),
+        "variant[v].tcp.hystart_plus_plus",
+        "not with variant bbr",
+    );
+    rejects(
+        &format!("{BASE}\n[tcp]\nslow_start = \"ns2\"\nhystart_plus_plus = true\n"),
+        "tcp.hystart_plus_plus",
+        "not with slow_start = \"ns2\": RFC 9406 grows cwnd by the bytes each ACK acknowledges",
+    );
+    rejects(
+        &format!("{BASE}\n[tcp]\nhystart_plus_plus = \"yes\"\n"),
+        "tcp.hystart_plus_plus",
+        "a boolean (true or false)",
+    );
+    // Accepted: every RFC 5681 variant, and the linux profile with its HyStart off.
+    for v in ["tahoe", "reno", "newreno", "sack", "cubic", "cubic_sack"] {
+        let text = format!("{BASE}\n[tcp]\nvariant = \"{v}\"\nhystart_plus_plus = true\n");
+        let exps = parse_str(&text, "ok.toml", Path::new(".")).unwrap();
+        assert!(exps[0].experiment.tcp.hystart_plus_plus, "{v}");
+    }
+    let text =
+        format!("{BASE}\n[tcp]\nprofile = \"linux\"\nhystart = false\nhystart_plus_plus = true\n");
+    let tcp = &parse_str(&text, "ok.toml", Path::new(".")).unwrap()[0]
+        .experiment
+        .tcp;
+    assert!(tcp.hystart_plus_plus && !tcp.hystart);
+    // Off by default, and off in the linux profile.
+    let exps = parse_str(BASE, "ok.toml", Path::new(".")).unwrap();
+    assert!(!exps[0].experiment.tcp.hystart_plus_plus);
+}

@@ -69,11 +69,12 @@ impl Variant {
 }
 
 impl TcpConfig {
-    /// Whether the endpoint keeps per-segment delivery-rate stamps (rate.rs): BBR, and CUBIC
-    /// with HyStart (its per-ACK RTT samples).
+    /// Whether the endpoint keeps per-segment delivery-rate stamps (rate.rs): BBR, CUBIC
+    /// with HyStart, and HyStart++ (their per-ACK RTT samples).
     pub fn uses_rate_samples(&self) -> bool {
         self.variant == Variant::Bbr
             || (self.hystart && matches!(self.variant, Variant::Cubic | Variant::CubicSack))
+            || self.hystart_plus_plus
     }
 }
 
@@ -256,6 +257,11 @@ pub struct TcpConfig {
     /// slow start to RFC 5681); Linux runs it (`tcp_cubic.c` `hystart = 1`): the `linux`
     /// profile turns it on.
     pub hystart: bool,
+    /// HyStart++ (RFC 9406, congestion/hystart_plus_plus.rs): the initial slow start ends on an
+    /// RTT rise through 5 rounds of Conservative Slow Start. Default false (Linux does not run
+    /// it); only with variants of RFC 5681 slow start (tahoe, reno, newreno, sack, cubic,
+    /// cubic_sack), not with `hystart` nor `slow_start = "ns2"` (params.rs).
+    pub hystart_plus_plus: bool,
     /// Open with the three-way handshake (default true, RFC 793). False: ns-2's one-way
     /// agents (`Agent/TCP` sender with a `TCPSink`, ns-2 `tcp/tcp.cc`, `tcp/tcp-sink.cc`): no
     /// SYN, SYN-ACK or FIN; both ends are ESTABLISHED when the connection opens, the server's
@@ -299,6 +305,7 @@ impl Default for TcpConfig {
             pacing_ca_ratio: 120,               // Linux tcp_pacing_ca_ratio
             bbr_lt_bw: true,                    // Linux tcp_bbr.c
             hystart: false,                     // RFC 9438 §4.10
+            hystart_plus_plus: false,           // Linux, RFC 5681
             handshake: true,                    // RFC 793
             initial_ssthresh: None,             // the peer's window (RFC 5681 §3.1)
         }

@@ -104,9 +104,14 @@ impl Endpoint {
         self.window_reduced();
     }
 
-    /// Any window reduction: no further ECE response in this window; CWR on the next new data.
+    /// Any window reduction: no further ECE response in this window; CWR on the next new data;
+    /// HyStart++ ends.
     pub(crate) fn window_reduced(&mut self) {
         self.ecn_recover = self.snd_max;
+        // RFC 9406 §4.2: a loss or ECN-Echo ends HyStart++ as the variant responds.
+        if let Some(h) = self.hspp.as_mut() {
+            h.on_congestion(self.cc.window_mut());
+        }
         if self.ecn_ok {
             self.cwr_pending = true;
         }

@@ -6,7 +6,8 @@
 //! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs
 //! (optional), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
 //! Input handling is in input.rs, segment generation in output.rs. Payload is counted, never
-//! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs), BBR v1
+//! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs; HyStart++,
+//! RFC 9406, for any RFC 5681 slow start: hystart_plus_plus.rs), BBR v1
 //! congestion/bbr.rs with delivery-rate samples from rate.rs; sender pacing is pacing.rs; the
 //! RFC 7323 timestamps option is timestamps.rs (without it RTT is timed one segment at a time).
 //!
@@ -45,6 +46,7 @@
 use crate::config::TcpConfig;
 use crate::congestion::bbr::BbrAck;
 use crate::congestion::hystart::HyAck;
+use crate::congestion::hystart_plus_plus::HyStartPlusPlus;
 use crate::congestion::Congestion;
 use crate::pacing::Pacer;
 use crate::rate::{RateSample, RateSampler};
@@ -250,6 +252,9 @@ pub struct Endpoint {
     pub(crate) pacer: Pacer,
     /// Delivery-rate sampler (rate.rs), kept for BBR only.
     pub(crate) rate: Option<Box<RateSampler>>,
+    /// HyStart++ (congestion/hystart_plus_plus.rs), with `hystart_plus_plus`, from the data
+    /// phase on.
+    pub(crate) hspp: Option<HyStartPlusPlus>,
     /// Seed of the endpoint's random choices (BBR's PROBE_BW start phase).
     pub(crate) seed: u64,
     /// `handshake = false`: `close()` was called with data unacknowledged; the end finishes
@@ -263,6 +268,7 @@ impl Endpoint {
             rtt: RttEstimator::new(&cfg),
             cc: Congestion::new(&cfg),
             rate: cfg.uses_rate_samples().then(Box::default),
+            hspp: None,
             peer_wnd: cfg.receive_window as u64,
             cfg,
             state,
@@ -619,6 +625,14 @@ impl Endpoint {
             pacing_rate,
         };
         self.cc.hystart_ack(&a);
+    }
+
+    /// HyStart++'s look at an ACK of new data, before the window grows (RFC 9406 §4.2: round,
+    /// then cwnd update, then RTT test). `rtt`: this ACK's RTT sample.
+    pub(crate) fn hystart_pp_ack(&mut self, rtt: Option<SimDuration>) {
+        if let Some(h) = self.hspp.as_mut() {
+            h.on_ack(self.snd_una, self.snd_nxt, rtt, self.cc.window_mut());
+        }
     }
 
     /// BBR's per-ACK step: the delivery-rate sample of this ACK, then the model and the

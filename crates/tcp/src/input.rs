@@ -34,6 +34,7 @@
 //! tests/limited_transmit.rs, tests/soak.rs.
 
 use crate::config::Variant;
+use crate::congestion::hystart_plus_plus::HyStartPlusPlus;
 use crate::congestion::AckInfo;
 use crate::endpoint::{Endpoint, State, EV_CLOSED, EV_CONNECTED, EV_DATA, EV_PEER_CLOSED};
 use crate::segment::{Flags, Segment};
@@ -189,6 +190,14 @@ impl Endpoint {
         if let Some(s) = self.cfg.initial_ssthresh {
             self.cc.window_mut().ssthresh = s.max(1) as u64 * mss;
         }
+        if self.cfg.hystart_plus_plus {
+            let paced = self.paced();
+            self.hspp = Some(HyStartPlusPlus::start(
+                self.snd_nxt,
+                paced,
+                self.cc.window_mut(),
+            ));
+        }
         let seed = self.seed;
         if let Some(b) = self.cc.bbr_mut() {
             b.seed(seed);
@@ -253,6 +262,7 @@ impl Endpoint {
             if let Some(rs) = &rs {
                 self.hystart_ack(now, rs.rtt);
             }
+            self.hystart_pp_ack(rs.as_ref().and_then(|r| r.rtt));
             self.cc.set_clock(now, self.rtt.srtt());
             let v = self.cc.on_new_ack(&info);
             if v.retransmit_head && self.snd_una < self.snd_max {

@@ -10,7 +10,7 @@
 //! `output.rs` (segment generation), `recv.rs` (reassembly, SACK blocks), `rtt.rs` (RFC 6298),
 //! `timers.rs` (deadline table), `pacing.rs` (sender pacing), `scoreboard.rs` (RFC 6675 sender scoreboard),
 //! `congestion/` (RFC 5681 window arithmetic, `tahoe.rs`, `reno.rs`, `newreno.rs`,
-//! `sack.rs`, `cubic.rs` with `hystart.rs`, `bbr.rs`), `rate.rs` (delivery-rate samples), `ecn.rs` (RFC 3168), `timestamps.rs` (RFC 7323), `config.rs` (every default and its source), `segment.rs`
+//! `sack.rs`, `cubic.rs` with `hystart.rs`, `hystart_plus_plus.rs` (RFC 9406, any slow start), `bbr.rs`), `rate.rs` (delivery-rate samples), `ecn.rs` (RFC 3168), `timestamps.rs` (RFC 7323), `config.rs` (every default and its source), `segment.rs`
 //! (wire format).
 //! Tests: `tests/<state>.rs` with the shared pipe harness in `tests/util/`.
 

@@ -60,7 +60,7 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 28] = [
+const KEYS: [Param<TcpConfig>; 29] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
@@ -300,6 +300,15 @@ const KEYS: [Param<TcpConfig>; 28] = [
         access: field!(hystart),
     },
     Param {
+        key: "hystart_plus_plus",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Cross("tahoe, reno, newreno, sack, cubic, cubic_sack; not with hystart or slow_start = \"ns2\""),
+        doc: "HyStart++: in the initial slow start (cwnd += min(N, 8 MSS) per ACK, unbounded when paced), a round's min RTT ≥ the last round's + clamp(its/8, 4, 16 ms) over 8 samples enters Conservative Slow Start (growth ÷ 4); an RTT back below its baseline resumes slow start, 5 rounds of it end slow start (ssthresh = cwnd)",
+        source: "RFC 9406 §4.2–4.3; off: RFC 5681 slow start (Linux does not run HyStart++)",
+        access: field!(hystart_plus_plus),
+    },
+    Param {
         key: "handshake",
         syntax: Syntax::Bool,
         unit: "",
@@ -372,7 +381,9 @@ fn cross(key: &str, reason: String) -> Result<(), ParamError> {
 }
 
 impl TcpConfig {
-    /// The declared ranges ([`MODEL`]), then receive_window ≥ mss, min_rto ≤ max_rto and
+    /// The declared ranges ([`MODEL`]), then receive_window ≥ mss, min_rto ≤ max_rto,
+    /// handshake = false only without negotiated options, hystart_plus_plus only with an
+    /// RFC 5681 slow start (not bbr, dctcp, prague), without hystart or ns-2's growth, and
     /// initial_rto ≤ max_rto. A cross-key error names the first key of its rule; the parser
     /// reports it at the key of the rule the table gave.
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -411,6 +422,33 @@ impl TcpConfig {
                          agreed on the SYN, or (ns2_fulltcp) needs Full-TCP's handshake"
                     ),
                 );
+            }
+        }
+        if self.hystart_plus_plus {
+            let v = self.variant;
+            let refused = if matches!(v, Variant::Bbr | Variant::Dctcp | Variant::Prague) {
+                Some(format!(
+                    "HyStart++ runs with the RFC 5681 slow start of tahoe, reno, newreno, sack, \
+                     cubic or cubic_sack, not with variant {}",
+                    v.name()
+                ))
+            } else if self.hystart {
+                Some(
+                    "not with hystart = true: Linux's HyStart would end the same slow start \
+                     (set hystart = false; the linux profile turns it on)"
+                        .to_string(),
+                )
+            } else if self.slow_start == SlowStartGrowth::Ns2 {
+                Some(
+                    "not with slow_start = \"ns2\": RFC 9406 grows cwnd by the bytes each ACK \
+                     acknowledges, not by one segment per ACK"
+                        .to_string(),
+                )
+            } else {
+                None
+            };
+            if let Some(why) = refused {
+                return cross("hystart_plus_plus", why);
             }
         }
         if self.initial_rto > self.max_rto {

@@ -39,12 +39,12 @@ fn config() -> Config {
 fn tcp_config() -> impl Strategy<Value = TcpConfig> {
     (
         0usize..7,
-        any::<[bool; 7]>(),
+        any::<[bool; 8]>(),
         1u32..5,
         prop_oneof![Just(536u32), Just(1460u32)],
     )
         .prop_map(
-            |(v, [ecn, ts, delack, lt, fulltcp, pacing, hystart], iw, mss)| TcpConfig {
+            |(v, [ecn, ts, delack, lt, fulltcp, pacing, hystart, hspp], iw, mss)| TcpConfig {
                 variant: [
                     Variant::Tahoe,
                     Variant::Reno,
@@ -56,6 +56,8 @@ fn tcp_config() -> impl Strategy<Value = TcpConfig> {
                 ][v],
                 pacing,
                 hystart,
+                // HyStart++ where params.rs accepts it: not BBR, not with HyStart.
+                hystart_plus_plus: hspp && v != 6 && !hystart,
                 ecn,
                 timestamps: ts,
                 delayed_ack: delack.then(|| SimDuration::from_millis(100)),

@@ -25,6 +25,7 @@
 //! | pacing_ss/ca_ratio | `tcp_pacing_ss_ratio`, `tcp_pacing_ca_ratio` (set when not 200/120) |
 //! | bbr_lt_bw         | only true                                                         |
 //! | hystart           | CUBIC: only true (tcp_cubic's host-wide module parameter, default on); others: no effect |
+//! | hystart_plus_plus | only false (Linux has no HyStart++)                               |
 //!
 //! A key the scenario gives (in `[tcp]`, through its `profile`, or in the variant's `tcp`)
 //! that Linux cannot express is an error `FILE: tcp.KEY: reason` before anything runs. A key
@@ -499,6 +500,18 @@ pub fn map_with(
         },
     ));
 
+    outcomes.push((
+        "hystart_plus_plus",
+        if c.hystart_plus_plus {
+            Outcome::No(
+                "Linux has no HyStart++ (RFC 9406)".into(),
+                "Linux's slow start (CUBIC: with HyStart)".into(),
+            )
+        } else {
+            Outcome::Exact
+        },
+    ));
+
     // Always: fresh state per connection, no TFO, ports for many connections per host, a
     // listen backlog for bursts of arrivals.
     set("tcp_no_metrics_save", "1".into());
@@ -783,6 +796,10 @@ mod tests {
                 "tcp.bbr_lt_bw",
             ),
             ("[tcp]\nvariant = \"cubic\"\nhystart = false", "tcp.hystart"),
+            (
+                "[tcp]\nvariant = \"newreno\"\nhystart_plus_plus = true",
+                "tcp.hystart_plus_plus",
+            ),
         ] {
             let (c, keys) = cfg(text);
             let e = map(&c, &keys).unwrap_err();

@@ -10,6 +10,8 @@
 //! Shared arithmetic, RFC 5681 counted in bytes ([`Window`]):
 //! - slow start (cwnd < ssthresh): cwnd += min(bytes newly acked, MSS) per ACK (§3.1 eq. 2;
 //!   with `SlowStartGrowth::Ns2` one MSS per ACK, [`Window::per_ack`]);
+//!   with the `hystart_plus_plus` option min(N, L·MSS), divided by 4 in its Conservative Slow
+//!   Start, while it runs ([`Window::ss_growth`], hystart_plus_plus.rs);
 //! - congestion avoidance (cwnd ≥ ssthresh): cwnd += max(1, MSS·MSS/cwnd) per ACK (eq. 3);
 //! - loss by dupACKs: ssthresh = max(FlightSize/2, 2·MSS) (eq. 4), cwnd = ssthresh + k·MSS where
 //!   k = dupACK threshold (3 in the RFC, which names 3·SMSS; ns-2 adds `numdupacks_` too);
@@ -39,6 +41,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
+pub mod hystart_plus_plus;
 pub mod newreno;
 pub mod prague;
 pub mod recovery;
@@ -70,6 +73,9 @@ pub struct Window {
     pub ns2: Option<u64>,
     /// ns-2's slow-start growth ([`SlowStartGrowth::Ns2`]): one MSS per ACK of new data.
     pub per_ack: bool,
+    /// HyStart++'s slow-start increase (RFC 9406, hystart_plus_plus.rs), set by the endpoint
+    /// while it runs; `None` = RFC 5681 eq. 2 (or `per_ack`).
+    pub ss_growth: Option<hystart_plus_plus::SsGrowth>,
 }
 
 impl Window {
@@ -82,6 +88,7 @@ impl Window {
             ssthresh: u64::MAX,
             ns2: None,
             per_ack: false,
+            ss_growth: None,
         }
     }
     /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF)` in bytes: max(⌊W/2⌋, 2)·MSS with W =
@@ -104,10 +111,10 @@ impl Window {
     /// Slow start or congestion avoidance for an ACK that newly acknowledged `acked` bytes.
     pub fn grow(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
-            self.cwnd += if self.per_ack {
-                self.mss
-            } else {
-                acked.min(self.mss)
+            self.cwnd += match self.ss_growth {
+                Some(g) => g.increase(acked),
+                None if self.per_ack => self.mss,
+                None => acked.min(self.mss),
             };
         } else {
             self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
@@ -444,6 +451,7 @@ mod tests {
             ssthresh: 65535,
             ns2: None,
             per_ack: false,
+            ss_growth: None,
         };
         w.grow(2000); // a stretch ACK of 2 segments still adds 1 MSS (RFC 5681 eq. 2)
         assert_eq!(w.cwnd, 3000);
@@ -459,6 +467,7 @@ mod tests {
             ssthresh: 65535,
             ns2: None,
             per_ack: false,
+            ss_growth: None,
         };
         // RFC 3168 / 5681: cwnd = ssthresh = max(FlightSize/2, 2 MSS) = 2000
         let mut w = w0;
@@ -497,6 +506,7 @@ mod tests {
             ssthresh: 4500,
             ns2: None,
             per_ack: true,
+            ss_growth: None,
         };
         w.grow(300); // ns-2 opencwnd(): cwnd_ += 1 segment
         assert_eq!(w.cwnd, 3000);
@@ -517,6 +527,7 @@ mod tests {
             ssthresh: 4000,
             ns2: None,
             per_ack: false,
+            ss_growth: None,
         };
         w.grow(1000);
         assert_eq!(w.cwnd, 4250);
@@ -529,6 +540,7 @@ mod tests {
             ssthresh: 10,
             ns2: None,
             per_ack: false,
+            ss_growth: None,
         };
         w.grow(10);
         assert_eq!(w.cwnd, 1001);
@@ -542,6 +554,7 @@ mod tests {
             ssthresh: u64::MAX,
             ns2: None,
             per_ack: false,
+            ss_growth: None,
         };
         w.enter_fast_recovery(7000, 3);
         assert_eq!((w.ssthresh, w.cwnd), (3500, 6500));

@@ -184,6 +184,13 @@ def test_a_sweep_report_names_and_skips_its_unreadable_runs(tmp_path, monkeypatc
     assert rows == [("10", "1"), ("30", "1"), ("60", "2")]
 
 
+def _as_from_a_shell() -> None:
+    # A child inherits an ignored or blocked SIGINT from the test process (the full suite left
+    # one so: the run then never saw Ctrl-C); a user's shell starts `aqmlab` with the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 @pytest.mark.engine
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_simulator_run_never_takes_the_run_name(tmp_path, sig):
@@ -199,7 +206,7 @@ def test_an_interrupted_simulator_run_never_takes_the_run_name(tmp_path, sig):
     env = {**os.environ, "PYTHONPATH": str(PY)}
     p = subprocess.Popen(
         [sys.executable, "-m", "aqmlab", "run", str(scen), "--out", str(out), "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=_as_from_a_shell,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (out.is_dir() and any(out.iterdir())):

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aqmlab import _core
+from aqmlab.document import dumps_toml
 from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch
 from aqmlab.run_variant import (
     DICT_LABEL,
@@ -79,16 +80,14 @@ def _runnable(
         doc = text_document(text, label, base_dir)
         if not uses_python_keys(doc):
             return text, doc
-    import tomli_w
-
     if not uses_python_keys(doc):
-        return tomli_w.dumps(doc), doc
+        return dumps_toml(doc), doc
     from aqmlab.calibrate import LoadResolver
 
     if out is not None:
         check_out_dir(out)  # before a calibration runs: `DIR: reason`, nothing created
     resolved = LoadResolver(doc, label, base_dir, cache=cache, log=log).resolve(doc)
-    return tomli_w.dumps(resolved), doc
+    return dumps_toml(resolved), doc
 
 
 def run(

@@ -76,10 +76,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import tomli_w
-
 from aqmlab import _core
-from aqmlab.document import PYTHON_TABLES
+from aqmlab.document import PYTHON_TABLES, dumps_toml
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
@@ -440,7 +438,7 @@ def write_toml(doc: dict, directory: Path, name: str) -> Path:
     """Write `doc` as TOML to `directory/name` (temporary name, then renamed)."""
     p = directory / name
     tmp = directory / f".{name}.tmp-{os.getpid()}"
-    tmp.write_text(tomli_w.dumps(doc), encoding="utf-8")
+    tmp.write_text(dumps_toml(doc), encoding="utf-8")
     os.replace(tmp, p)
     return p
 

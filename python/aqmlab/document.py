@@ -18,6 +18,14 @@ from aqmlab import _core
 PYTHON_TABLES = ("calibration", "tune", "sweep")
 
 
+def dumps_toml(doc: dict) -> str:
+    """TOML text of the document `doc`, as the core reads it back (one writer for every file
+    aqmlab writes)."""
+    import tomli_w
+
+    return tomli_w.dumps(doc)
+
+
 def text_document(text: str, label: str, base_dir: str | os.PathLike) -> dict:
     """The document of scenario `text` (named `label` in errors; `extends` resolves against
     `base_dir`)."""

@@ -52,10 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-import tomli_w
 
 from aqmlab import _core
-from aqmlab.document import read_document
+from aqmlab.document import dumps_toml, read_document
 from aqmlab.io import check_out_dir
 from aqmlab.report import fmt_value
 from aqmlab.stats import summary_ci
@@ -157,7 +156,7 @@ def resolved_sweep_file(
     if reading is not None:
         what.append(f"the reading {reading.name!r}")
     header = f"# {src} with {' and '.join(what) or 'nothing'} applied.\n"
-    write_atomic(dest, (header + tomli_w.dumps(doc)).encode("utf-8"))
+    write_atomic(dest, (header + dumps_toml(doc)).encode("utf-8"))
     return dest
 
 

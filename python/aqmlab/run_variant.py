@@ -14,6 +14,7 @@ from pathlib import Path
 
 from aqmlab import _core
 from aqmlab.build import engine_build
+from aqmlab.document import dumps_toml
 from aqmlab.io import TABLES, check_run_target, commit_run_dir, parquet_name, scratch_dir
 
 TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
@@ -81,9 +82,7 @@ def variants(scenario: str | os.PathLike | dict) -> list[str]:
         doc = text_document(text, label, base_dir)
     if not uses_python_keys(doc):
         if text is None:
-            import tomli_w
-
-            text = tomli_w.dumps(doc)
+            text = dumps_toml(doc)
         return _core.scenario_text_variants(text, label, base_dir)
     plain = {k: v for k, v in doc.items() if k not in PYTHON_TABLES}
     return [name for name, _ in _core.variant_documents(plain, label)]

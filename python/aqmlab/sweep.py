@@ -56,11 +56,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import tomli_w
-
 from aqmlab import _core, runcost
 from aqmlab.build import engine_build
 from aqmlab.dirs import SWEEP_INFO, SWEEP_TABLE, is_sweep_dir  # noqa: F401 (is_sweep_dir re-exported)
+from aqmlab.document import dumps_toml
 from aqmlab.io import (
     check_out_dir,
     is_run_dir,
@@ -160,7 +159,7 @@ def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None
     loads = LoadResolver(
         base if calibration is None else {**base, "calibration": calibration}, file, base_dir, log=log
     )
-    resolved = tomli_w.dumps(loads.resolve(base))  # a bad `load` is reported before the points
+    resolved = dumps_toml(loads.resolve(base))  # a bad `load` is reported before the points
     if plan["runs"] > 1:
         per_run = runcost.base_estimates(resolved, file, base_dir, plan["variants"])
         runcost.refuse_if_too_large(
@@ -181,7 +180,7 @@ def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None
                 seed=r["seed"],
                 values=r["values"],
                 doc=rdoc,
-                text=tomli_w.dumps(rdoc),
+                text=dumps_toml(rdoc),
                 applies=r["applies"],
             )
         )

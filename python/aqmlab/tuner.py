@@ -55,9 +55,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import tomli_w
 
 from aqmlab.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
+from aqmlab.document import dumps_toml
 from aqmlab.io import read_summary
 from aqmlab.stats import t_ci
 from aqmlab.sweep import SweepRun, _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
@@ -214,7 +214,7 @@ class Config:
         for i, s in enumerate(seeds):
             doc = spec.baseline(self.baseline, s) if self.values is None else spec.resolve(self.values, s)
             vals = {**(self.values or {}), "run.seed": s}
-            out.append(SweepRun(run_id(doc), name, i, s, vals, doc, tomli_w.dumps(doc)))
+            out.append(SweepRun(run_id(doc), name, i, s, vals, doc, dumps_toml(doc)))
         return out
 
 
@@ -479,7 +479,7 @@ def _run_name(spec: TuneSpec) -> str:
         return spec.variant
     from aqmlab import _core
 
-    return _core.scenario_text_variants(tomli_w.dumps(spec.baseline(None, None)), spec.file, spec.base_dir)[0]
+    return _core.scenario_text_variants(dumps_toml(spec.baseline(None, None)), spec.file, spec.base_dir)[0]
 
 
 def tune(

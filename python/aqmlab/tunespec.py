@@ -69,10 +69,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import tomli_w
-
 from aqmlab import _core
-from aqmlab.document import file_dir, read_document, text_document
+from aqmlab.document import dumps_toml, file_dir, read_document, text_document
 
 #: Errors of key paths and expressions (the core's `ValueError`s: aqmlab._core.get_key, Expr).
 PathError = ExprError = ValueError
@@ -708,7 +706,7 @@ def validate(spec: TuneSpec) -> None:
 
     def check(doc: dict, what: str) -> None:
         try:
-            _core.scenario_text_variants(tomli_w.dumps(doc), spec.file, spec.base_dir)
+            _core.scenario_text_variants(dumps_toml(doc), spec.file, spec.base_dir)
         except _core.ScenarioError as e:
             raise TuneError(e.file, e.key, f"{e.reason} ({what})") from None
 
@@ -737,7 +735,7 @@ def check_size(spec: TuneSpec) -> str | None:
         f"{len(spec.baselines)} baselines) × {spec.final_replications} final replications"
     )
     key = "tune.trials" if search >= final else "tune.final_replications"
-    text = tomli_w.dumps(spec.baseline(spec.baselines[0], None))
+    text = dumps_toml(spec.baseline(spec.baselines[0], None))
     per_run = runcost.base_estimates(text, spec.file, spec.base_dir)
     runcost.refuse_if_too_large(TuneError, spec.file, key, "tune", size, runs, per_run)
     if not per_run:

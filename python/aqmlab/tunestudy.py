@@ -61,10 +61,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-import tomli_w
 
 from aqmlab import _core
-from aqmlab.document import read_document
+from aqmlab.document import dumps_toml, read_document
 from aqmlab.io import check_out_dir
 from aqmlab.stats import t_ci
 from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
@@ -290,7 +289,7 @@ def write_scenarios(cs: list[Cell], out: Path, quick: bool) -> dict[tuple[str, s
                     f"# {c.net.scenario} with studies/tuning/{fam.file} at {c.load} % load"
                     f"{' (quick mode)' if quick else ''}, {'final' if final else 'search'} run length.\n"
                 )
-                _write_text_atomic(p, header + tomli_w.dumps(doc))
+                _write_text_atomic(p, header + dumps_toml(doc))
                 try:
                     spec = parse(str(p))
                     validate(spec)

@@ -23,7 +23,7 @@ import time
 import tomllib
 from pathlib import Path
 
-import tomli_w
+from aqmlab.document import dumps_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITS_S = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
@@ -76,7 +76,7 @@ def main() -> int:
         for factor in (1.0, a.factor):
             doc["run"]["duration"] = f"{dur * factor:g}s"
             scen = src.with_name(f".memflat-{os.getpid()}-{factor:g}.toml")  # data files resolve
-            scen.write_text(tomli_w.dumps(doc))
+            scen.write_text(dumps_toml(doc))
             try:
                 r = measure(scen, a.variant, Path(td) / f"x{factor:g}")
             finally:

@@ -20,10 +20,8 @@ PYTHON_TABLES = ("calibration", "tune", "sweep")
 
 def dumps_toml(doc: dict) -> str:
     """TOML text of the document `doc`, as the core reads it back (one writer for every file
-    aqmlab writes)."""
-    import tomli_w
-
-    return tomli_w.dumps(doc)
+    aqmlab writes; crates/scenario/src/write.rs)."""
+    return _core.toml_text(doc)
 
 
 def text_document(text: str, label: str, base_dir: str | os.PathLike) -> dict:

@@ -49,7 +49,7 @@ def test_pyproject_gives_ranges_and_the_lock_file_lies_inside_them():
     reqs = direct_dependencies()
     names = {r.name for r in reqs}
     # Every package python/aqmlab imports (numpy directly, too) is a direct dependency.
-    wanted = {"numpy", "pandas", "pyarrow", "matplotlib", "scipy", "tqdm", "tomli-w", "distributed", "optuna"}
+    wanted = {"numpy", "pandas", "pyarrow", "matplotlib", "scipy", "tqdm", "distributed", "optuna"}
     assert wanted <= names
     locked = pins()
     for r in reqs:

@@ -87,7 +87,7 @@ def child() -> None:
     import tempfile
 
     import pyarrow.parquet as pq
-    import tomli_w
+    from aqmlab.document import dumps_toml
 
     from aqmlab import _core
 
@@ -96,11 +96,11 @@ def child() -> None:
         set_at(doc, path, value)
         print(json.dumps({"start": f"{f}:{path}"}), flush=True)
         try:
-            names = _core.scenario_text_variants(tomli_w.dumps(doc), str(f), str(f.parent))
+            names = _core.scenario_text_variants(dumps_toml(doc), str(f), str(f.parent))
             out = {"outcome": "ok", "msg": ",".join(names), "max_rtt_ns": 0, "requests": 0}
             # Accepted: run each variant for one simulated second.
             doc["run"].update(warmup="0s", duration="1s")
-            short = tomli_w.dumps(doc)
+            short = dumps_toml(doc)
             for name in names:
                 with tempfile.TemporaryDirectory() as td:
                     _core.run_scenario_text(short, str(f), str(f.parent), name, td)
@@ -215,12 +215,12 @@ def test_a_size_beyond_int64_is_one_clean_error_not_a_traceback_or_minus_one():
     ],
 )
 def test_cli_refuses_what_used_to_hang_or_mislead_in_one_line(tmp_path, key, value, reason):
-    import tomli_w
+    from aqmlab.document import dumps_toml
 
     doc = tomllib.loads((ROOT / "scenarios" / "quickstart.toml").read_text())
     doc["workload"][0][key] = value
     f = tmp_path / "big.toml"
-    f.write_text(tomli_w.dumps(doc))
+    f.write_text(dumps_toml(doc))
     p = subprocess.run(
         [sys.executable, "-m", "aqmlab", "run", str(f), "--out", str(tmp_path / "out"), "--quiet"],
         capture_output=True, text=True, timeout=60,

@@ -57,39 +57,42 @@ def test_every_shipped_file_reads_as_toml_says():
 SWEEPS = [p for p in SHIPPED if "[sweep]" in p.read_text(encoding="utf-8")]
 
 #: Per shipped sweep file: (runs, first 16 hex digits of the SHA-256 of every run's id and
-#: resolved scenario text, "ID\nTEXT" concatenated in run order), as python/aqmlab/sweepspec.py
-#: (Python's own expansion, deleted when the core took it over) gave them; the core gave the
-#: same ids, texts, values and applied keys for every run of every file when both were there.
+#: resolved document as canonical JSON, "ID\nJSON\n" concatenated in run order). The runs are
+#: those python/aqmlab/sweepspec.py (Python's own expansion, deleted when the core took it over)
+#: gave: the core gave the same ids, texts, values and applied keys for every run of every file
+#: when both were there, and these digests were taken when the ids and tomli-w texts still matched
+#: the digests pinned then (the core's TOML writer formats floats differently, not the documents).
 EXPANDED = {
-    "studies/christiansen/red_bad_90.toml": (12, "2fdad0feb28f1850"),
-    "studies/christiansen/red_bad_98.toml": (15, "5a4bc7bccd14803b"),
-    "studies/christiansen/red_good.toml": (45, "e6f8f0c70fed0b9b"),
-    "studies/christiansen/red_min_max.toml": (126, "e9bd834c889f73ab"),
-    "studies/christiansen/red_qlen.toml": (27, "f2775acb0dd6ef15"),
-    "studies/christiansen/red_retx.toml": (6, "db46dcf4d890ed1f"),
-    "studies/christiansen/red_thresholds.toml": (90, "375c4f073098900d"),
-    "studies/christiansen/red_vs_taildrop.toml": (36, "da39adbf4769b9b2"),
-    "studies/christiansen/red_wq_maxp.toml": (81, "d7ecf651a6c14476"),
-    "studies/christiansen/taildrop_qlen.toml": (90, "bab2354db5657b13"),
-    "studies/pisa/bw5.toml": (15, "a87fd370dcb15924"),
-    "studies/pisa/ftp50.toml": (20, "8ce91f778959fa68"),
-    "studies/pisa/rtt_ftp200.toml": (15, "35babe0f714d9ae7"),
-    "studies/pisa/rtt_ftp2000.toml": (15, "5f399382559ed51a"),
-    "studies/pisa/standard.toml": (20, "9a32a72a927291bc"),
-    "studies/weigle-multi/table1_1cl.toml": (12, "4d1f814490cd0649"),
-    "studies/weigle-multi/table1_2cl.toml": (30, "5828859f48ab39d8"),
-    "studies/weigle-multi/table1_3cl.toml": (66, "fd9685e3866a71b9"),
-    "studies/weigle2006/calibration_equal_rates.toml": (12, "bb578e0746616111"),
-    "studies/weigle2006/load.toml": (162, "410c8e34a2b11c2e"),
-    "studies/weigle2006/red_vs_ared.toml": (24, "27ceaf1c46579908"),
-    "studies/weigle2006/reno_sack.toml": (36, "d77a363503490949"),
+    "studies/christiansen/red_bad_90.toml": (12, "9cbe119c908cbb05"),
+    "studies/christiansen/red_bad_98.toml": (15, "758ee9c7bc5f4594"),
+    "studies/christiansen/red_good.toml": (45, "3d66b0c063208272"),
+    "studies/christiansen/red_min_max.toml": (126, "714bc690a42f13f8"),
+    "studies/christiansen/red_qlen.toml": (27, "adc8ac8f58230c51"),
+    "studies/christiansen/red_retx.toml": (6, "d133a7920a3bf531"),
+    "studies/christiansen/red_thresholds.toml": (90, "16166e99ca06fe46"),
+    "studies/christiansen/red_vs_taildrop.toml": (36, "a2633ab17983c6e8"),
+    "studies/christiansen/red_wq_maxp.toml": (81, "f16a5a1c1a09acd1"),
+    "studies/christiansen/taildrop_qlen.toml": (90, "d5e20f79fe6081a5"),
+    "studies/pisa/bw5.toml": (15, "9f6c184991c65fa1"),
+    "studies/pisa/ftp50.toml": (20, "7370139666205db2"),
+    "studies/pisa/rtt_ftp200.toml": (15, "273e7a729682cf07"),
+    "studies/pisa/rtt_ftp2000.toml": (15, "a2ba31cc988cd8e5"),
+    "studies/pisa/standard.toml": (20, "d03dacd70e2335b1"),
+    "studies/weigle-multi/table1_1cl.toml": (12, "30cc8c61a4ee7502"),
+    "studies/weigle-multi/table1_2cl.toml": (30, "45e08109f8e5a62e"),
+    "studies/weigle-multi/table1_3cl.toml": (66, "d3f094346ac50d10"),
+    "studies/weigle2006/calibration_equal_rates.toml": (12, "2370fcb7acafef35"),
+    "studies/weigle2006/load.toml": (162, "2833aee24ba1ee08"),
+    "studies/weigle2006/red_vs_ared.toml": (24, "8b16ecf680e11b40"),
+    "studies/weigle2006/reno_sack.toml": (36, "504f3a03e19eda95"),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(EXPANDED))
 def test_every_sweep_python_expanded_expands_to_the_runs_python_gave(name):
     runs = sweep.expand(ROOT / name).runs
-    digest = hashlib.sha256("".join(f"{r.id}\n{r.text}" for r in runs).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("".join(f"{r.id}\n{_core.canonical_json(r.doc)}\n" for r in runs).encode())
+    digest = digest.hexdigest()[:16]
     assert (len(runs), digest) == EXPANDED[name]
 
 

@@ -380,10 +380,10 @@ def test_one_point_runs_for_20_seconds(tmp_path):
     doc["run"].update(warmup="5s", duration="20s")
     doc["sweep"].update(replications=1, variants=["ARED-ECN-5ms"])
     doc["sweep"]["grid"] = {"tcp.variant": ["sack"], "var.load": [0.8]}
-    import tomli_w
+    from aqmlab.document import dumps_toml
 
     f = SDIR / f".test-{tmp_path.name}.toml"  # beside the RTT file it names
-    f.write_text(tomli_w.dumps(doc))
+    f.write_text(dumps_toml(doc))
     try:
         table = run_sweep(f, tmp_path / "out", jobs=1, progress=False)
     finally:

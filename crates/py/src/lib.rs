@@ -190,6 +190,13 @@ fn canonical_json(doc: &Bound<'_, PyDict>) -> PyResult<String> {
     Ok(scenario::sweep::canonical_json(&dict_table(doc, "")?))
 }
 
+/// `doc` as TOML text the core reads back to the same document (`scenario::write`), the one
+/// writer of the scenario files Python makes; a `TypeError` names a value TOML cannot hold.
+#[pyfunction]
+fn toml_text(doc: &Bound<'_, PyDict>) -> PyResult<String> {
+    scenario::write::document_text(&dict_table(doc, "")?).map_err(PyTypeError::new_err)
+}
+
 /// A copy of `doc` with the key path `path` (`workload[0].rate`, `variant[red].queue.min_th`;
 /// `scenario::sweep::path`) set to `value`, missing tables created on the way; a `ValueError`
 /// with the reason when the path is malformed or does not resolve.
@@ -324,6 +331,14 @@ fn py_value(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
         return Ok(V::Table(dict_table(d, path)?));
     }
     if let Ok(l) = v.downcast::<PyList>() {
+        let items: PyResult<Vec<V>> = l
+            .iter()
+            .enumerate()
+            .map(|(i, x)| py_value(&x, &format!("{path}[{i}]")))
+            .collect();
+        return Ok(V::Array(items?));
+    }
+    if let Ok(l) = v.downcast::<pyo3::types::PyTuple>() {
         let items: PyResult<Vec<V>> = l
             .iter()
             .enumerate()
@@ -868,6 +883,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_expand, m)?)?;
     m.add_function(wrap_pyfunction!(run_id, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_json, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_text, m)?)?;
     m.add_function(wrap_pyfunction!(set_key, m)?)?;
     m.add_function(wrap_pyfunction!(shadowed_by, m)?)?;
     m.add_function(wrap_pyfunction!(get_key, m)?)?;

@@ -32,6 +32,7 @@ mod topology;
 mod value;
 mod workload;
 pub mod workload_keys;
+pub mod write;
 
 pub use error::ScenarioError;
 

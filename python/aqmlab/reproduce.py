@@ -6,16 +6,12 @@ Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
    aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished by the same
    engine build is never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
    has any) are applied to the sweep document first; the resolved sweep file is written to
-   OUT/scenarios/<file> and that file runs. Overrides are key paths as in sweeps, with one addition:
-   under `sweep.grid.`, `sweep.zip.` and `sweep.derive.` the rest of the path is one key
-   (`"sweep.grid.var.load" = [90, 98]` replaces the grid list of `var.load`), and such a key is applied only
-   to files whose table already has that key (so one study-wide override can shorten the load axis of every
-   table that sweeps the load).
+   OUT/scenarios/<file> and that file runs (aqmlab.studies.sweep_files: the override rule).
 2. Each ok run of the sweep gets its paper row label from `Table.row_label` (None: left out);
    per row and metric, the mean over replications and the half width of the 95 % Student-t
    interval (aqmlab.stats.summary_ci; NaN with one replication).
 3. paper.csv (table,row,metric,value) is joined on (table, row, metric): the difference is
-   aqmlab's mean − the paper's value.
+   aqmlab's mean − the paper's value (steps 2-3: aqmlab.studies.paper_tables).
 4. Each verdict's rule runs on aqmlab's {table id: results}, on the paper's own numbers
    (paper.csv as a results dict) and, if given, on ns-2.35's results of the same grid
    (aqmlab.verdicts, docs/verdicts.md): holds, fails, within noise (95 % intervals), or not
@@ -41,8 +37,6 @@ Validation: python/tests/test_reproduce.py.
 from __future__ import annotations
 
 import base64
-import copy
-import csv
 import datetime as _dt
 import html
 import math
@@ -53,14 +47,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from aqmlab import _core
-from aqmlab.document import dumps_toml, read_document
 from aqmlab.io import check_out_dir
+from aqmlab.page_text import html_table, md_table, write_atomic
 from aqmlab.report import fmt_value
-from aqmlab.stats import summary_ci
 from aqmlab.studies import Reading, Study, Table
-from aqmlab.studies.compare import SAMPLES
-from aqmlab.summary_table import steady_cell
+from aqmlab.studies.paper_tables import PAPER_CSV, RUN_HEALTH, join_paper, read_paper, table_results
+from aqmlab.studies.sweep_files import REPO_ROOT, ReproduceError, default_out, resolved_sweep_file
 from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
     HEADER,
     VerdictResult,
@@ -71,185 +63,11 @@ from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported
     verdict_table,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PAPER_CSV = "paper.csv"
-PAPER_COLUMNS = ("table", "row", "metric", "value")
-_SWEEP_LIST_PREFIXES = ("sweep.grid.", "sweep.zip.", "sweep.derive.")
 _FIG_LINE = re.compile(r"^!\[(?P<name>.+)\]\(report/(?P<file>fig\d+\.png)\)$")
-
-
-class ReproduceError(ValueError):
-    """A study that cannot be reproduced as defined: `file: key: reason`."""
-
-
-# ---------------------------------------------------------------------------------------------
-# 1. quick overrides
-
-
-def apply_overrides(doc: dict, overrides: dict[str, object], file: str) -> dict:
-    """A copy of the sweep document `doc` with `overrides` (key path → value) applied; see the
-    module doc for the `sweep.grid.` / `sweep.zip.` / `sweep.derive.` rule. Raises
-    ReproduceError naming `file` and the key for a path that does not resolve."""
-    out = copy.deepcopy(doc)
-    for path, value in overrides.items():
-        prefix = next((p for p in _SWEEP_LIST_PREFIXES if path.startswith(p)), None)
-        if prefix is not None:
-            section = prefix.split(".")[1]
-            key = path[len(prefix) :]
-            table = out.get("sweep", {}).get(section, {})
-            if isinstance(table, dict) and key in table:
-                table[key] = copy.deepcopy(value)
-            continue
-        try:
-            out = _core.set_key(out, path, value)
-        except ValueError as e:
-            raise ReproduceError(f"{file}: quick_overrides[{path!r}]: {e}") from None
-    return out
-
-
-def apply_reading(doc: dict, reading: Reading, file: str) -> dict:
-    """A copy of the sweep document `doc` with `reading.queue_options` set in every queue table
-    (`queue`, `reverse_queue`, each `topology.link_queue.<link>`, and the same in each
-    `[[variant]]`) whose kind is in `reading.kinds` (an option whose value is None is removed
-    from the table, so its default applies).
-    Raises ReproduceError if no table of the file matched (the reading would change nothing)."""
-    out = copy.deepcopy(doc)
-    tables = [out] + [v for v in out.get("variant", []) if isinstance(v, dict)]
-    hits = 0
-    for t in tables:
-        queues = [t.get("queue"), t.get("reverse_queue")]
-        topo = t.get("topology")
-        links = topo.get("link_queue") if isinstance(topo, dict) else None
-        if isinstance(links, dict):
-            queues += list(links.values())
-        for q in queues:
-            if isinstance(q, dict) and q.get("kind") in reading.kinds:
-                for k, v in reading.queue_options.items():
-                    if v is None:
-                        q.pop(k, None)
-                    else:
-                        q[k] = copy.deepcopy(v)
-                hits += 1
-    if hits == 0:
-        raise ReproduceError(
-            f"{file}: reading {reading.name!r}: no queue table of kind {', '.join(reading.kinds)}"
-        )
-    return out
-
-
-def resolved_sweep_file(
-    src: Path, overrides: dict[str, object], dest_dir: Path, reading: Reading | None = None
-) -> Path:
-    """Write `src` with `overrides` (and `reading`, if any) applied to `dest_dir/<src name>`
-    (atomically); returns it."""
-    doc = read_document(src)[0]  # `extends` resolved: the copy stands alone
-    doc = apply_overrides(doc, overrides, str(src))
-    if reading is not None:
-        doc = apply_overrides(doc, reading.overrides, str(src))
-        if reading.queue_options:
-            doc = apply_reading(doc, reading, str(src))
-    # The copy runs from dest_dir: its data files stay where the original's are.
-    doc.setdefault("sweep", {})["data_dir"] = str(src.parent.resolve())
-    dest_dir.mkdir(parents=True, exist_ok=True)
-    dest = dest_dir / src.name
-    what = ["the quick-mode overrides of `aqmlab reproduce --quick`"] if overrides else []
-    if reading is not None:
-        what.append(f"the reading {reading.name!r}")
-    header = f"# {src} with {' and '.join(what) or 'nothing'} applied.\n"
-    write_atomic(dest, (header + dumps_toml(doc)).encode("utf-8"))
-    return dest
 
 
 # ---------------------------------------------------------------------------------------------
 # 2-3. results per table and the paper join
-
-
-#: Columns every table of a report shows beside the paper's metrics (docs/summary.md): the share
-#: of responses completed and whether the row's runs reached a steady state.
-RUN_HEALTH = ("pct_completed",)
-
-
-def table_results(sweep: pd.DataFrame, table: Table) -> pd.DataFrame:
-    """Per paper row of `table`: `row`, `n` (replications), per metric of the table, of
-    RUN_HEALTH and of `table.run_checks` (these two where `sweep` has them) the mean (`m`) and
-    the 95 % CI half width (`m_ci`) over the ok runs of `sweep`
-    that `row_label` maps to it, and `steady` ("yes", "no (k/n)" or "-")."""
-    ok = sweep[sweep["status"] == "ok"].copy()
-    extra = [m for m in (*RUN_HEALTH, *table.run_checks) if m not in table.metrics and m in sweep.columns]
-    metrics = [*table.metrics, *extra]
-    cols = ["row", "n", *[c for m in metrics for c in (m, f"{m}_ci")], "steady"]
-    if ok.empty:
-        return pd.DataFrame(columns=cols)
-    ok["row"] = [table.row_label(r) for _, r in ok.iterrows()]
-    ok = ok[ok["row"].notna()]
-    if ok.empty:
-        return pd.DataFrame(columns=cols)
-    missing = [m for m in table.metrics if m not in ok.columns]
-    if missing:
-        raise ReproduceError(f"table {table.id}: metrics: not summary columns: {', '.join(missing)}")
-    out = summary_ci(ok, ["row"], metrics)
-    flags = ok["steady_state"] if "steady_state" in ok.columns else pd.Series(None, index=ok.index)
-    out["steady"] = [steady_cell(flags[ok["row"] == r]) for r in out["row"]]
-    if "seed" not in ok.columns:
-        return out[cols]
-    # Per-seed values, so a verdict can pair two rows' runs by seed (aqmlab.studies.compare).
-    for m in table.metrics:
-        out[f"{m}{SAMPLES}"] = [by_seed(ok[ok["row"] == r], m) for r in out["row"]]
-    return out[[*cols, *(f"{m}{SAMPLES}" for m in table.metrics)]]
-
-
-def by_seed(runs: pd.DataFrame, metric: str) -> tuple[tuple[int, float], ...] | None:
-    """(seed, value) of `metric` for each run of `runs`, sorted by seed; None if two runs share a
-    seed (a row that pools several settings cannot be paired)."""
-    pairs = sorted((int(s), float(v)) for s, v in zip(runs["seed"], runs[metric], strict=True))
-    seeds = [s for s, _ in pairs]
-    return tuple(pairs) if len(set(seeds)) == len(seeds) else None
-
-
-def read_paper(path: Path) -> pd.DataFrame:
-    """paper.csv as a DataFrame (table, row, metric, value: float). Raises ReproduceError naming
-    the file, line and reason for a bad header or a value that is not a number."""
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    if not rows or tuple(c.strip() for c in rows[0]) != PAPER_COLUMNS:
-        raise ReproduceError(f"{path}: line 1: header must be {','.join(PAPER_COLUMNS)}")
-    out = []
-    for i, r in enumerate(rows[1:], start=2):
-        if not r or all(not c.strip() for c in r):
-            continue
-        if len(r) != 4:
-            raise ReproduceError(f"{path}: line {i}: want 4 fields, got {len(r)}")
-        try:
-            v = float(r[3])
-        except ValueError:
-            raise ReproduceError(f"{path}: line {i}: value: not a number: {r[3]!r}") from None
-        out.append((r[0].strip(), r[1].strip(), r[2].strip(), v))
-    return pd.DataFrame(out, columns=list(PAPER_COLUMNS))
-
-
-def join_paper(paper: pd.DataFrame, table: Table, results: pd.DataFrame) -> list[dict]:
-    """One dict per row (paper's rows in the paper's order, then rows aqmlab has and the paper
-    has not): `row`, `n`, and per metric `paper`, `mean`, `ci`, `diff` (mean − paper; NaN where
-    either is missing)."""
-    p = paper[paper["table"] == table.id]
-    order = list(dict.fromkeys(p["row"]))
-    res = {r["row"]: r for _, r in results.iterrows()}
-    order += [r for r in res if r not in order]
-    out = []
-    for row in order:
-        d: dict = {"row": row, "n": int(res[row]["n"]) if row in res else 0, "metrics": {}}
-        d["steady"] = str(res[row]["steady"]) if row in res and "steady" in res[row] else "-"
-        for m in RUN_HEALTH:
-            if row in res and m in res[row] and m not in table.metrics:
-                d[m] = (float(res[row][m]), float(res[row][f"{m}_ci"]))
-        for m in table.metrics:
-            pv = p[(p["row"] == row) & (p["metric"] == m)]["value"]
-            pval = float(pv.iloc[0]) if len(pv) else math.nan
-            mean = float(res[row][m]) if row in res else math.nan
-            ci = float(res[row][f"{m}_ci"]) if row in res else math.nan
-            d["metrics"][m] = {"paper": pval, "mean": mean, "ci": ci, "diff": mean - pval}
-        out.append(d)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,13 +76,6 @@ def join_paper(paper: pd.DataFrame, table: Table, results: pd.DataFrame) -> list
 
 # ---------------------------------------------------------------------------------------------
 # 5. the report
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` under a temporary name in the same directory, then rename."""
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def _cell(v: float) -> str:
@@ -298,18 +109,6 @@ def table_lines(table: Table, joined: list[dict]) -> tuple[list[str], list[list[
                      d.get("steady", "-")])  # fmt: skip
         rows.append(["", "difference", *[_diff(x["diff"]) for x in ms], *blank])
     return header, rows
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    esc = [[c.replace("|", "\\|") for c in r] for r in [header, *rows]]
-    lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in esc[1:]])
-
-
-def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
 
 
 _CSS = (
@@ -433,7 +232,7 @@ def write_report(
         "",
         *_verdict_intro(verdicts),
         "",
-        _md_table(list(HEADER), [v.cells() for v in verdicts]),
+        md_table(list(HEADER), [v.cells() for v in verdicts]),
         "",
         *_verdict_notes_md(verdicts),
         "",
@@ -453,9 +252,9 @@ def write_report(
     for table, joined in tables:
         name = f"Table {table.id}: {table.title}"
         h, r = table_lines(table, joined)
-        md += [f"## {name}", "", f"Sweep: `{table.scenario}`", "", _md_table(h, r), ""]
+        md += [f"## {name}", "", f"Sweep: `{table.scenario}`", "", md_table(h, r), ""]
         body += [f"<h2>{html.escape(name)}</h2>", f"<p>Sweep: {html.escape(table.scenario)}</p>",
-                 _html_table(h, r)]  # fmt: skip
+                 html_table(h, r)]  # fmt: skip
 
     fig_dir = out / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
@@ -492,12 +291,6 @@ def _overrides_text(study: Study) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # the whole pipeline
-
-
-def default_out(name: str, quick: bool, root: Path = REPO_ROOT, reading: str | None = None) -> Path:
-    """runs/reproduce/NAME[-READING][-quick]."""
-    stem = name + (f"-{reading}" if reading else "")
-    return root / "runs" / "reproduce" / (f"{stem}-quick" if quick else stem)
 
 
 def reproduce(

@@ -69,6 +69,7 @@ from aqmlab.io import (
     write_parquet,
     write_run,
 )
+from aqmlab.page_text import write_atomic
 from aqmlab.workers import pool, terminate
 
 if TYPE_CHECKING:  # imported where used: workers and the runs need neither
@@ -227,13 +228,6 @@ def execute_run(
         return "failed", f"{type(e).__name__}: {e}\n\n{traceback.format_exc()}"
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def run_dir(out: Path, run: SweepRun) -> Path:
     return out / RUNS / run.id
 
@@ -247,11 +241,11 @@ def _store(out: Path, run: SweepRun, status: str, payload, written: bool) -> Non
             if d.exists() and not is_run_dir(d):
                 shutil.rmtree(d)  # the leftovers of an earlier failure of this run
             write_run(payload, d)
-        _write_text_atomic(d / SCENARIO, run.text)
+        write_atomic(d / SCENARIO, run.text)
     else:
         d.mkdir(parents=True, exist_ok=True)
-        _write_text_atomic(d / SCENARIO, run.text)
-        _write_text_atomic(d / ERROR, str(payload))
+        write_atomic(d / SCENARIO, run.text)
+        write_atomic(d / ERROR, str(payload))
 
 
 Task = tuple[str, str, str, str, str | None]  # text, label, base_dir, name, dest (None: Dask)
@@ -339,7 +333,7 @@ def run_sweep(
         raise ValueError(f"--jobs: must be >= 1, got {jobs}")
     out = Path(out)
     prepare_out(out)  # `DIR: reason` (a file, read-only, …) before anything runs
-    _write_text_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
+    write_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
 
     build = engine_build()
     reused = sum(is_finished(out, r, build) for r in {r.id: r for r in sweep.runs}.values())
@@ -401,7 +395,7 @@ def execute_runs(
         if is_run_dir(d):
             if read_info(d).get("engine", {}).get("build") == build:
                 if not (d / SCENARIO).is_file():
-                    _write_text_atomic(d / SCENARIO, r.text)
+                    write_atomic(d / SCENARIO, r.text)
                 continue
             stale += 1  # made by another engine build (or before builds were recorded)
         todo[rid] = (r.text, scenario, base_dir, r.name, None if dask else os.fspath(d))

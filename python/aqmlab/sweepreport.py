@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
+from aqmlab.page_text import html_table, md_table, write_atomic
 from aqmlab.report import COLUMNS, fmt_value
 from aqmlab.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
 from aqmlab.summary_table import steady_cell
@@ -374,25 +375,6 @@ def crossover_rows(gs: list[Group]) -> list[list[str]]:
     return rows
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    esc = [[c.replace("|", "\\|") for c in r] for r in [header, *rows]]
-    lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in esc[1:]]
-    return "\n".join(lines)
-
-
-def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 _CSS = (
     "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
     "table{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
@@ -516,13 +498,13 @@ def write_sections(d: Path, title: str, intro: str, sections: list[tuple]) -> tu
             body += [f"<p>{html.escape(s[1])}</p>"]
         elif s[0] == "table":
             _, name, h, r = s
-            md += [f"## {name}", "", _md_table(h, r), ""]
-            body += [f"<h2>{html.escape(name)}</h2>", _html_table(h, r)]
+            md += [f"## {name}", "", md_table(h, r), ""]
+            body += [f"<h2>{html.escape(name)}</h2>", html_table(h, r)]
         else:
             _, name, png = s
             n_fig += 1
             fname = f"fig{n_fig}.png"
-            _write_atomic(fig_dir / fname, png)
+            write_atomic(fig_dir / fname, png)
             md += [f"## {name}", "", f"![{name}](report/{fname})", ""]
             b64 = base64.b64encode(png).decode("ascii")
             body += [
@@ -537,6 +519,6 @@ def write_sections(d: Path, title: str, intro: str, sections: list[tuple]) -> tu
         + "\n</body></html>\n"
     )
     html_path, md_path = d / "report.html", d / "report.md"
-    _write_atomic(html_path, page.encode("utf-8"))
-    _write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))
+    write_atomic(html_path, page.encode("utf-8"))
+    write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))
     return html_path, md_path

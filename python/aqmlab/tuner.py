@@ -59,8 +59,9 @@ import pandas as pd
 from aqmlab.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
 from aqmlab.document import dumps_toml
 from aqmlab.io import read_summary
+from aqmlab.page_text import write_atomic
 from aqmlab.stats import t_ci
-from aqmlab.sweep import SweepRun, _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
+from aqmlab.sweep import SweepRun, execute_runs, prepare_out, run_dir, write_sweep_table
 from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
 from aqmlab.tunestore import FINAL_TABLE, STUDY_DB, STUDY_NAME, quiet_optuna
 
@@ -517,7 +518,7 @@ def tune(
     ev: Evaluator = function_evaluator(evaluate) if evaluate else SimEvaluator(spec, out, jobs, dask)
     study = open_study(spec, out)
     info = _info(spec, name)
-    _write_text_atomic(out / TUNE_INFO, json.dumps(info, indent=2) + "\n")
+    write_atomic(out / TUNE_INFO, json.dumps(info, indent=2) + "\n")
     try:
         optimise(spec, study, ev, name, progress=progress)
     finally:
@@ -539,7 +540,7 @@ def tune(
     tests = comparisons(spec, final, order, [c.label for c in configs if c.values is None])
     info["comparisons"] = tests
     info["finalists"] = order
-    _write_text_atomic(out / TUNE_INFO, json.dumps(info, indent=2, default=str) + "\n")
+    write_atomic(out / TUNE_INFO, json.dumps(info, indent=2, default=str) + "\n")
     df.attrs["final"] = final
     df.attrs["comparisons"] = tests
     if report:

@@ -65,8 +65,9 @@ import pandas as pd
 from aqmlab import _core
 from aqmlab.document import dumps_toml, read_document
 from aqmlab.io import check_out_dir
+from aqmlab.page_text import write_atomic
 from aqmlab.stats import t_ci
-from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
+from aqmlab.sweep import execute_runs, prepare_out, run_dir, write_sweep_table
 from aqmlab.tunespec import SUMMARY_COLUMNS, TuneError, parse, validate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -289,7 +290,7 @@ def write_scenarios(cs: list[Cell], out: Path, quick: bool) -> dict[tuple[str, s
                     f"# {c.net.scenario} with studies/tuning/{fam.file} at {c.load} % load"
                     f"{' (quick mode)' if quick else ''}, {'final' if final else 'search'} run length.\n"
                 )
-                _write_text_atomic(p, header + dumps_toml(doc))
+                write_atomic(p, header + dumps_toml(doc))
                 try:
                     spec = parse(str(p))
                     validate(spec)
@@ -481,7 +482,7 @@ def run_study(
                 "wall_s": wall(("final", c.name), t0, {"replications": n, "runs": int(len(finals[-1]))}),
             }
         )
-        _write_text_atomic(out / "study.json", json.dumps(record, indent=2, default=str) + "\n")
+        write_atomic(out / "study.json", json.dumps(record, indent=2, default=str) + "\n")
     final = pd.concat(finals, ignore_index=True)
     res = results_rows(final)
     comp = comparison_rows(final, cs)
@@ -489,7 +490,7 @@ def run_study(
     comp.to_csv(out / "comparisons.csv", index=False, float_format="%.6g")
     record["wall_s_invocation"] = round(time.monotonic() - t_start, 1)
     record["wall_s"] = round(sum(t["wall_s"] for t in record["tunes"] + record["finals"]), 1)
-    _write_text_atomic(out / "study.json", json.dumps(record, indent=2, default=str) + "\n")
+    write_atomic(out / "study.json", json.dumps(record, indent=2, default=str) + "\n")
     write_report(out, record, cs, res, comp, final)
     return record
 
@@ -612,7 +613,7 @@ def write_report(
             f"{fr['wall_s']} | |"
         )
     text = "\n".join(md) + "\n"
-    _write_text_atomic(out / "report.md", text)
+    write_atomic(out / "report.md", text)
 
 
 def _contour_figure(tune_dir: Path) -> Path | None:

@@ -3,7 +3,7 @@ docs/verdicts.md).
 
 The same rule (aqmlab.studies.Verdict.check, built from aqmlab.studies.compare) runs on three
 results dicts of one shape (table id → DataFrame with `row`, `<metric>`, `<metric>_ci`,
-`<metric>_n`): aqmlab's (aqmlab.reproduce.table_results), ns-2.35's (the same grid run in
+`<metric>_n`): aqmlab's (aqmlab.studies.paper_tables.table_results), ns-2.35's (the same grid run in
 ns-2.35), and the paper's own numbers (`paper_results`: paper.csv, means only, no interval).
 
 The verdict table has the columns `claim`, `aqmlab`, `ns-2.35`, `paper`, `cause`, `evidence`.
@@ -65,7 +65,7 @@ def evaluate(study: Study, results: dict[str, pd.DataFrame]) -> list[VerdictResu
 
 
 def paper_results(paper: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The paper's numbers (aqmlab.reproduce.read_paper's table, row, metric, value) as a
+    """The paper's numbers (aqmlab.studies.paper_tables.read_paper's table, row, metric, value) as a
     results dict: per table, one row per paper row with one column per metric (no `_ci`, no
     `n`: the paper gives no interval)."""
     out = {}

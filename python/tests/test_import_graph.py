@@ -86,12 +86,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 #: Circles known and left, each with why. A circle broken is removed from here (the test says
 #: so); a new one fails the test.
-KNOWN_CIRCLES = {
-    # `aqmlab reproduce --ns2` runs the ns-2 grid and the grid reuses reproduce's study helpers
-    # (REPO_ROOT, table_results, default_out, write_atomic): both files are being rewritten for
-    # the core's sweep expansion (issue 31 item 1), which is where the shared helpers can move.
-    ("aqmlab.ns2grid.cli", "aqmlab.ns2grid.grid", "aqmlab.reproduce"),
-}
+KNOWN_CIRCLES: set[tuple[str, ...]] = set()
 
 
 def test_circle_finder_finds_each_circle_and_only_circles():

@@ -143,7 +143,7 @@ def test_nearest_runs_the_stated_ecn_rule_as_use_mark_p_false(quick_points, tmp_
 
 
 def test_nearest_is_refused_where_it_has_no_meaning(tmp_path):
-    from aqmlab.reproduce import ReproduceError
+    from aqmlab.studies.sweep_files import ReproduceError
 
     with pytest.raises(ReproduceError, match="--ns2-nearest: pisa's ns-2 script has no nearest"):
         study_points(load("pisa"), True, tmp_path, nearest=True)

@@ -87,9 +87,9 @@ def child() -> None:
     import tempfile
 
     import pyarrow.parquet as pq
-    from aqmlab.document import dumps_toml
 
     from aqmlab import _core
+    from aqmlab.document import dumps_toml
 
     for f, path, value, _ in cases():
         doc = tomllib.loads(f.read_text())

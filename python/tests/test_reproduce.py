@@ -13,17 +13,11 @@ import pytest
 from conftest import fake_core_run, synthetic_result
 
 from aqmlab import _core, cli
-from aqmlab.reproduce import (
-    ReproduceError,
-    apply_overrides,
-    evaluate,
-    join_paper,
-    read_paper,
-    reproduce,
-    table_results,
-)
+from aqmlab.reproduce import evaluate, reproduce
 from aqmlab.studies import Study, Table, Verdict
 from aqmlab.studies.compare import Outcome, get, gt, lt
+from aqmlab.studies.paper_tables import join_paper, read_paper, table_results
+from aqmlab.studies.sweep_files import ReproduceError, apply_overrides
 
 TOY_SWEEP = """\
 [run]
@@ -306,7 +300,7 @@ def test_quick_copy_resolves_data_files_next_to_the_original(tmp_path):
     # A sweep whose DelayBox RTTs come from a CSV beside it: the quick-mode copy runs from
     # another directory, so its [sweep] data_dir must point back; and data_dir must not change
     # the run ids (it is not part of the resolved scenario).
-    from aqmlab.reproduce import resolved_sweep_file
+    from aqmlab.studies.sweep_files import resolved_sweep_file
     from aqmlab.sweep import expand, validate
 
     src_dir = tmp_path / "study"
@@ -329,8 +323,8 @@ def test_quick_copy_resolves_data_files_next_to_the_original(tmp_path):
 
 
 def test_reading_sets_queue_options_in_matching_tables_only():
-    from aqmlab.reproduce import apply_reading
     from aqmlab.studies import Reading
+    from aqmlab.studies.sweep_files import apply_reading
 
     doc = tomllib.loads(
         TOY_SWEEP
@@ -350,8 +344,8 @@ def test_reading_sets_queue_options_in_matching_tables_only():
 
 
 def test_reading_reaches_per_link_queue_tables():
-    from aqmlab.reproduce import apply_reading
     from aqmlab.studies import Reading
+    from aqmlab.studies.sweep_files import apply_reading
 
     # weigle-multi's variants set their AQMs per router link (topology.link_queue.<link>)
     doc = tomllib.loads(
@@ -370,8 +364,8 @@ def test_reading_reaches_per_link_queue_tables():
 def test_reading_runs_into_its_own_directory(tmp_path, toy_dir, fake):
     import dataclasses
 
-    from aqmlab.reproduce import default_out
     from aqmlab.studies import Reading
+    from aqmlab.studies.sweep_files import default_out
 
     study = dataclasses.replace(
         TOY, readings=(Reading("long", "a longer buffer", {"limit": 99}, kinds=("droptail",)),)
@@ -446,7 +440,7 @@ def test_cli_records_the_rerunnable_command(tmp_path, monkeypatch, capsys):
 
 
 def test_published_reports_record_rerunnable_commands():
-    from aqmlab.reproduce import REPO_ROOT
+    from aqmlab.studies.sweep_files import REPO_ROOT
 
     reports = sorted((REPO_ROOT / "docs" / "reproductions").glob("*/report.md"))
     assert len(reports) >= 5

@@ -16,10 +16,10 @@ import pytest
 
 from aqmlab import model_params
 from aqmlab.document import read_document
-from aqmlab.reproduce import read_paper
 from aqmlab.studies import christiansen as c
 from aqmlab.studies import load
 from aqmlab.studies.compare import Outcome
+from aqmlab.studies.paper_tables import read_paper
 from aqmlab.sweep import expand, validate
 from aqmlab.verdicts import evaluate, paper_results
 

@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.reproduce import resolved_sweep_file
 from aqmlab.studies import load
 from aqmlab.studies import modern as m
 from aqmlab.studies import modern_flows as mf
 from aqmlab.studies.compare import Outcome
+from aqmlab.studies.sweep_files import resolved_sweep_file
 from aqmlab.sweep import expand, validate
 
 ROOT = Path(__file__).resolve().parents[2]

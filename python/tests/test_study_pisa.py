@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.reproduce import read_paper
 from aqmlab.studies import load, pisa
 from aqmlab.studies.compare import Outcome
+from aqmlab.studies.paper_tables import read_paper
 from aqmlab.sweep import expand, validate
 from aqmlab.verdicts import evaluate, paper_results
 

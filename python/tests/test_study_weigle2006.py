@@ -521,7 +521,7 @@ def test_sec54_flags_or_rejects_runs(tmp_path):
     assert w.SEC54 == "flag"
     for t in w.STUDY.tables:
         assert t.run_checks == ("sec54_long_response",) and t.run_metrics is w.run_metrics
-    from aqmlab.reproduce import table_results
+    from aqmlab.studies.paper_tables import table_results
 
     load = next(t for t in w.STUDY.tables if t.id == w.LOAD_TABLE)
     cols = {"status": ["ok", "ok"], "var.load": [0.8, 0.8], "variant": ["DT-148q"] * 2}

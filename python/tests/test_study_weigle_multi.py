@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.reproduce import read_paper
 from aqmlab.studies import load
 from aqmlab.studies import weigle_multi as wm
 from aqmlab.studies.compare import Outcome
+from aqmlab.studies.paper_tables import read_paper
 from aqmlab.sweep import expand, validate
 from aqmlab.verdicts import evaluate, paper_results
 
@@ -56,7 +56,7 @@ def test_sweep_files_expand_to_every_mix():
 
 
 def test_rem_markpkts_reading_changes_only_rem_routers(tmp_path):
-    from aqmlab.reproduce import resolved_sweep_file
+    from aqmlab.studies.sweep_files import resolved_sweep_file
 
     study = load("weigle-multi")
     reading = study.reading("ns2-rem-markpkts")

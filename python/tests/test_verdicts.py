@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab.reproduce import read_paper
 from aqmlab.studies import Study, Verdict, load
 from aqmlab.studies.compare import Outcome, get, lt
+from aqmlab.studies.paper_tables import read_paper
 from aqmlab.verdicts import (
     HEADER,
     NEAREST_MARK,

@@ -19,7 +19,7 @@ DEFAULT_JOBS = 2
 def cmd_ns2(args, command: str) -> int:
     """Run the ns-2 grid for parsed `aqmlab reproduce` arguments; `command` is the rerunnable
     command line the report records."""
-    from aqmlab.reproduce import REPO_ROOT
+    from aqmlab.studies.sweep_files import REPO_ROOT
     from aqmlab.verdicts import evaluate
 
     if shutil.which(args.ns) is None:

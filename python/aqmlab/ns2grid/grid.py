@@ -49,7 +49,7 @@ def study_points(study: Study, quick: bool, out: Path, reading: str | None = Non
                  studies_dir: Path | None = None, nearest: bool = False) -> list[Point]:  # fmt: skip
     """Every distinct point of every table's sweep (tables sharing a file share its points);
     `nearest`: settings ns-2.35 lacks run at its nearest counterpart (`ns2_point`)."""
-    from aqmlab.reproduce import REPO_ROOT, ReproduceError, resolved_sweep_file
+    from aqmlab.studies.sweep_files import REPO_ROOT, ReproduceError, resolved_sweep_file
     from aqmlab.sweep import expand
 
     sdir = (studies_dir or REPO_ROOT / "studies") / study.name
@@ -152,9 +152,9 @@ def point_frame(points: list[Point], runs: Path, status: dict[str, str | None]) 
 
 
 def table_results(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
-    """aqmlab.reproduce.table_results on this table's ns-2 rows (refused, failed and pending
+    """aqmlab.studies.paper_tables.table_results on this table's ns-2 rows (refused, failed and pending
     rows left out, as aqmlab leaves out its runs that are not ok)."""
-    from aqmlab.reproduce import table_results as aqmlab_table_results
+    from aqmlab.studies.paper_tables import table_results as aqmlab_table_results
 
     sub = frame[frame["table"] == table.id]
     if "status" not in sub:
@@ -174,7 +174,7 @@ def ns2_version(ns: str = "ns") -> str:
 
 def default_out(study: str, quick: bool, reading: str | None = None) -> Path:
     """runs/reproduce/STUDY[-READING][-quick]/ns2 (beside aqmlab's reproduction)."""
-    from aqmlab.reproduce import default_out as aqmlab_out
+    from aqmlab.studies.sweep_files import default_out as aqmlab_out
 
     return aqmlab_out(study, quick, reading=reading) / "ns2"
 
@@ -182,7 +182,7 @@ def default_out(study: str, quick: bool, reading: str | None = None) -> Path:
 @dataclass
 class Grid:
     """A study's ns-2 grid as run: its points, their table (`point_frame`) and the results
-    dict (table id → aqmlab.reproduce.table_results shape)."""
+    dict (table id → aqmlab.studies.paper_tables.table_results shape)."""
 
     study: Study
     out: Path
@@ -339,7 +339,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
     """OUT/results.csv (the results dict, long), OUT/points.csv (every point: status, reason,
     wall time) and OUT/report.md (date, command, ns-2 version, wall time, the verdicts, the
     refused points); returns the report's path."""
-    from aqmlab.reproduce import _md_table, write_atomic
+    from aqmlab.page_text import md_table, write_atomic
 
     out = grid.out
     fr = grid.frame
@@ -371,7 +371,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
         "present (e.g. Reno vs SACK) is decided on the points that ran: the others are listed "
         "below.", "",
         "## Verdicts computed from the ns-2.35 runs", "",
-        _md_table(["claim", "ns-2.35", "evidence"],
+        md_table(["claim", "ns-2.35", "evidence"],
                   [[v.claim, str(v.outcome), v.evidence] for v in verdicts]), "",
     ]  # fmt: skip
     reasons = (

@@ -36,7 +36,7 @@ from aqmlab.summary_table import fmt_value
 N1 = "n=1, no interval"
 NO_INTERVAL = "no interval"
 #: Suffix of a results column holding a row's per-seed values ((seed, value), …) of a metric
-#: (aqmlab.reproduce.table_results).
+#: (aqmlab.studies.paper_tables.table_results).
 SAMPLES = "_by_seed"
 
 Samples = tuple[tuple[int, float], ...]

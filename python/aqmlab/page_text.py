@@ -1,0 +1,30 @@
+"""The pieces of aqmlab's report pages: Markdown and HTML tables, and files written whole
+(under a temporary name in the same directory, then renamed, so a reader never sees half a file)."""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table (pipes in cells escaped)."""
+    esc = [[c.replace("|", "\\|") for c in r] for r in [header, *rows]]
+    lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in esc[1:]])
+
+
+def html_table(header: list[str], rows: list[list[str]]) -> str:
+    """An HTML table (cells escaped)."""
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Write `data` (text as UTF-8, newlines as written) to `path` under a temporary name in the
+    same directory, then rename."""
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    os.replace(tmp, path)

@@ -174,6 +174,13 @@ def _sweep_figures(sweep_dir: Path) -> list[tuple[str, Path]]:
     return figs
 
 
+def _has_paper_numbers(tables: list[tuple[Table, list[dict]]]) -> bool:
+    """Whether any row of any table has a paper value."""
+    return any(
+        not math.isnan(x["paper"]) for _, joined in tables for d in joined for x in d["metrics"].values()
+    )
+
+
 def write_report(
     out: Path,
     study: Study,
@@ -203,11 +210,16 @@ def write_report(
         f"Mode: {'quick (quick_overrides applied: ' + _overrides_text(study) + ')' if quick else 'full'}; "
         f"{n_ok} runs finished, {n_failed} failed.",
         "Each table: per paper row, the paper's value, aqmlab's mean ± 95 % CI over replications "
-        "(no interval with one replication) and the difference aqmlab − paper.",
+        "(no interval with one replication) and the difference aqmlab − paper."
+        if _has_paper_numbers(tables)
+        else "Each table: per row, aqmlab's mean ± 95 % CI over replications (no interval with one "
+        "replication); the study has no paper numbers to set beside them.",
         "ns-2.35 column: "
         + (
             f"the same grid run in ns-2.35, from {ns2_about}"
             if ns2_about
+            else f"not applicable: {study.ns2_refused}"
+            if study.ns2_refused
             else f"not run (`aqmlab reproduce {study.name} --ns2` runs the grid in ns-2.35)"
         ),
     ]
@@ -488,6 +500,8 @@ def cmd_reproduce(args, argv: list[str] | None = None) -> int:
     command = "aqmlab " + " ".join(shlex.quote(a) for a in rerunnable_argv(argv, Path.cwd()))
     if getattr(args, "ns2_nearest", False) and not getattr(args, "ns2", False):
         raise ReproduceError("--ns2-nearest: applies to the ns-2.35 grid only (add --ns2)")
+    if getattr(args, "ns2", False) and study.ns2_refused:
+        raise ReproduceError(f"{study.name}: --ns2: {study.ns2_refused}")
     if getattr(args, "ns2", False):
         from aqmlab.ns2grid.cli import cmd_ns2
 

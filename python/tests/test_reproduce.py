@@ -381,7 +381,6 @@ def test_reading_runs_into_its_own_directory(tmp_path, toy_dir, fake):
 
 
 def test_reading_with_sweep_overrides_changes_the_derived_rate(tmp_path, toy_dir, fake):
-    import dataclasses
 
     from aqmlab.studies import Reading
     from aqmlab.sweep import expand
@@ -390,7 +389,7 @@ def test_reading_with_sweep_overrides_changes_the_derived_rate(tmp_path, toy_dir
     sweep = TOY_SWEEP + '"var.load" = [0.5, 1.0]\n\n[sweep.derive]\n"workload[0].rate" = "100.0 * var.load"\n'
     (toy_dir / "toy" / "sw.toml").write_text(sweep)
     rd = Reading("cal", "another calibration", overrides={"sweep.derive.workload[0].rate": "80.0 * var.load"})
-    study = dataclasses.replace(TOY, readings=(rd,), verdicts=())
+    study = replace(TOY, readings=(rd,), verdicts=())
     md, _, _ = reproduce(study, tmp_path / "r", jobs=1, studies_dir=toy_dir, progress=False, reading="cal")
     runs = expand(tmp_path / "r" / "scenarios" / "sw.toml").runs
     assert sorted(r.doc["workload"][0]["rate"] for r in runs) == [40.0] * 6 + [80.0] * 6
@@ -449,3 +448,24 @@ def test_published_reports_record_rerunnable_commands():
         cmd = "aqmlab tune-study " if r.parent.name.startswith("tuning") else "aqmlab reproduce "
         assert line.startswith(f"Command (from the repository root): `{cmd}"), (r, line)
         assert "/work/" not in line and "/tmp/" not in line and " --out /" not in line, (r, line)
+
+
+def test_a_study_without_paper_numbers_or_ns2_counterpart_says_so(tmp_path, toy_dir, fake):
+    # modern's header once offered `--ns2` and "the paper's value": a study with neither must say
+    # which it lacks, and `--ns2` must stop before anything runs with the study's reason.
+    (toy_dir / "toy" / "paper.csv").write_text("table,row,metric,value\n")
+    study = replace(TOY, ns2_refused="ns-2.35 has no toy queue")
+    md, _, _ = reproduce(study, tmp_path / "o", quick=True, jobs=1, studies_dir=toy_dir, progress=False)
+    text = md.read_text()
+    assert "ns-2.35 column: not applicable: ns-2.35 has no toy queue" in text
+    assert "per row, aqmlab's mean ± 95 % CI" in text and "the paper's value" not in text
+    assert "--ns2" not in text
+
+
+def test_the_published_modern_and_christiansen_studies_refuse_ns2_with_a_reason(tmp_path, capsys):
+    for name, words in (("modern", "no BBR, TCP Prague, DualPI2"), ("christiansen", "ALTQ's RED")):
+        out = tmp_path / name
+        assert cli.main(["reproduce", name, "--ns2", "--quick", "--jobs", "0", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"aqmlab: error: {name}: --ns2: ") and words in err
+        assert not out.exists()  # refused before anything ran or was written

@@ -112,6 +112,9 @@ class Study:
     """Documented causes of failing verdicts that the table cannot derive (verdict id → text: a
     setup difference that was tested, with the run that shows it, or "open: <what was tried>");
     aqmlab.verdicts fills the report's `cause` column from them."""
+    ns2_refused: str | None = None
+    """Why the study's grid has no ns-2.35 counterpart (None: `--ns2` runs it in ns-2.35); the
+    report says so and `aqmlab reproduce NAME --ns2` stops with it."""
 
     def __post_init__(self) -> None:
         ids = [v.id for v in self.verdicts]

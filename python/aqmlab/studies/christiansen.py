@@ -515,6 +515,8 @@ STUDY = Study(
     name="christiansen",
     paper="M. Christiansen, Tuning Red for Web Traffic, M.Sc. thesis, University of North Carolina "
     "at Chapel Hill, 2000 (seed 000), Appendix B and §6.1",
+    ns2_refused="the thesis measured a FreeBSD laboratory network with ALTQ's RED, not an ns-2 model; "
+    "its many client and server hosts have no counterpart in the ns-2 grid's dumbbell (seed001.tcl)",
     tables=(
         Table("B.4", "tail-drop: qlen at 80-110 % load", "taildrop_qlen.toml", METRICS, _b4),
         Table("B.5", "tail-drop: load at qlen 60 and 120", "taildrop_qlen.toml", METRICS, _b5),

@@ -397,6 +397,7 @@ STUDY = Study(
         "none: modern queues (ARED, PIE, CoDel, FQ-CoDel, DualPI2) under seed 001's web traffic with "
         "CUBIC, BBR and TCP Prague senders; the statements are the literature's claims (issue 33 item 4)"
     ),
+    ns2_refused="ns-2.35 has no BBR, TCP Prague, DualPI2, FQ-CoDel or Linux TCP profile",
     tables=(
         Table(
             WEB,

@@ -138,6 +138,22 @@ def test_classic_unharmed_holds_fails_and_noise():
     assert m.classic_unharmed(_mix(200, 335, 300, ci=20)).outcome == N
 
 
+def _lanes(mean: float, p99: float, ci: float = math.nan) -> dict[str, pd.DataFrame]:
+    return {m.PRAGUE: _table({"load=90,queue=DualPI2,tcp=prague-mix": {
+        "l_sojourn_mean_ms": mean, "l_sojourn_mean_ms_ci": ci,
+        "l_sojourn_p99_ms": p99, "l_sojourn_p99_ms_ci": ci}})}  # fmt: skip
+
+
+def test_dualpi2_l_sub_ms_holds_fails_and_noise():
+    # Both the mean and the p99 against the 1 ms line.
+    assert m.dualpi2_l_sub_ms(_lanes(0.4, 0.95)).outcome == H
+    assert m.dualpi2_l_sub_ms(_lanes(0.4, 1.6)).outcome == F  # the tail alone fails it
+    assert m.dualpi2_l_sub_ms(_lanes(1.2, 0.9)).outcome == F  # (a p99 below the mean: hand-made)
+    assert m.dualpi2_l_sub_ms(_lanes(0.4, 1.1, ci=0.2)).outcome == N  # 1.1 ± 0.2 straddles 1
+    assert m.LANE_COLUMNS[:2] == ("l_sojourn_mean_ms", "l_sojourn_p99_ms")
+    assert set(m.LANE_COLUMNS) <= set(next(t for t in m.STUDY.tables if t.id == m.PRAGUE).metrics)
+
+
 def _flows(table: str, rows: dict[str, dict]) -> dict[str, pd.DataFrame]:
     return {table: _table(rows)}
 

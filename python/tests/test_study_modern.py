@@ -361,6 +361,41 @@ def test_codel_interval_check_reruns_the_studys_90_percent_cubic_points():
             assert r.id == web[(r.name, r.seed)].id
 
 
+def test_bbr_trace_reruns_the_studys_seed_1_points_and_adds_a_deep_buffer():
+    # DT-148q, PIE and CoDel at 90 %, seed 1: web.toml's own runs (same id); DT-1000q differs from
+    # the DT-148q run only in the buffer.
+    check = expand(SDIR / "bbr_trace.toml")
+    validate(check)
+    web = {(r.name, r.seed): r for r in expand(SDIR / "web.toml").runs if r.values["var.load"] == 0.9}
+    assert len(check.runs) == 8 and {r.seed for r in check.runs} == {1}
+    for r in check.runs:
+        if r.name.startswith("DT-1000q"):
+            twin = web[(r.name.replace("DT-1000q", "DT-148q"), 1)].doc
+            assert r.doc["variant"][0]["queue"] == {"kind": "droptail", "limit": 1000}
+            assert {**r.doc, "variant": None} == {**twin, "variant": None}
+        else:
+            assert r.id == web[(r.name, 1)].id
+
+
+def test_dualpi2_100mbps_is_the_prague_mix_point_with_rates_times_ten():
+    check = expand(SDIR / "dualpi2_100mbps.toml")
+    validate(check)
+    twin = next(
+        r.doc for r in expand(SDIR / "web_prague.toml").runs
+        if r.name == "DualPI2_prague-mix" and r.seed == 1 and r.values["var.load"] == 0.9
+    )  # fmt: skip
+    (run,) = check.runs
+    doc = run.doc
+    assert (doc["topology"]["bottleneck_rate"], doc["topology"]["access_rate"]) == ("100Mbps", "200Mbps")
+    assert [w["rate"] for w in doc["workload"]] == pytest.approx([10 * w["rate"] for w in twin["workload"]])
+
+    def rates_out(d: dict) -> dict:
+        topo = {**d["topology"], "bottleneck_rate": None, "access_rate": None}
+        return {**d, "topology": topo, "workload": [{**w, "rate": None} for w in d["workload"]]}
+
+    assert rates_out(doc) == rates_out(twin)
+
+
 def test_codel_standing_queue_is_the_median_statements_documented_cause():
     # CoDel at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
     # cause column falls through ns-2.35 (not run), the paper (no numbers) and noise to the
@@ -377,3 +412,21 @@ def test_codel_standing_queue_is_the_median_statements_documented_cause():
     assert m.CAUSES["mod-aqms-cut-median"].startswith("CoDel's own behaviour: ")
     noisy = {r.id: r for r in verdict_table(st, evaluate(st, _medians(400, 300, ci=30)), no_paper)}
     assert noisy["mod-aqms-cut-median"].cause == WITHIN_NOISE
+
+
+def test_bbr_and_l_queue_causes_reach_their_failing_verdicts():
+    # Every documented cause names a statement of the study, and a failing one shows it: BBR's
+    # DT-148q queue 120 against CUBIC's 97, PIE's loss 25 against 2 × 16 %, the L p99 at 15 ms.
+    from aqmlab.verdicts import evaluate, verdict_table
+
+    st = load("modern")
+    assert set(m.CAUSES) <= {v.id for v in st.verdicts}
+    res = _web({
+        ("DT-148q", "bbr"): {"mean_qlen": 120.0}, ("DT-148q", "cubic"): {"mean_qlen": 97.0},
+        ("CoDel", "bbr"): {"drops_pct": 13.1}, ("CoDel", "cubic"): {"drops_pct": 3.9},
+        ("PIE", "bbr"): {"drops_pct": 25.0}, ("PIE", "cubic"): {"drops_pct": 16.0}})  # fmt: skip
+    res.update(_lanes(2.5, 15.0))
+    rows = {r.id: r for r in verdict_table(st, evaluate(st, res), evaluate(st, {}))}
+    for vid in ("mod-bbr-short-dt-queue", "mod-bbr-loss-under-aqm", "mod-dualpi2-l-p99"):
+        assert rows[vid].aqmlab.outcome == F, vid
+        assert rows[vid].cause == m.CAUSES[vid]

@@ -411,6 +411,28 @@ CAUSES = {
     "(studies/modern/codel_interval.toml, seeds 1-3): with a 20 ms interval CoDel's median is 287-328 ms, "
     "below 0.8 × DT-148q's in each seed; at the RFC's 100 ms it is 399-476 ms "
     '(studies/modern/README.md, "CoDel\'s standing queue")',
+    "mod-bbr-short-dt-queue": "the claim is BBR's steady state with long flows (here too: two long "
+    "flows through DT-1000q, BBR 327 against CUBIC 826 packets); web load at 90 % runs a loop instead: "
+    "arrivals are open-loop, so slower responses mean more connections in progress, each keeping its "
+    "window, so a fuller queue and more loss. CUBIC's decrease holds it (seed 1: on average 242 responses in "
+    "progress, the 148-packet buffer at its limit in 46 % of the 100 ms rows, 9.1 % dropped); BBR v1, "
+    "which keeps its window and pacing rate through loss (Linux's loss response, as modelled), runs to "
+    "1201 in progress, at the limit in 78 % of the rows, 27.4 % dropped; the two agree for the first 60 "
+    "s and part after. Not the buffer's depth: through DT-1000q with web load BBR's queue is longer too "
+    "(653 against 616, seed 1). No bug found in aqmlab's BBR (studies/modern/bbr_trace.toml; README "
+    '"BBR\'s queue and loss")',
+    "mod-bbr-loss-under-aqm": "PIE, not BBR: PIE holds the queue near its 15 ms target for both "
+    "senders (mean 32.4 and 32.9 packets) by dropping, so CUBIC already loses 15.0 % (CoDel: 3.4 %), "
+    "timeout-bound (a response over 100 segments takes 27 timeouts; CoDel 2.1) and no longer the "
+    "loss-responsive reference the statement assumes. BBR does drop 1.86 × CUBIC's packets (184k against "
+    "99k, seed 1), 1.58 × as a share of arrivals, which grow with the retransmissions; under CoDel, which"
+    " lets a standing queue grow instead, the statement holds (studies/modern/bbr_trace.toml; README "
+    '"BBR\'s queue and loss")',
+    "mod-dualpi2-l-p99": "the link's packet time: at 10 Mbps a 1500-byte packet takes 1.2 ms, so one "
+    "packet ahead in the L queue, or the C packet on the wire, is already more than 1 ms (seeds 1-3 at 90"
+    " %: L mean 2.2-2.8 ms, p50 1.2-1.4, p99 12.9-17.0; C p99 60-73 ms). The same traffic at 100 Mbps "
+    "(rates × 10, seed 1): L mean 0.36 ms, p99 2.0 ms: the average is sub-millisecond there, the tail not"
+    ' (studies/modern/dualpi2_100mbps.toml; README "The L queue at 10 Mbps")',
 }
 
 STUDY = Study(

@@ -396,6 +396,22 @@ def test_dualpi2_100mbps_is_the_prague_mix_point_with_rates_times_ten():
     assert rates_out(doc) == rates_out(twin)
 
 
+def test_dualpi2_prague_iw2_is_the_prague_mix_point_with_prague_iw_2():
+    check = expand(SDIR / "dualpi2_prague_iw2.toml")
+    validate(check)
+    twin = next(
+        r.doc for r in expand(SDIR / "web_prague.toml").runs
+        if r.name == "DualPI2_prague-mix" and r.seed == 1 and r.values["var.load"] == 0.9
+    )  # fmt: skip
+    (run,) = check.runs
+    doc = run.doc
+    assert [w.get("tcp") for w in doc["workload"]] == [None, None] + [
+        {"variant": "prague", "initial_window": 2}
+    ] * 2
+    assert [{**w, "tcp": None} for w in doc["workload"]] == [{**w, "tcp": None} for w in twin["workload"]]
+    assert {**doc, "workload": None, "variant": None} == {**twin, "workload": None, "variant": None}
+
+
 def test_codel_standing_queue_is_the_median_statements_documented_cause():
     # CoDel at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
     # cause column falls through ns-2.35 (not run), the paper (no numbers) and noise to the

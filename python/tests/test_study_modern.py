@@ -138,6 +138,22 @@ def test_classic_unharmed_holds_fails_and_noise():
     assert m.classic_unharmed(_mix(200, 335, 300, ci=20)).outcome == N
 
 
+def _lanes(mean: float, p99: float, ci: float = math.nan) -> dict[str, pd.DataFrame]:
+    return {m.PRAGUE: _table({"load=90,queue=DualPI2,tcp=prague-mix": {
+        "l_sojourn_mean_ms": mean, "l_sojourn_mean_ms_ci": ci,
+        "l_sojourn_p99_ms": p99, "l_sojourn_p99_ms_ci": ci}})}  # fmt: skip
+
+
+def test_dualpi2_l_sub_ms_holds_fails_and_noise():
+    # Both the mean and the p99 against the 1 ms line.
+    assert m.dualpi2_l_sub_ms(_lanes(0.4, 0.95)).outcome == H
+    assert m.dualpi2_l_sub_ms(_lanes(0.4, 1.6)).outcome == F  # the tail alone fails it
+    assert m.dualpi2_l_sub_ms(_lanes(1.2, 0.9)).outcome == F  # (a p99 below the mean: hand-made)
+    assert m.dualpi2_l_sub_ms(_lanes(0.4, 1.1, ci=0.2)).outcome == N  # 1.1 ± 0.2 straddles 1
+    assert m.LANE_COLUMNS[:2] == ("l_sojourn_mean_ms", "l_sojourn_p99_ms")
+    assert set(m.LANE_COLUMNS) <= set(next(t for t in m.STUDY.tables if t.id == m.PRAGUE).metrics)
+
+
 def _flows(table: str, rows: dict[str, dict]) -> dict[str, pd.DataFrame]:
     return {table: _table(rows)}
 
@@ -345,6 +361,57 @@ def test_codel_interval_check_reruns_the_studys_90_percent_cubic_points():
             assert r.id == web[(r.name, r.seed)].id
 
 
+def test_bbr_trace_reruns_the_studys_seed_1_points_and_adds_a_deep_buffer():
+    # DT-148q, PIE and CoDel at 90 %, seed 1: web.toml's own runs (same id); DT-1000q differs from
+    # the DT-148q run only in the buffer.
+    check = expand(SDIR / "bbr_trace.toml")
+    validate(check)
+    web = {(r.name, r.seed): r for r in expand(SDIR / "web.toml").runs if r.values["var.load"] == 0.9}
+    assert len(check.runs) == 8 and {r.seed for r in check.runs} == {1}
+    for r in check.runs:
+        if r.name.startswith("DT-1000q"):
+            twin = web[(r.name.replace("DT-1000q", "DT-148q"), 1)].doc
+            assert r.doc["variant"][0]["queue"] == {"kind": "droptail", "limit": 1000}
+            assert {**r.doc, "variant": None} == {**twin, "variant": None}
+        else:
+            assert r.id == web[(r.name, 1)].id
+
+
+def test_dualpi2_100mbps_is_the_prague_mix_point_with_rates_times_ten():
+    check = expand(SDIR / "dualpi2_100mbps.toml")
+    validate(check)
+    twin = next(
+        r.doc for r in expand(SDIR / "web_prague.toml").runs
+        if r.name == "DualPI2_prague-mix" and r.seed == 1 and r.values["var.load"] == 0.9
+    )  # fmt: skip
+    (run,) = check.runs
+    doc = run.doc
+    assert (doc["topology"]["bottleneck_rate"], doc["topology"]["access_rate"]) == ("100Mbps", "200Mbps")
+    assert [w["rate"] for w in doc["workload"]] == pytest.approx([10 * w["rate"] for w in twin["workload"]])
+
+    def rates_out(d: dict) -> dict:
+        topo = {**d["topology"], "bottleneck_rate": None, "access_rate": None}
+        return {**d, "topology": topo, "workload": [{**w, "rate": None} for w in d["workload"]]}
+
+    assert rates_out(doc) == rates_out(twin)
+
+
+def test_dualpi2_prague_iw2_is_the_prague_mix_point_with_prague_iw_2():
+    check = expand(SDIR / "dualpi2_prague_iw2.toml")
+    validate(check)
+    twin = next(
+        r.doc for r in expand(SDIR / "web_prague.toml").runs
+        if r.name == "DualPI2_prague-mix" and r.seed == 1 and r.values["var.load"] == 0.9
+    )  # fmt: skip
+    (run,) = check.runs
+    doc = run.doc
+    assert [w.get("tcp") for w in doc["workload"]] == [None, None] + [
+        {"variant": "prague", "initial_window": 2}
+    ] * 2
+    assert [{**w, "tcp": None} for w in doc["workload"]] == [{**w, "tcp": None} for w in twin["workload"]]
+    assert {**doc, "workload": None, "variant": None} == {**twin, "workload": None, "variant": None}
+
+
 def test_codel_standing_queue_is_the_median_statements_documented_cause():
     # CoDel at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
     # cause column falls through ns-2.35 (not run), the paper (no numbers) and noise to the
@@ -361,3 +428,21 @@ def test_codel_standing_queue_is_the_median_statements_documented_cause():
     assert m.CAUSES["mod-aqms-cut-median"].startswith("CoDel's own behaviour: ")
     noisy = {r.id: r for r in verdict_table(st, evaluate(st, _medians(400, 300, ci=30)), no_paper)}
     assert noisy["mod-aqms-cut-median"].cause == WITHIN_NOISE
+
+
+def test_bbr_and_l_queue_causes_reach_their_failing_verdicts():
+    # Every documented cause names a statement of the study, and a failing one shows it: BBR's
+    # DT-148q queue 120 against CUBIC's 97, PIE's loss 25 against 2 × 16 %, the L p99 at 15 ms.
+    from aqmlab.verdicts import evaluate, verdict_table
+
+    st = load("modern")
+    assert set(m.CAUSES) <= {v.id for v in st.verdicts}
+    res = _web({
+        ("DT-148q", "bbr"): {"mean_qlen": 120.0}, ("DT-148q", "cubic"): {"mean_qlen": 97.0},
+        ("CoDel", "bbr"): {"drops_pct": 13.1}, ("CoDel", "cubic"): {"drops_pct": 3.9},
+        ("PIE", "bbr"): {"drops_pct": 25.0}, ("PIE", "cubic"): {"drops_pct": 16.0}})  # fmt: skip
+    res.update(_lanes(2.5, 15.0))
+    rows = {r.id: r for r in verdict_table(st, evaluate(st, res), evaluate(st, {}))}
+    for vid in ("mod-bbr-short-dt-queue", "mod-bbr-loss-under-aqm", "mod-dualpi2-l-p99"):
+        assert rows[vid].aqmlab.outcome == F, vid
+        assert rows[vid].cause == m.CAUSES[vid]

@@ -7,7 +7,7 @@ use crate::codel::{Codel, CodelParams};
 use crate::droptail::{DropTail, DropTailParams};
 use crate::dualpi2::{DualPi2, DualPi2Params};
 use crate::fq_codel::{FqCodel, FqCodelParams};
-use crate::packet::{DropReason, PacketMeta, Verdict};
+use crate::packet::{DropReason, Lane, PacketMeta, Verdict};
 use crate::params::QueueModel;
 use crate::pi::{Pi, PiParams};
 use crate::pie::{Pie, PieParams};
@@ -92,6 +92,17 @@ pub trait QueueDisc {
     /// (`tests/fuzz_disciplines.rs`).
     fn hears_idle(&self) -> bool {
         true
+    }
+    /// True for a coupled dual queue (DualPI2: an L and a C queue under one scheduler, RFC
+    /// 9332), whose monitor reports each queue's sojourns ([`dequeued_lane`](Self::dequeued_lane)).
+    /// Fixed for the discipline's lifetime.
+    fn has_lanes(&self) -> bool {
+        false
+    }
+    /// With [`has_lanes`](Self::has_lanes): the queue the packet the latest `dequeue` returned
+    /// left from; None for a discipline without lanes.
+    fn dequeued_lane(&self) -> Option<Lane> {
+        None
     }
 }
 
@@ -278,5 +289,12 @@ impl QueueDisc for Discipline {
     }
     fn hears_idle(&self) -> bool {
         dispatch!(self, d => d.hears_idle())
+    }
+    fn has_lanes(&self) -> bool {
+        dispatch!(self, d => d.has_lanes())
+    }
+    #[inline]
+    fn dequeued_lane(&self) -> Option<Lane> {
+        dispatch!(self, d => d.dequeued_lane())
     }
 }

@@ -38,6 +38,9 @@
 //! α = 0.1·tupdate/max², β = 0.3/max, computed in tc's float arithmetic in µs; a missing
 //! one is the other ×6 or ÷6.
 //!
+//! Monitoring: `dequeued_lane` names the queue (L or C) of each packet handed over, so the
+//! engine reports each queue's sojourn times (`sim::lanes`; summary keys `l_sojourn_p99_ms`, …).
+//!
 //! Not modelled: Linux's memory limit (`memlimit`, skb truesize), GSO splitting, tc filters and
 //! the LLLL class, the 2·MTU guard in bytes of the L2 frame (here packet sizes as the simulator
 //! counts them).
@@ -49,7 +52,7 @@
 use crate::discipline::{DisciplineParams, ParamError, QueueDisc};
 use crate::field;
 use crate::fifo::Fifo;
-use crate::packet::{DropReason, Ecn, PacketMeta, Verdict};
+use crate::packet::{DropReason, Ecn, Lane, PacketMeta, Verdict};
 use crate::params::{check_ranges, Model, Param, Range, Syntax};
 use crate::stats::QueueStats;
 use declare::model::err;
@@ -391,13 +394,6 @@ impl DualPi2Params {
     }
 }
 
-/// Which queue a packet is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Lane {
-    L,
-    C,
-}
-
 /// The outcome of the probability test on one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Hit {
@@ -425,6 +421,8 @@ pub struct DualPi2 {
     credit_init: i64,
     next_update: SimTime,
     last_marked: bool,
+    /// The queue of the packet the latest `dequeue` returned (the monitor's per-queue sojourns).
+    last_lane: Lane,
     step_marks: u64,
 }
 
@@ -450,6 +448,7 @@ impl DualPi2 {
             credit: credit_init,
             credit_init,
             last_marked: false,
+            last_lane: Lane::C,
             step_marks: 0,
         })
     }
@@ -678,6 +677,7 @@ impl QueueDisc for DualPi2 {
                 self.stats.marks += 1;
             }
             self.last_marked = marked;
+            self.last_lane = lane;
             return Some(pkt);
         }
     }
@@ -705,6 +705,12 @@ impl QueueDisc for DualPi2 {
     }
     fn marks_at_dequeue(&self) -> bool {
         true
+    }
+    fn has_lanes(&self) -> bool {
+        true
+    }
+    fn dequeued_lane(&self) -> Option<Lane> {
+        Some(self.last_lane)
     }
 }
 

@@ -449,3 +449,29 @@ fn bad_parameters_name_their_key() {
         "max_rtt"
     );
 }
+
+#[test]
+fn dequeued_lane_names_the_queue_the_packet_left() {
+    // RFC 9331 §5.1: ECT(1) and CE to L, ECT(0) too with any_ect, everything else to C.
+    let mut rng = units::stream(5, "lane");
+    let mut out = Vec::new();
+    for (any_ect, ecn, lane) in [
+        (false, Ecn::Ect1, Lane::L),
+        (false, Ecn::Ce, Lane::L),
+        (false, Ecn::Ect0, Lane::C),
+        (false, Ecn::NotEct, Lane::C),
+        (true, Ecn::Ect0, Lane::L),
+    ] {
+        let p = DualPi2Params {
+            any_ect,
+            ..Default::default()
+        };
+        let mut q = DualPi2::new(p).unwrap();
+        assert!(q.has_lanes());
+        q.enqueue(ms(0), pkt(1, 1500, ecn), &mut rng);
+        assert_eq!(q.dequeue(ms(1), &mut out).map(|p| p.id), Some(1));
+        assert_eq!(q.dequeued_lane(), Some(lane), "{ecn:?}, any_ect {any_ect}");
+    }
+    let dt = crate::DropTail::new(crate::DropTailParams::default()).unwrap();
+    assert!(!dt.has_lanes() && dt.dequeued_lane().is_none());
+}

@@ -47,7 +47,7 @@ pub use droptail::{DropTail, DropTailParams, LimitUnit};
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fifo::{Fifo, FifoQueue};
 pub use fq_codel::{flow_bucket, FqCodel, FqCodelParams};
-pub use packet::{DropReason, Ecn, PacketClass, PacketMeta, Verdict};
+pub use packet::{DropReason, Ecn, Lane, PacketClass, PacketMeta, Verdict};
 pub use params::{Declared, ParamInfo, Profile, QueueModel, Range, Search, Syntax, Value};
 pub use pi::{Pi, PiCore, PiParams};
 pub use pie::{Pie, PieParams};

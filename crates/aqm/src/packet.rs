@@ -42,6 +42,15 @@ pub struct PacketMeta {
     pub enqueued_at: SimTime,
 }
 
+/// Which queue of a coupled dual queue (RFC 9332 §2.1) a packet is in: L (L4S: ECT(1) and CE)
+/// or C (Classic: every other packet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Lane {
+    L = 0,
+    C = 1,
+}
+
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]

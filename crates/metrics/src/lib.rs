@@ -8,6 +8,7 @@ pub mod link_monitor;
 pub mod observer;
 pub mod queue_monitor;
 pub mod records;
+pub mod sojourn;
 pub mod steady_state;
 pub mod summary;
 pub mod tally;
@@ -16,6 +17,7 @@ pub use link_monitor::LinkMonitor;
 pub use observer::{Observer, Recorder};
 pub use queue_monitor::QueueMonitor;
 pub use records::{LinkRow, QueueRow, RequestKind, RequestRecord};
+pub use sojourn::{DualQueueSummary, LaneSojourns, SojournFigures, SojournHistogram};
 pub use steady_state::SteadyState;
 pub use summary::{
     nearest_rank, summary_ranks, DropCounts, Summary, SummaryInput, SummaryTotals,

@@ -13,6 +13,7 @@
 //! out, as the seeds' tables did. Reference: docs/summary.md. Validation: tests below.
 
 use crate::records::{QueueRow, RequestRecord};
+use crate::sojourn::DualQueueSummary;
 use crate::steady_state::{self, SteadyState};
 use crate::tally::{QueueTally, RequestTally};
 use serde::Serialize;
@@ -43,11 +44,14 @@ pub struct SummaryInput<'a> {
     pub measured_ns: u64,
     /// Whether seed 000's unforced/forced split is defined: the RED family's queues.
     pub forced_defined: bool,
+    /// A coupled dual queue's sojourn figures (as in [`SummaryTotals`]).
+    pub dual_queue: Option<DualQueueSummary>,
 }
 
 /// The run-wide totals the summary takes besides the records: forward-bottleneck bytes, its
-/// rate, its drop counts and the measured time (as in [`SummaryInput`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// rate, its drop counts and the measured time (as in [`SummaryInput`]), and a coupled dual
+/// queue's per-queue sojourns.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SummaryTotals {
     /// Wire bytes sent on the forward bottleneck during the measured period.
     pub fwd_bytes: u64,
@@ -59,6 +63,9 @@ pub struct SummaryTotals {
     pub measured_ns: u64,
     /// Whether seed 000's unforced/forced split is defined: the RED family's queues.
     pub forced_defined: bool,
+    /// The forward bottleneck's L and C sojourn figures over the measured period, if its
+    /// discipline is a coupled dual queue (DualPI2) and the engine recorded them.
+    pub dual_queue: Option<DualQueueSummary>,
 }
 
 /// Summary of one run (written as summary.json). Reference: docs/summary.md.
@@ -126,6 +133,10 @@ pub struct Summary {
     pub fin_retx: u64,
     pub data_retx: u64,
     pub timeouts: u64,
+    /// A coupled dual queue at the forward bottleneck: its L and C queues' sojourn figures
+    /// (`l_departures`, `l_sojourn_p99_ms`, …); absent (no keys) for every other discipline.
+    #[serde(flatten)]
+    pub dual_queue: Option<DualQueueSummary>,
 }
 
 /// The response-time quantiles the summary reports (p10 … p99), in this order.
@@ -191,6 +202,7 @@ impl Summary {
                 drops: inp.drops,
                 measured_ns: inp.measured_ns,
                 forced_defined: inp.forced_defined,
+                dual_queue: inp.dual_queue,
             },
         )
     }
@@ -269,6 +281,7 @@ impl Summary {
             fin_retx: req.fin_retx,
             data_retx: req.data_retx,
             timeouts: req.timeouts,
+            dual_queue: t.dual_queue,
         }
     }
 }
@@ -361,6 +374,7 @@ mod tests {
             warmup_ns: 1_000_000_000,
             measured_ns: 2_000_000_000,
             forced_defined: true,
+            dual_queue: None,
         });
         assert_eq!(s.responses_started, 6);
         assert_eq!(s.responses_completed, 5);
@@ -420,6 +434,7 @@ mod tests {
             warmup_ns: 0,
             measured_ns: 1_000_000_000,
             forced_defined: false,
+            dual_queue: None,
         });
         assert_eq!((s.drops, s.drops_aqm, s.drops_overflow), (40, 36, 4));
         assert_eq!((s.aqm_drops_pct, s.overflow_drops_pct), (90.0, 10.0));
@@ -427,5 +442,40 @@ mod tests {
         assert!(s.median_rt_ms.is_nan() && s.pct_completed.is_nan());
         let json = serde_json::to_value(&s).unwrap();
         assert!(json["forced_pct"].is_null() && json["median_rt_ms"].is_null());
+    }
+
+    #[test]
+    fn dual_queue_keys_follow_the_others_and_only_for_a_dual_queue() {
+        let totals = |dual_queue| SummaryTotals {
+            bottleneck_bps: 10_000_000,
+            measured_ns: 1_000_000_000,
+            dual_queue,
+            ..SummaryTotals::default()
+        };
+        let assemble = |t: &SummaryTotals| {
+            let req = RequestTally::new(0);
+            let queue = QueueTally::new(0);
+            serde_json::to_string(&Summary::assemble(&req, &queue, &|_| 0, t)).unwrap()
+        };
+        let plain = assemble(&totals(None));
+        assert!(plain.ends_with("\"timeouts\":0}"), "{plain}");
+        assert!(!plain.contains("sojourn") && !plain.contains("departures"));
+        // L: 1, 2, 3 ms; C: none (its figures are null)
+        let mut lanes = crate::sojourn::LaneSojourns::default();
+        for ms in [3, 1, 2] {
+            lanes.l.add(ms * 1_000_000);
+        }
+        let dual = assemble(&totals(Some(lanes.summary())));
+        let tail = dual
+            .split("\"timeouts\":0,")
+            .nth(1)
+            .expect("keys after timeouts");
+        assert_eq!(
+            tail,
+            "\"l_departures\":3,\"l_sojourn_mean_ms\":2.0,\"l_sojourn_p50_ms\":2.0,\
+             \"l_sojourn_p90_ms\":3.0,\"l_sojourn_p99_ms\":3.0,\"l_sojourn_max_ms\":3.0,\
+             \"c_departures\":0,\"c_sojourn_mean_ms\":null,\"c_sojourn_p50_ms\":null,\
+             \"c_sojourn_p90_ms\":null,\"c_sojourn_p99_ms\":null,\"c_sojourn_max_ms\":null}"
+        );
     }
 }

@@ -221,6 +221,8 @@ impl Router {
                 },
                 measured_ns: (end - self.warmup).as_nanos(),
                 forced_defined: self.fwd.defines_forced_split(),
+                // Per-queue sojourns of a dual queue: recorded by the simulator only.
+                dual_queue: None,
             },
             None => SummaryTotals {
                 bottleneck_bps: self.fwd.rate().bps,

@@ -7,6 +7,7 @@
 mod cache_hint;
 mod conn;
 pub mod event;
+pub mod lanes;
 pub mod network;
 pub mod output;
 mod packet;

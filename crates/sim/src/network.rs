@@ -36,6 +36,8 @@ pub struct Link {
     pub marks_at_dequeue: bool,
     pub evicts: bool,
     pub hears_idle: bool,
+    /// The discipline's `has_lanes` (a coupled dual queue: per-queue sojourns), read once.
+    pub has_lanes: bool,
 }
 
 /// A network: nodes are indices `0..nodes`; `route[node * nodes + dst]` is the link to take.
@@ -84,8 +86,12 @@ impl Network {
             queue,
         } = spec;
         let disc = queue.build(LinkInfo { rate, delay })?;
-        let (marks_at_dequeue, evicts, hears_idle) =
-            (disc.marks_at_dequeue(), disc.evicts(), disc.hears_idle());
+        let (marks_at_dequeue, evicts, hears_idle, has_lanes) = (
+            disc.marks_at_dequeue(),
+            disc.evicts(),
+            disc.hears_idle(),
+            disc.has_lanes(),
+        );
         self.links.push(Link {
             name: name.to_string(),
             from,
@@ -102,6 +108,7 @@ impl Network {
             marks_at_dequeue,
             evicts,
             hears_idle,
+            has_lanes,
         });
         Ok((self.links.len() - 1) as u32)
     }

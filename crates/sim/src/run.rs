@@ -16,7 +16,8 @@ use crate::topology;
 use crate::world::{Monitors, World, WorldParts};
 use aqm::{QueueDisc, QueueStats};
 use metrics::{
-    DropCounts, LinkMonitor, Observer, QueueMonitor, Recorder, Summary, SummaryInput, SummaryTotals,
+    DropCounts, LaneSojourns, LinkMonitor, Observer, QueueMonitor, Recorder, Summary, SummaryInput,
+    SummaryTotals,
 };
 use std::path::Path;
 use traffic::{Workload, WorkloadConfig};
@@ -150,6 +151,7 @@ pub fn run(
         warmup_ns: end.warmup_ns,
         measured_ns: t.measured_ns,
         forced_defined: t.forced_defined,
+        dual_queue: t.dual_queue,
     });
     Ok(RunOutput {
         datagrams: end.datagrams,
@@ -262,6 +264,7 @@ fn run_inner<O: Observer>(
             link: l,
             queue: QueueMonitor::new(&name, 0),
             bytes: LinkMonitor::new(&name),
+            lanes: link.has_lanes.then(LaneSojourns::default),
         });
     }
     if !exp.monitor.pcap.is_empty() {
@@ -318,6 +321,9 @@ fn run_inner<O: Observer>(
                 w.q.schedule(now + mon.link_interval, Event::LinkInterval);
             }
             Event::WarmupEnd => {
+                for lanes in w.monitors.iter_mut().filter_map(|m| m.lanes.as_mut()) {
+                    *lanes = LaneSojourns::default();
+                }
                 let l = &w.net.links[fwd as usize];
                 snap_stats = l.disc.stats().clone();
                 snap_bytes = l.tx_bytes;
@@ -394,12 +400,26 @@ fn run_inner<O: Observer>(
         (end, 0, DropCounts::default())
     };
     let fwd_link = fl.name.clone();
+    // A dual queue's sojourns: those since the warm-up (none when the run ended before it).
+    let dual_queue = w
+        .monitors
+        .iter()
+        .find(|m| m.link == fwd)
+        .and_then(|m| m.lanes.as_ref())
+        .map(|l| {
+            if end >= warmup {
+                l.summary()
+            } else {
+                LaneSojourns::default().summary()
+            }
+        });
     let totals = SummaryTotals {
         fwd_bytes,
         bottleneck_bps,
         drops,
         measured_ns: (end - measured_from).as_nanos(),
         forced_defined: fl.disc.defines_forced_split(),
+        dual_queue,
     };
     let bottleneck_queue = w.net.links[fwd as usize].disc.clone();
     let link_stats = w

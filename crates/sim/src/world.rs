@@ -22,7 +22,7 @@ use crate::packet::{Class, Packet, PacketArena, DATAGRAM};
 use crate::prefetch::Prefetch;
 use crate::{DelayBoxConfig, WorkloadDelayBox};
 use aqm::{DropReason, PacketMeta, QueueDisc, Verdict};
-use metrics::{LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
+use metrics::{LaneSojourns, LinkMonitor, Observer, QueueMonitor, RequestKind, RequestRecord};
 use tcp::{Ecn, Endpoint, Segment, TcpConfig};
 use traffic::{FlowKind, Request, Workload};
 use units::{Rng, SimDuration, SimTime};
@@ -32,6 +32,8 @@ pub struct Monitors {
     pub link: u32,
     pub queue: QueueMonitor,
     pub bytes: LinkMonitor,
+    /// A coupled dual queue's per-queue sojourns since the warm-up (None for other links).
+    pub lanes: Option<LaneSojourns>,
 }
 
 /// Open connections from which the engine prefetches the memory of the next event
@@ -361,6 +363,11 @@ impl<O: Observer> World<O> {
             }
         }
         let Some(m) = next else { return };
+        if link.has_lanes {
+            if let Some(lanes) = link.monitor.and_then(|mi| self.monitors[mi].lanes.as_mut()) {
+                crate::lanes::record_departure(lanes, &link.disc, &m, now);
+            }
+        }
         if marked {
             debug_assert!(
                 self.pkts.get(m.id).seg.ecn.ecn_capable(),

@@ -63,8 +63,9 @@ fn large_blocks_mapped() {
 enum Msg {
     Batch(Batch),
     NotMeasured(Vec<String>),
-    /// The last batch, the forward bottleneck's name and the run-wide totals.
-    Finish(Batch, String, SummaryTotals),
+    /// The last batch, the forward bottleneck's name and the run-wide totals (boxed: the
+    /// largest message by far, sent once).
+    Finish(Batch, String, Box<SummaryTotals>),
 }
 
 /// Writes `requests.parquet`, `queue.parquet` and `links.parquet` into one directory.
@@ -186,7 +187,7 @@ impl RunWriter {
     /// the run summary, for forward bottleneck `fwd_link` and the run-wide `totals`.
     pub fn finish(mut self, fwd_link: &str, totals: &SummaryTotals) -> Result<Summary, StoreError> {
         let last = std::mem::take(&mut self.batch);
-        self.send(Msg::Finish(last, fwd_link.to_string(), *totals));
+        self.send(Msg::Finish(last, fwd_link.to_string(), Box::new(*totals)));
         self.tx = None;
         let thread = self.thread.take().expect("joined only here and in drop");
         match thread.join() {

@@ -291,6 +291,7 @@ fn columns_declared_not_measured_are_null_in_every_row() {
         drops: Default::default(),
         measured_ns: 1_000_000_000,
         forced_defined: false,
+        dual_queue: None,
     };
     let summary = w.finish("bottleneck_fwd", &totals).unwrap();
     assert_eq!(summary.responses_completed, n);

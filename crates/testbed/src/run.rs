@@ -655,6 +655,7 @@ fn run_in(
                 drops: Default::default(),
                 measured_ns: client_rep.end_ns.saturating_sub(warmup_ns),
                 forced_defined: false,
+                dual_queue: None,
             },
         ),
     };
@@ -909,6 +910,7 @@ mod tests {
             drops: Default::default(),
             measured_ns: 1_000_000_000,
             forced_defined: false,
+            dual_queue: None,
         };
         let summary = w.finish("bottleneck_fwd", &totals).unwrap();
         let json = serde_json::to_string_pretty(&summary).unwrap();

@@ -23,7 +23,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from aqmlab.document import dumps_toml
+from aqmlab.engine.document import dumps_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITS_S = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}

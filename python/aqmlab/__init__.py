@@ -4,13 +4,13 @@
 variant (summary dict + pandas DataFrames); `write_run()` / `load_run()` store and read run
 directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
 `run()` takes a scenario file, its TOML text or the document as a dict, and resolves
-`load = …` in a [[workload]] from the calibration that `aqmlab.calibrate` fits and caches
+`load = …` in a [[workload]] from the calibration that `aqmlab.engine.calibrate` fits and caches
 (`calibrate.calibrate()`).
-`run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweep; expanded by the core) and
+`run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweeps.run; expanded by the core) and
 `load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
 model's keys with units, defaults, ranges, sources and default search ranges, as the core declares
-them (aqmlab.model_params). `tune()` searches the `[tune]` parameters of a scenario with Optuna
-and returns the trials (aqmlab.tuner, aqmlab.tunespec); `load_tune()` reads them back.
+them (aqmlab.engine.model_params). `tune()` searches the `[tune]` parameters of a scenario with Optuna
+and returns the trials (aqmlab.tuning.search, aqmlab.tuning.spec); `load_tune()` reads them back.
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ from aqmlab._core import ScenarioError, SimError
 # Everything else is imported when first used (PEP 562), so that `aqmlab run` and
 # `import aqmlab` do not load pandas, pyarrow, scipy or matplotlib before they are needed.
 _LAZY = {
-    "calibrate": ("aqmlab.calibrate", None),
-    "RunResult": ("aqmlab.record", "RunResult"),
-    "run": ("aqmlab.api", "run"),
-    "variants": ("aqmlab.api", "variants"),
-    "load_run": ("aqmlab.io", "load_run"),
-    "write_run": ("aqmlab.io", "write_run"),
-    "page_times": ("aqmlab.pages", "page_times"),
-    "params": ("aqmlab.model_params", "params"),
-    "load_sweep": ("aqmlab.sweep", "load_sweep"),
-    "run_sweep": ("aqmlab.sweep", "run_sweep"),
-    "tune": ("aqmlab.tuner", "tune"),
-    "load_tune": ("aqmlab.tunestore", "load_tune"),
+    "calibrate": ("aqmlab.engine.calibrate", None),
+    "RunResult": ("aqmlab.storage.record", "RunResult"),
+    "run": ("aqmlab.engine.api", "run"),
+    "variants": ("aqmlab.engine.api", "variants"),
+    "load_run": ("aqmlab.storage.run_dir", "load_run"),
+    "write_run": ("aqmlab.storage.run_dir", "write_run"),
+    "page_times": ("aqmlab.reports.pages", "page_times"),
+    "params": ("aqmlab.engine.model_params", "params"),
+    "load_sweep": ("aqmlab.sweeps.run", "load_sweep"),
+    "run_sweep": ("aqmlab.sweeps.run", "run_sweep"),
+    "tune": ("aqmlab.tuning.search", "tune"),
+    "load_tune": ("aqmlab.tuning.store", "load_tune"),
 }
 
 

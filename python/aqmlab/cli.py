@@ -2,11 +2,11 @@
 
     aqmlab run SCENARIO --out DIR [--variant NAME]   (SCENARIO - : standard input)
     aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
-    aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweep)
+    aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweeps.run)
     aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
-                                                                            (aqmlab.tuner)
+                                                                            (aqmlab.tuning.search)
     aqmlab tune-study tuning --out DIR [--quick] [--jobs N] [--dask ADDR] [--publish]
-                                                                            (aqmlab.tunestudy)
+                                                                            (aqmlab.tuning.study)
     aqmlab report SWEEP_DIR [--xmax 2.0]   (a sweep directory: report.html + report.md there)
     aqmlab report TUNE_DIR    (a tuning directory: its report.html + report.md again)
     aqmlab calibrate SCENARIO [--points X,Y,...] [--warmup T] [--duration T] [--force]
@@ -14,7 +14,7 @@
     aqmlab params [NAME]   ([tcp] or a queue kind: keys, units, defaults, ranges, sources)
     aqmlab testbed SCENARIO --out DIR [--variant NAME] [--duration D] [--warmup D] [--pcap]
                    [--closest-linux]
-                                       (real Linux TCP, as root; aqmlab.testbed execs the binary)
+                                       (real Linux TCP, as root; aqmlab.testbed.run execs the binary)
 
 Errors (a rejected scenario, an experiment the engine cannot build, a missing directory, an
 output directory that cannot be written: checked before anything runs) print one line
@@ -34,8 +34,8 @@ import sys
 from pathlib import Path
 
 from aqmlab import _core
-from aqmlab.io import OutDirError, check_out_dir, os_reason
-from aqmlab.summary_table import summary_table
+from aqmlab.reports.summary_table import summary_table
+from aqmlab.storage.run_dir import OutDirError, check_out_dir, os_reason
 
 PROG = "aqmlab"
 # Subcommands whose modules are imported only when used (they load pandas, scipy, matplotlib):
@@ -81,31 +81,31 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     if want("run"):
         _add_run(sub)
     if want("calibrate"):
-        from aqmlab import calibrate
+        from aqmlab.engine import calibrate
 
-        calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.calibrate)
+        calibrate.add_parser(sub)  # `aqmlab calibrate`; `load = …` in [[workload]] (aqmlab.engine.calibrate)
     if heavy("reproduce"):
-        from aqmlab import reproduce
+        from aqmlab.studies import reproduce
 
-        reproduce.add_parser(sub, _HEAVY_HELP["reproduce"])  # (aqmlab.reproduce)
+        reproduce.add_parser(sub, _HEAVY_HELP["reproduce"])  # (aqmlab.studies.reproduce)
     if want("params"):
-        from aqmlab import model_params
+        from aqmlab.engine import model_params
 
-        model_params.add_parser(sub)  # `aqmlab params [NAME]` (aqmlab.model_params)
+        model_params.add_parser(sub)  # `aqmlab params [NAME]` (aqmlab.engine.model_params)
     if want("sweep"):
         _add_sweep(sub)
     if want("tune"):
         _add_tune(sub)
     if heavy("tune-study"):
-        from aqmlab import tunestudy
+        from aqmlab.tuning import study as tunestudy
 
-        tunestudy.add_parser(sub, _HEAVY_HELP["tune-study"])  # (aqmlab.tunestudy)
+        tunestudy.add_parser(sub, _HEAVY_HELP["tune-study"])  # (aqmlab.tuning.study)
     if want("report"):
         _add_report(sub)
     if want("testbed"):
-        from aqmlab import testbed
+        from aqmlab.testbed import run as testbed
 
-        testbed.add_parser(sub)  # `aqmlab testbed SCENARIO --out DIR` (aqmlab.testbed)
+        testbed.add_parser(sub)  # `aqmlab testbed SCENARIO --out DIR` (aqmlab.testbed.run)
     return p
 
 
@@ -143,7 +143,7 @@ def _add_tune(sub) -> None:
     tu = sub.add_parser(
         "tune",
         help="search the [tune] parameters of a scenario with Optuna (trials, replications, report)",
-        description="Search the keys of SCENARIO's [tune] table (see aqmlab.tunespec) with Optuna "
+        description="Search the keys of SCENARIO's [tune] table (see aqmlab.tuning.spec) with Optuna "
         "(TPE, or NSGA-II for several objectives), each trial run with the same seeds; re-run the "
         "best trials and the baselines with more seeds, compare them, and write DIR/report.html "
         "and DIR/report.md. The study is stored in DIR/study.db: run again to resume.",
@@ -176,9 +176,9 @@ def _add_report(sub) -> None:
     rep.add_argument("--xmax", type=float, default=2.0, help="x axis limit in seconds (default: 2)")
 
 
-# What `aqmlab run` imports only after the engine has run (aqmlab.record: dataclasses with
+# What `aqmlab run` imports only after the engine has run (aqmlab.storage.record: dataclasses with
 # inspect, ast, dis, tokenize; 10 ms of a 25 ms start-up).
-_AFTER_RUN = ("aqmlab.record",)
+_AFTER_RUN = ("aqmlab.storage.record",)
 
 
 def _import_meanwhile(names: tuple[str, ...]):
@@ -203,7 +203,7 @@ def _import_meanwhile(names: tuple[str, ...]):
 def cmd_run(args: argparse.Namespace) -> int:
     import gc
 
-    from aqmlab.api import run
+    from aqmlab.engine.api import run
 
     # What is loaded by now lives until the process ends: the collector leaves it alone from
     # here, and the interpreter's last collection at exit skips it (4 ms, 0.91x the time of
@@ -211,7 +211,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     gc.freeze()
 
     # Read once, bounded, by the core: `-` and /dev/stdin work, /dev/zero is one line. `load`,
-    # [sweep], [tune] are resolved in aqmlab.api.run (aqmlab.calibrate is imported only then).
+    # [sweep], [tune] are resolved in aqmlab.engine.api.run (aqmlab.engine.calibrate is imported only then).
     source = _core.read_scenario(args.scenario)
     importing = []  # the thread importing `_AFTER_RUN`, started once the checks passed
     try:
@@ -231,7 +231,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from aqmlab.sweep import run_sweep
+    from aqmlab.sweeps.run import run_sweep
 
     t = run_sweep(args.scenario, args.out, jobs=args.jobs, dask=args.dask, progress=not args.quiet)
     counts = t["status"].value_counts()
@@ -244,7 +244,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from aqmlab.tuner import print_summary, tune
+    from aqmlab.tuning.search import print_summary, tune
 
     df = tune(
         args.scenario, args.out, trials=args.trials, timeout=args.timeout, jobs=args.jobs, dask=args.dask,
@@ -280,25 +280,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.xmax > 0:
         raise ValueError(f"--xmax: must be > 0, got {args.xmax}")
     # Every check that needs only the file system comes before pandas and matplotlib (1-3 s).
-    from aqmlab.dirs import find_run_dirs, is_sweep_dir, is_tune_dir
+    from aqmlab.storage.dirs import find_run_dirs, is_sweep_dir, is_tune_dir
 
     if len(args.dirs) == 1 and is_tune_dir(args.dirs[0]):
         check_out_dir(args.dirs[0])
-        from aqmlab.tunereport import write_tune_report
+        from aqmlab.tuning.report import write_tune_report
 
         html_path, md_path = write_tune_report(args.dirs[0], xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
     if len(args.dirs) == 1 and is_sweep_dir(args.dirs[0]):
         check_out_dir(args.dirs[0])  # report.html and report.md are written there
-        from aqmlab.sweepreport import write_sweep_report
+        from aqmlab.sweeps.report import write_sweep_report
 
         html_path, md_path = write_sweep_report(args.dirs[0], xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
     find_run_dirs(args.dirs)  # a wrong DIR: `DIR: reason`
     png = report_png(args.dirs, args.out)
-    from aqmlab.report import BadRun, not_measured_notes, open_runs, plot_cdfs, run_cdf
+    from aqmlab.reports.run_report import BadRun, not_measured_notes, open_runs, plot_cdfs, run_cdf
 
     skipped: list[str] = []
     runs = []
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser(only).parse_args(argv)
     try:
         if args.command == "calibrate":
-            from aqmlab import calibrate
+            from aqmlab.engine import calibrate
 
             return calibrate.cmd_calibrate(args)
         if args.command == "run":
@@ -354,19 +354,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "tune":
             return cmd_tune(args)
         if args.command == "tune-study":
-            from aqmlab import tunestudy
+            from aqmlab.tuning import study as tunestudy
 
             return tunestudy.cmd_tune_study(args, argv)
         if args.command == "reproduce":
-            from aqmlab import reproduce
+            from aqmlab.studies import reproduce
 
             return reproduce.cmd_reproduce(args, argv)
         if args.command == "params":
-            from aqmlab import model_params
+            from aqmlab.engine import model_params
 
             return model_params.cmd_params(args)
         if args.command == "testbed":
-            from aqmlab import testbed
+            from aqmlab.testbed import run as testbed
 
             return testbed.cmd_testbed(args)
         return cmd_report(args)

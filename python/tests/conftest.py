@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab.record import RunResult
-from aqmlab.tables import TYPES
-from aqmlab.tunespec import SUMMARY_COLUMNS
+from aqmlab.storage.record import RunResult
+from aqmlab.storage.tables import TYPES
+from aqmlab.tuning.spec import SUMMARY_COLUMNS
 
 # The metrics::Summary fields in struct order (crates/metrics/src/summary.rs; checked against a
 # run's summary.json by python/tests/test_tune_spec.py).
@@ -60,13 +60,13 @@ def synthetic_requests() -> pd.DataFrame:
     cols["end_ns"] = [r[2] for r in rows]
     cols["completed"] = [r[3] for r in rows]
     cols["response_bytes"] = [1000 * (i + 1) for i in range(n)]
-    from aqmlab.tables import arrow_to_frame, columns_to_arrow
+    from aqmlab.storage.tables import arrow_to_frame, columns_to_arrow
 
     return arrow_to_frame(columns_to_arrow("requests", cols))
 
 
 def synthetic_result(name: str = "red", **summary_over) -> RunResult:
-    from aqmlab.tables import arrow_to_frame, columns_to_arrow
+    from aqmlab.storage.tables import arrow_to_frame, columns_to_arrow
 
     summary = synthetic_summary(**summary_over)
     queue = {
@@ -103,7 +103,7 @@ def fake_core_run(r: RunResult, dir: str) -> dict:
     """What the core's `run_variant` / `run_scenario_text` do, for the hand-made run `r`: its
     tables written into the directory `dir` (with pyarrow, not the core's writer) and the
     core's dict returned (for fakes standing in for the engine)."""
-    from aqmlab.io import _write_tables
+    from aqmlab.storage.run_dir import _write_tables
 
     _write_tables(r, Path(dir))
     return {
@@ -173,8 +173,8 @@ def write_requests_run(d, requests, summary: dict, warmup_ns: int = 0) -> None:
     and `warmup_ns`, the rest from `synthetic_result` (for studies' run_metrics tests)."""
     from dataclasses import replace
 
-    from aqmlab.io import write_run
-    from aqmlab.tables import TYPES
+    from aqmlab.storage.run_dir import write_run
+    from aqmlab.storage.tables import TYPES
 
     req = requests.copy()
     for c in TYPES["requests"]:

@@ -23,7 +23,7 @@ import pytest
 from test_reproduce import TOY, fake, toy_dir  # noqa: F401 (fixtures)
 from test_sweep_report import LOAD_SWEEP, _fake_sweep
 
-from aqmlab.reproduce import reproduce
+from aqmlab.studies.reproduce import reproduce
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "runs" / "test-artifacts"
@@ -83,7 +83,7 @@ def test_a_broken_page_fails_the_checks(tmp_path):
 
 
 def test_sweep_report_in_a_browser(tmp_path, monkeypatch):
-    from aqmlab.sweepreport import write_sweep_report
+    from aqmlab.sweeps.report import write_sweep_report
 
     out = _fake_sweep(tmp_path, monkeypatch, LOAD_SWEEP)
     html_path, _ = write_sweep_report(out)

@@ -1,4 +1,4 @@
-"""The engine build id comes from the core's GNU build-ID note (python/aqmlab/build.py)."""
+"""The engine build id comes from the core's GNU build-ID note (python/aqmlab/engine/build.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from aqmlab import _core
-from aqmlab.build import elf_build_id, engine_build
+from aqmlab.engine.build import elf_build_id, engine_build
 
 
 def _elf(notes: bytes, with_note: bool = True) -> bytes:

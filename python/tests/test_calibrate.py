@@ -1,4 +1,4 @@
-"""Load calibration (aqmlab.calibrate): the fit against a hand-computed offered load, the cache,
+"""Load calibration (aqmlab.engine.calibrate): the fit against a hand-computed offered load, the cache,
 `load = …` resolution checked in closed loop, and the errors for bad input.
 
 The scenario (SMALL): HTTP/1.0 Poisson connections, 300 B requests and responses uniform on
@@ -21,8 +21,8 @@ import pytest
 
 import aqmlab
 from aqmlab import _core
-from aqmlab.calibrate import calibrate, content_hash, fit_line, rate_bps, read_scenario
 from aqmlab.cli import main
+from aqmlab.engine.calibrate import calibrate, content_hash, fit_line, rate_bps, read_scenario
 
 SLOPE_BY_HAND = 20_880.0  # bit/s per connection/s (module doc)
 POINTS = [100, 200, 300, 400]  # connections/s; 8.4 % of the 100 Mbps calibration link at most
@@ -233,7 +233,7 @@ def test_variant_with_its_own_bottleneck_gets_its_own_rate(calibrated):
     scen = d / "two.toml"
     scen.write_text(text + '\n[[variant]]\nname = "fast"\ntopology = { bottleneck_rate = "20Mbps" }\n')
     base = tomllib.loads(scen.read_text())
-    doc = aqmlab.calibrate.LoadResolver(base, scen, d, cache=cache).resolve(base)  # cached: no runs
+    doc = aqmlab.engine.calibrate.LoadResolver(base, scen, d, cache=cache).resolve(base)  # cached: no runs
     want10 = float(f"{(0.5 * 10e6 - c.intercept) / c.slope:.6g}")
     want20 = float(f"{(0.5 * 20e6 - c.intercept) / c.slope:.6g}")
     assert doc["workload"][0]["rate"] == want10 and "load" not in doc["workload"][0]
@@ -331,7 +331,7 @@ def test_parking_lot_calibration_measures_the_named_link_and_resolves_load(tmp_p
     assert f"workload[0].load = 0.5 of 10 Mbps → rate = {expect:g} conn/s" in err
     assert expect == pytest.approx(4e6 / SLOPE_BY_HAND, rel=0.05)
     run = aqmlab.load_run(tmp_path / "out" / "lot")
-    from aqmlab.calibrate import link_bps
+    from aqmlab.engine.calibrate import link_bps
 
     assert link_bps(run, "r1_r2") == pytest.approx(5e6, rel=0.04)
 

@@ -103,8 +103,8 @@ def _fake_core(monkeypatch, fail_variant=None, exc=None) -> list:
     from conftest import synthetic_result
 
     from aqmlab import _core
-    from aqmlab.io import write_parquet
-    from aqmlab.tables import frame_to_arrow
+    from aqmlab.storage.run_dir import write_parquet
+    from aqmlab.storage.tables import frame_to_arrow
 
     calls = []
 
@@ -178,8 +178,8 @@ def test_checked_runs_once_after_the_checks_and_before_the_engine(tmp_path, monk
     their checks and before the first variant's engine starts (`aqmlab run` starts its imports
     there), and not at all when a check fails."""
     from aqmlab import _core
-    from aqmlab.api import run
-    from aqmlab.io import OutDirError
+    from aqmlab.engine.api import run
+    from aqmlab.storage.run_dir import OutDirError
 
     _fake_core(monkeypatch)
     events = []
@@ -201,11 +201,11 @@ def test_checked_runs_once_after_the_checks_and_before_the_engine(tmp_path, monk
 
 
 def test_api_still_gives_run_result_without_importing_it_at_start():
-    """`aqmlab.api` no longer imports aqmlab.record when it is imported (start-up time), yet
-    `from aqmlab.api import RunResult` still gives the record's class."""
+    """`aqmlab.engine.api` no longer imports aqmlab.storage.record when it is imported (start-up time), yet
+    `from aqmlab.engine.api import RunResult` still gives the record's class."""
     code = (
-        "import sys, aqmlab.api as a; first = 'aqmlab.record' in sys.modules; "
-        "from aqmlab.api import RunResult, parse_summary; from aqmlab import record; "
+        "import sys, aqmlab.engine.api as a; first = 'aqmlab.storage.record' in sys.modules; "
+        "from aqmlab.engine.api import RunResult, parse_summary; from aqmlab.storage import record; "
         "print(first, RunResult is record.RunResult, parse_summary is record.parse_summary)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

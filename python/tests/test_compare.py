@@ -132,7 +132,7 @@ def test_get_reads_any_results_dict():
 
 def _s(*pairs: tuple[int, float]) -> Est:
     """An aqmlab value from per-seed values, with the interval table_results would give it."""
-    from aqmlab.stats import t_ci
+    from aqmlab.reports.stats import t_ci
 
     ci = t_ci([v for _, v in pairs])
     return Est.of(ci.mean, ci.half, len(pairs), tuple(pairs))

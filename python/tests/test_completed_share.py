@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import aqmlab
-from aqmlab.summary_table import summary_table
+from aqmlab.reports.summary_table import summary_table
 
 pytestmark = pytest.mark.engine
 

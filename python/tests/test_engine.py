@@ -14,8 +14,8 @@ import pytest
 from conftest import SUMMARY_FIELDS, write_tiny_scenario
 
 import aqmlab
-from aqmlab.report import response_time_cdf
-from aqmlab.tables import TYPES
+from aqmlab.reports.run_report import response_time_cdf
+from aqmlab.storage.tables import TYPES
 
 pytestmark = pytest.mark.engine
 

@@ -123,7 +123,7 @@ def test_python_only_keys_from_standard_input_run_like_a_file(tmp_path):
 
 
 def test_a_sweep_reads_its_file_through_the_bound(tmp_path):
-    from aqmlab.sweep import SweepError, expand
+    from aqmlab.sweeps.run import SweepError, expand
 
     with pytest.raises(SweepError) as e:
         expand("/dev/zero")

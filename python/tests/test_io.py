@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from conftest import synthetic_result
 
-import aqmlab.io as aio
+import aqmlab.storage.run_dir as aio
 from aqmlab import load_run, write_run
 
 FILES = ["links.parquet", "queue.parquet", "requests.parquet", "run.json", "summary.json"]
@@ -116,7 +116,7 @@ def test_refuses_to_replace_something_that_is_not_a_run(tmp_path):
 
 
 def test_table_names_agree_with_the_declared_tables():
-    from aqmlab.tables import TABLES
+    from aqmlab.storage.tables import TABLES
 
     assert aio.TABLES == TABLES
 
@@ -134,7 +134,7 @@ def test_run_command_imports_no_dataframe_or_plotting_stack():
     import sys
 
     code = (
-        "import sys, aqmlab.cli, aqmlab.api, aqmlab.io, aqmlab.calibrate\n"
+        "import sys, aqmlab.cli, aqmlab.engine.api, aqmlab.storage.run_dir, aqmlab.engine.calibrate\n"
         "heavy = [m for m in ('pandas', 'pyarrow', 'numpy', 'scipy', 'matplotlib') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )

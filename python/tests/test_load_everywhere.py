@@ -14,8 +14,8 @@ import pytest
 
 import aqmlab
 from aqmlab import _core
-from aqmlab.calibrate import SCHEMA, content_hash, read_scenario
 from aqmlab.cli import main
+from aqmlab.engine.calibrate import SCHEMA, content_hash, read_scenario
 
 RATE_BY_HAND = 431.034  # 0.9 × 10e6 / 20,880, 6 significant digits
 
@@ -175,8 +175,8 @@ def test_variants_of_a_path_text_or_dict(world, form):
 
 
 def test_aqmlab_reproduce_resolves_the_same_rate(world, tmp_path):
-    from aqmlab.reproduce import reproduce
     from aqmlab.studies import Study, Table
+    from aqmlab.studies.reproduce import reproduce
 
     f, rates = world
     (tmp_path / "studies" / "loaded").mkdir(parents=True)

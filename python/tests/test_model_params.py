@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import aqmlab
-from aqmlab import model_params
 from aqmlab.cli import main
+from aqmlab.engine import model_params
 
 
 def test_params_lists_keys_units_defaults_ranges_sources():

@@ -201,7 +201,7 @@ def prepared(f: Path) -> dict:
 
 def cases():
     """(case number, scenario, operator, mutated key path, TOML text) of every case."""
-    from aqmlab.document import dumps_toml
+    from aqmlab.engine.document import dumps_toml
 
     rng = random.Random(SEED)
     docs = {f: prepared(f) for f in SCENARIOS}

@@ -351,7 +351,7 @@ def test_a_verdict_without_its_rows_names_the_refusal(quick_points, tmp_path):
     import pandas as pd
 
     from aqmlab.ns2grid.grid import explain, point_frame, table_results
-    from aqmlab.verdicts import evaluate
+    from aqmlab.studies.verdicts import evaluate
 
     # Nothing has run: every runnable point is pending, the ECN points are refused.
     frame = point_frame(quick_points, tmp_path, {})
@@ -396,7 +396,7 @@ def test_published_results_read_back_as_the_results_dict(tmp_path):
 def test_results_with_the_steady_flag_read_back(tmp_path):
     from aqmlab.ns2grid.grid import read_results, results_long
 
-    # aqmlab.reproduce.table_results adds `steady` ("yes", "no (k/n)", "-"): a flag, not a metric
+    # aqmlab.studies.reproduce.table_results adds `steady` ("yes", "no (k/n)", "-"): a flag, not a metric
     res = {"5.1": pd.DataFrame({"row": ["PI"], "n": [2], "drops_per_s": [3.25],
                                 "drops_per_s_ci": [0.5], "steady": ["-"]})}  # fmt: skip
     long = results_long(res)
@@ -410,7 +410,7 @@ def test_verdict_resting_on_nearest_points_is_marked():
     from aqmlab.ns2grid.grid import explain
     from aqmlab.studies import Study, Table, Verdict
     from aqmlab.studies.compare import get, lt
-    from aqmlab.verdicts import NEAREST_MARK, evaluate
+    from aqmlab.studies.verdicts import NEAREST_MARK, evaluate
 
     table = Table("T", "t", "x.toml", ("m",), row_label=lambda r: r["variant"])
     uses_b = Verdict(

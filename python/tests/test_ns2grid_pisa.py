@@ -206,7 +206,7 @@ def test_a_verdict_needing_pisa_says_it_is_not_in_ns2(points, tmp_path):
     import pandas as pd
 
     from aqmlab.ns2grid.grid import explain_published, point_frame
-    from aqmlab.verdicts import NOT_IN_NS2, evaluate, verdict_table
+    from aqmlab.studies.verdicts import NOT_IN_NS2, evaluate, verdict_table
 
     study = load("pisa")
     frame = point_frame(points, tmp_path, {})  # nothing run: PI / drop-tail pending, PISA refused

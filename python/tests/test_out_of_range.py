@@ -89,7 +89,7 @@ def child() -> None:
     import pyarrow.parquet as pq
 
     from aqmlab import _core
-    from aqmlab.document import dumps_toml
+    from aqmlab.engine.document import dumps_toml
 
     for f, path, value, _ in cases():
         doc = tomllib.loads(f.read_text())
@@ -181,7 +181,7 @@ def test_accepted_values_are_harmless_and_run(outcomes):
 
 
 def test_a_size_beyond_int64_is_one_clean_error_not_a_traceback_or_minus_one():
-    from aqmlab.tables import columns_to_arrow
+    from aqmlab.storage.tables import columns_to_arrow
 
     with pytest.raises(ValueError) as e:
         columns_to_arrow("requests", {"id": [0, 1], "response_bytes": [1460, 2**64 - 2]})
@@ -215,7 +215,7 @@ def test_a_size_beyond_int64_is_one_clean_error_not_a_traceback_or_minus_one():
     ],
 )
 def test_cli_refuses_what_used_to_hang_or_mislead_in_one_line(tmp_path, key, value, reason):
-    from aqmlab.document import dumps_toml
+    from aqmlab.engine.document import dumps_toml
 
     doc = tomllib.loads((ROOT / "scenarios" / "quickstart.toml").read_text())
     doc["workload"][0][key] = value

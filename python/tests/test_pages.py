@@ -1,9 +1,9 @@
-"""Page response times rebuilt from request records (aqmlab.pages)."""
+"""Page response times rebuilt from request records (aqmlab.reports.pages)."""
 
 import pandas as pd
 import pytest
 
-from aqmlab.pages import page_times
+from aqmlab.reports.pages import page_times
 
 
 def _requests(rows):

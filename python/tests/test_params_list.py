@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from aqmlab import cli
-from aqmlab.model_params import models, params, titles
+from aqmlab.engine.model_params import models, params, titles
 
 ROOT = Path(__file__).resolve().parents[2]
 

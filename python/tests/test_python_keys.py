@@ -1,6 +1,6 @@
-"""aqmlab.document.uses_python_keys: a scenario's Python-only keys (`load`, [calibration],
+"""aqmlab.engine.document.uses_python_keys: a scenario's Python-only keys (`load`, [calibration],
 [tune], [sweep]) decided on the document the core read (`extends` included); `aqmlab run`
-imports neither a TOML parser nor aqmlab.calibrate for a plain scenario."""
+imports neither a TOML parser nor aqmlab.engine.calibrate for a plain scenario."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from aqmlab import _core
-from aqmlab.document import read_document
-from aqmlab.document import uses_python_keys as doc_uses
+from aqmlab.engine.document import read_document
+from aqmlab.engine.document import uses_python_keys as doc_uses
 
 
 def uses_python_keys(path: Path) -> bool:
@@ -89,9 +89,10 @@ def test_plain_scenario_is_answered_without_a_toml_parser_or_calibrate():
     code = (
         "import sys\n"
         "import aqmlab.cli\n"
-        "from aqmlab.document import read_document, uses_python_keys\n"
+        "from aqmlab.engine.document import read_document, uses_python_keys\n"
         f"print(uses_python_keys(read_document({str(ROOT / 'scenarios/quickstart.toml')!r})[0]))\n"
-        "print(sorted(m for m in ('tomllib', 'aqmlab.calibrate', 'hashlib', 'tempfile') if m in sys.modules))"
+        "print(sorted(m for m in ('tomllib', 'aqmlab.engine.calibrate', 'hashlib', 'tempfile')"
+        " if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["False", "[]"]

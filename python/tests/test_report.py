@@ -10,7 +10,7 @@ import pytest
 from conftest import synthetic_requests, synthetic_result, synthetic_summary
 
 from aqmlab import cli, write_run
-from aqmlab.report import find_run_dirs, fmt_value, response_time_cdf, summary_table
+from aqmlab.reports.run_report import find_run_dirs, fmt_value, response_time_cdf, summary_table
 
 
 def test_cdf_exact_values():
@@ -118,7 +118,7 @@ def test_report_same_names_in_two_parents_get_distinct_labels(tmp_path, capsys):
 
 
 def test_plot_thinning_keeps_the_curve():
-    from aqmlab.report import _thin
+    from aqmlab.reports.run_report import _thin
 
     x = np.arange(100_000, dtype=float)
     y = (np.arange(100_000) + 1) / 100_000
@@ -127,7 +127,7 @@ def test_plot_thinning_keeps_the_curve():
 
 
 def test_steady_cell_counts_unsettled_replications():
-    from aqmlab.summary_table import steady_cell
+    from aqmlab.reports.summary_table import steady_cell
 
     assert steady_cell([True, True]) == "yes"
     assert steady_cell([True, False, None]) == "no (1/2)"

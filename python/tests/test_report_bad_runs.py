@@ -19,7 +19,7 @@ import pytest
 from conftest import synthetic_result
 
 from aqmlab import cli, write_run
-from aqmlab.report import BadRun, open_runs
+from aqmlab.reports.run_report import BadRun, open_runs
 
 PY = Path(__file__).resolve().parents[1]
 
@@ -157,7 +157,7 @@ def test_a_sweep_report_names_and_skips_its_unreadable_runs(tmp_path, monkeypatc
     from test_sweep_run import SWEEP, FakeCore
 
     from aqmlab import _core
-    from aqmlab.sweep import run_sweep
+    from aqmlab.sweeps.run import run_sweep
 
     monkeypatch.setattr(_core, "run_scenario_text", FakeCore())
     f = tmp_path / "sw.toml"

@@ -17,9 +17,9 @@ import pytest
 from conftest import summary_json, synthetic_result
 
 from aqmlab import cli, write_run
-from aqmlab.io import TESTBED_NOT_MEASURED, load_run, not_measured_of, read_table
-from aqmlab.report import not_measured_notes, open_runs
-from aqmlab.tables import missing_columns
+from aqmlab.reports.run_report import not_measured_notes, open_runs
+from aqmlab.storage.run_dir import TESTBED_NOT_MEASURED, load_run, not_measured_of, read_table
+from aqmlab.storage.tables import missing_columns
 
 MISSING = list(TESTBED_NOT_MEASURED)
 

@@ -1,4 +1,4 @@
-"""`aqmlab reproduce` (aqmlab.reproduce) on a toy study defined here: quick overrides, row
+"""`aqmlab reproduce` (aqmlab.studies.reproduce) on a toy study defined here: quick overrides, row
 matching, mean/CI against hand values, the paper join, verdicts, the report files, resume, the
 CLI; one engine test runs the toy study for real (20 s simulated per run)."""
 
@@ -13,10 +13,10 @@ import pytest
 from conftest import fake_core_run, synthetic_result
 
 from aqmlab import _core, cli
-from aqmlab.reproduce import evaluate, reproduce
 from aqmlab.studies import Study, Table, Verdict
 from aqmlab.studies.compare import Outcome, get, gt, lt
 from aqmlab.studies.paper_tables import join_paper, read_paper, table_results
+from aqmlab.studies.reproduce import evaluate, reproduce
 from aqmlab.studies.sweep_files import ReproduceError, apply_overrides
 
 TOY_SWEEP = """\
@@ -222,7 +222,7 @@ def test_full_run_report_resume(tmp_path, toy_dir, fake):
     text = md.read_text()
     # qlen=10: kb 1011, 1012 → mean 1011.5, half width t(0.975, 1) · 0.7071 / √2 = 6.353;
     # paper 1000 → difference +11.5. drops 1.0 (paper 2.5) → −1.5. Cells: 3 significant digits
-    # (aqmlab.report.fmt_value).
+    # (aqmlab.reports.run_report.fmt_value).
     assert "| qlen=10 | paper | 1000 | 2.50 |" in text
     assert "| aqmlab (n=2) | 1012 ± 6.35 | 1.00 ± 0 |" in text
     assert "| difference | +11.5 | -1.50 |" in text
@@ -287,7 +287,7 @@ def test_toy_study_for_real(tmp_path, toy_dir):
 
     df = load_sweep(out / "sweeps" / "sw")
     kb = float(df[df["queue.limit"] == 60]["kb_per_s"].iloc[0])
-    from aqmlab.report import fmt_value
+    from aqmlab.reports.run_report import fmt_value
 
     assert f"| aqmlab (n=1) | {fmt_value(kb)} |" in md.read_text()
 
@@ -301,7 +301,7 @@ def test_quick_copy_resolves_data_files_next_to_the_original(tmp_path):
     # another directory, so its [sweep] data_dir must point back; and data_dir must not change
     # the run ids (it is not part of the resolved scenario).
     from aqmlab.studies.sweep_files import resolved_sweep_file
-    from aqmlab.sweep import expand, validate
+    from aqmlab.sweeps.run import expand, validate
 
     src_dir = tmp_path / "study"
     src_dir.mkdir()
@@ -383,7 +383,7 @@ def test_reading_runs_into_its_own_directory(tmp_path, toy_dir, fake):
 def test_reading_with_sweep_overrides_changes_the_derived_rate(tmp_path, toy_dir, fake):
 
     from aqmlab.studies import Reading
-    from aqmlab.sweep import expand
+    from aqmlab.sweeps.run import expand
 
     # A load reading (weigle2006 `model-load`): another calibration of the rate, no queue option.
     sweep = TOY_SWEEP + '"var.load" = [0.5, 1.0]\n\n[sweep.derive]\n"workload[0].rate" = "100.0 * var.load"\n'
@@ -401,7 +401,7 @@ def test_reading_with_sweep_overrides_changes_the_derived_rate(tmp_path, toy_dir
 
 def test_recorded_command_can_be_rerun_from_the_repository_root(tmp_path):
     # issue 15: the published reports recorded `--out /work/notes/…` of the machine they ran on.
-    from aqmlab.reproduce import rerunnable_argv
+    from aqmlab.studies.reproduce import rerunnable_argv
 
     root = tmp_path / "repo"
     argv = ["reproduce", "pisa", "--jobs", "1", "--out", "/work/notes/pisa-full", "--publish"]
@@ -419,7 +419,7 @@ def test_recorded_command_can_be_rerun_from_the_repository_root(tmp_path):
 def test_cli_records_the_rerunnable_command(tmp_path, monkeypatch, capsys):
     from pathlib import Path
 
-    from aqmlab import reproduce as rp
+    from aqmlab.studies import reproduce as rp
 
     seen = {}
 

@@ -15,9 +15,9 @@ import pytest
 from test_sweep_run import SWEEP, FakeCore
 
 from aqmlab import _core, cli
-from aqmlab.io import check_out_dir
+from aqmlab.storage.run_dir import check_out_dir
 from aqmlab.studies import known
-from aqmlab.sweep import run_sweep
+from aqmlab.sweeps.run import run_sweep
 
 ERR = "aqmlab: error: "
 
@@ -96,7 +96,7 @@ def test_run_refuses_a_variant_dir_that_is_not_a_run_first(tmp_path, tiny_scenar
 def test_report_png_problems(tmp_path, afile, capsys):
     from conftest import synthetic_result
 
-    from aqmlab.io import write_run
+    from aqmlab.storage.run_dir import write_run
 
     write_run(synthetic_result("red"), tmp_path / "runs" / "red")
     assert cli.main(["report", str(tmp_path / "runs"), "--out", str(afile / "r.png")]) == 2
@@ -122,7 +122,7 @@ def test_report_of_a_scenario_file_says_so(tmp_path, tiny_scenario, sweep_file, 
 def test_report_of_a_sweep_among_other_dirs_says_report_it_alone(tmp_path, sweep_file, capsys, monkeypatch):
     from conftest import synthetic_result
 
-    from aqmlab.io import write_run
+    from aqmlab.storage.run_dir import write_run
 
     monkeypatch.setattr(_core, "run_scenario_text", FakeCore())
     run_sweep(sweep_file, tmp_path / "sw", jobs=1, progress=False)

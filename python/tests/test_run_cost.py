@@ -14,7 +14,7 @@ import pytest
 from test_sweep_run import SWEEP, FakeCore
 
 from aqmlab import _core, cli
-from aqmlab.sweep import run_sweep
+from aqmlab.sweeps.run import run_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = (ROOT / "scenarios" / "quickstart.toml").read_text()

@@ -1,4 +1,4 @@
-"""Python reads scenarios only through the core (`_core.scenario_document`, aqmlab.document):
+"""Python reads scenarios only through the core (`_core.scenario_document`, aqmlab.engine.document):
 the same document as a TOML parser gives, in file order and with the same types, for every
 shipped scenario, sweep and study file; every shipped sweep expands in the core (crates/scenario/
 src/sweep/) to exactly the runs (ids and resolved documents) that Python's own expansion gave
@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab import _core, sweep
-from aqmlab.document import read_document
+from aqmlab import _core
+from aqmlab.engine.document import read_document
+from aqmlab.sweeps import run as sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(

@@ -1,4 +1,4 @@
-"""aqmlab.stats against hand computations: Student-t intervals, CDF bands, CDF crossovers and
+"""aqmlab.reports.stats against hand computations: Student-t intervals, CDF bands, CDF crossovers and
 response time by response size."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import synthetic_requests
 
-from aqmlab.stats import (
+from aqmlab.reports.stats import (
     BandCrossover,
     band_crossovers,
     cdf_band,

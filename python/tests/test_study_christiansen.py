@@ -14,14 +14,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab import model_params
-from aqmlab.document import read_document
+from aqmlab.engine import model_params
+from aqmlab.engine.document import read_document
 from aqmlab.studies import christiansen as c
 from aqmlab.studies import load
 from aqmlab.studies.compare import Outcome
 from aqmlab.studies.paper_tables import read_paper
-from aqmlab.sweep import expand, validate
-from aqmlab.verdicts import evaluate, paper_results
+from aqmlab.studies.verdicts import evaluate, paper_results
+from aqmlab.sweeps.run import expand, validate
 
 c_ = c
 H, F, N = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE
@@ -40,7 +40,7 @@ def paper() -> pd.DataFrame:
 
 
 def _paper_results(paper: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The thesis's numbers as a results dict (aqmlab.verdicts.paper_results: means only)."""
+    """The thesis's numbers as a results dict (aqmlab.studies.verdicts.paper_results: means only)."""
     return paper_results(paper)
 
 
@@ -280,9 +280,9 @@ def test_retx_classes_by_hand():
 
 
 def test_run_metrics_reads_each_ok_run(tmp_path):
-    from aqmlab.io import write_run
-    from aqmlab.record import RunResult
-    from aqmlab.tables import TYPES
+    from aqmlab.storage.record import RunResult
+    from aqmlab.storage.run_dir import write_run
+    from aqmlab.storage.tables import TYPES
 
     s = 10**9
     req = _requests([{"start_ns": 20 * s}, {"start_ns": 30 * s, "server_data_retx": 1}, {"start_ns": 5 * s}])
@@ -361,7 +361,7 @@ def test_new_sweep_run_counts():
 def _altq_default_98(gate: bool, tmp_path: Path) -> dict:
     """The constrained preset's ALTQ-default RED at 98 % load, shortened to 10 + 10 min (seed 1),
     with or without ALTQ's backlog gate."""
-    from aqmlab.api import run_text
+    from aqmlab.engine.api import run_text
 
     text = (PRESETS / "lab_constrained.toml").read_text()
     text = text.replace('warmup = "20min"', 'warmup = "10min"').replace(

@@ -21,7 +21,7 @@ from aqmlab.studies import modern as m
 from aqmlab.studies import modern_flows as mf
 from aqmlab.studies.compare import Outcome
 from aqmlab.studies.sweep_files import resolved_sweep_file
-from aqmlab.sweep import expand, validate
+from aqmlab.sweeps.run import expand, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 SDIR = ROOT / "studies" / "modern"
@@ -416,7 +416,7 @@ def test_codel_standing_queue_is_the_median_statements_documented_cause():
     # CoDel at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
     # cause column falls through ns-2.35 (not run), the paper (no numbers) and noise to the
     # documented cause; within noise it says so instead.
-    from aqmlab.verdicts import WITHIN_NOISE, evaluate, verdict_table
+    from aqmlab.studies.verdicts import WITHIN_NOISE, evaluate, verdict_table
 
     st = load("modern")
     failing = _medians(400, 300)
@@ -433,7 +433,7 @@ def test_codel_standing_queue_is_the_median_statements_documented_cause():
 def test_bbr_and_l_queue_causes_reach_their_failing_verdicts():
     # Every documented cause names a statement of the study, and a failing one shows it: BBR's
     # DT-148q queue 120 against CUBIC's 97, PIE's loss 25 against 2 × 16 %, the L p99 at 15 ms.
-    from aqmlab.verdicts import evaluate, verdict_table
+    from aqmlab.studies.verdicts import evaluate, verdict_table
 
     st = load("modern")
     assert set(m.CAUSES) <= {v.id for v in st.verdicts}

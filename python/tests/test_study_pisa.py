@@ -12,8 +12,8 @@ import pytest
 from aqmlab.studies import load, pisa
 from aqmlab.studies.compare import Outcome
 from aqmlab.studies.paper_tables import read_paper
-from aqmlab.sweep import expand, validate
-from aqmlab.verdicts import evaluate, paper_results
+from aqmlab.studies.verdicts import evaluate, paper_results
+from aqmlab.sweeps.run import expand, validate
 
 H, F, N = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE
 

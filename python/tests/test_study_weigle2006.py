@@ -18,7 +18,7 @@ from aqmlab.studies import load
 from aqmlab.studies import weigle2006 as w
 from aqmlab.studies import weigle2006_rtt as rtt
 from aqmlab.studies.compare import Outcome
-from aqmlab.sweep import expand, validate
+from aqmlab.sweeps.run import expand, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 SDIR = ROOT / "studies" / "weigle2006"
@@ -374,13 +374,13 @@ def test_sweep_run_counts():
 
 @pytest.mark.engine
 def test_one_point_runs_for_20_seconds(tmp_path):
-    from aqmlab.sweep import run_sweep
+    from aqmlab.sweeps.run import run_sweep
 
     doc = tomllib.loads((SDIR / "reno_sack.toml").read_text())
     doc["run"].update(warmup="5s", duration="20s")
     doc["sweep"].update(replications=1, variants=["ARED-ECN-5ms"])
     doc["sweep"]["grid"] = {"tcp.variant": ["sack"], "var.load": [0.8]}
-    from aqmlab.document import dumps_toml
+    from aqmlab.engine.document import dumps_toml
 
     f = SDIR / f".test-{tmp_path.name}.toml"  # beside the RTT file it names
     f.write_text(dumps_toml(doc))

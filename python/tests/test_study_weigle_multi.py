@@ -13,8 +13,8 @@ from aqmlab.studies import load
 from aqmlab.studies import weigle_multi as wm
 from aqmlab.studies.compare import Outcome
 from aqmlab.studies.paper_tables import read_paper
-from aqmlab.sweep import expand, validate
-from aqmlab.verdicts import evaluate, paper_results
+from aqmlab.studies.verdicts import evaluate, paper_results
+from aqmlab.sweeps.run import expand, validate
 
 H, F, N = Outcome.HOLDS, Outcome.FAILS, Outcome.NOISE
 
@@ -240,7 +240,7 @@ def test_paper_numbers_pass_the_goodput_verdicts():
 
 
 def test_study_loads_and_one_short_point_runs(tmp_path):
-    from aqmlab.sweep import run_sweep
+    from aqmlab.sweeps.run import run_sweep
 
     study = load("weigle-multi")
     assert [t.id for t in study.tables] == ["I-1CL", "I-2CL", "I-3CL"]

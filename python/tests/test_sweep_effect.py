@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from aqmlab import _core
-from aqmlab.sweep import SweepError, expand, validate
+from aqmlab.sweeps.run import SweepError, expand, validate
 
 shadowed_by = _core.shadowed_by
 

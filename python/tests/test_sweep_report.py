@@ -11,8 +11,8 @@ import pytest
 from test_sweep_run import SWEEP, FakeCore
 
 from aqmlab import _core, cli
-from aqmlab.sweep import run_sweep
-from aqmlab.sweepreport import NO_RESPONSES_NOTE
+from aqmlab.sweeps.report import NO_RESPONSES_NOTE
+from aqmlab.sweeps.run import run_sweep
 
 LOAD_SWEEP = SWEEP.replace("replications = 2", 'replications = 3\nload_axis = "workload[0].rate"').replace(
     '"queue.limit" = [10, 30, 60]', '"queue.limit" = [10, 60]\n"workload[0].rate" = [100.0, 200.0]'
@@ -93,8 +93,8 @@ def test_many_configurations_split_figures_by_load_and_drop_derived_axes(tmp_pat
     # 2 limits × 5 loads = 10 configurations > MAX_FIG_GROUPS (8): the CDF figures come once
     # per load, each with the 2 limits; the derived rate appears in no label, and the
     # lines against load are one per limit (not one per (limit, rate) point).
-    from aqmlab.sweep import load_sweep
-    from aqmlab.sweepreport import groups, label_axes
+    from aqmlab.sweeps.report import groups, label_axes
+    from aqmlab.sweeps.run import load_sweep
 
     out = _fake_sweep(tmp_path, monkeypatch, SPLIT_SWEEP)
     df = load_sweep(out)
@@ -130,7 +130,7 @@ def test_a_variant_no_axis_touches_is_listed_once_without_the_axes(tmp_path, mon
     # The example: a sweep of red's min_th over the quickstart's two variants. drop-tail
     # is one resolved scenario per seed whatever min_th is: one row per replication in the
     # table, with the axis empty, and one configuration in the report, labelled without it.
-    from aqmlab.sweep import load_sweep
+    from aqmlab.sweeps.run import load_sweep
 
     assert QUICKSTART_LIKE != SWEEP
     out = _fake_sweep(tmp_path, monkeypatch, QUICKSTART_LIKE)
@@ -157,7 +157,7 @@ def test_a_variant_no_axis_touches_is_listed_once_without_the_axes(tmp_path, mon
 
 
 def test_scenario_paths_are_shown_relative_to_the_repository():
-    from aqmlab.sweepreport import _shown_path
+    from aqmlab.sweeps.report import _shown_path
 
     root = Path(__file__).resolve().parents[2]
     inside = root / "studies" / "weigle2006" / "load.toml"

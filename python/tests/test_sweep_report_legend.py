@@ -9,7 +9,7 @@ import matplotlib
 import numpy as np
 import pytest
 
-from aqmlab.sweepreport import BAND_ALPHA, Group, draw_ccdf, draw_cdf, legend_labels, short_label
+from aqmlab.sweeps.report import BAND_ALPHA, Group, draw_ccdf, draw_cdf, legend_labels, short_label
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -1,4 +1,4 @@
-"""Running sweeps (aqmlab.sweep): the results store, resume, failures, the CLI, and (engine
+"""Running sweeps (aqmlab.sweeps.run): the results store, resume, failures, the CLI, and (engine
 tests) the process pool and a two-worker Dask LocalCluster giving byte-identical runs."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from conftest import fake_core_run, synthetic_result
 
 from aqmlab import SimError, _core, cli, load_sweep
-from aqmlab.sweep import run_sweep
+from aqmlab.sweeps.run import run_sweep
 
 SWEEP = """\
 [run]
@@ -128,7 +128,7 @@ def test_resume_runs_only_the_unfinished_runs(tmp_path, sweep_file, monkeypatch)
 def test_runs_of_another_engine_build_are_recomputed(tmp_path, sweep_file, monkeypatch, capsys):
     import json
 
-    from aqmlab.build import engine_build
+    from aqmlab.engine.build import engine_build
 
     out = tmp_path / "out"
     monkeypatch.setattr(_core, "run_scenario_text", FakeCore())
@@ -251,12 +251,12 @@ def test_a_sweep_run_directory_is_the_one_aqmlab_run_writes(tmp_path, sweep_file
 
 @pytest.mark.engine
 def test_a_sweep_worker_imports_no_dataframe_stack(tmp_path, sweep_file):
-    """What a worker does for one run (import aqmlab.sweep, execute_run into its run
+    """What a worker does for one run (import aqmlab.sweeps.run, execute_run into its run
     directory) loads neither pandas nor pyarrow nor numpy: a run needs only the core."""
     import subprocess
     import sys
 
-    from aqmlab.sweep import expand, validate
+    from aqmlab.sweeps.run import expand, validate
 
     sweep = expand(sweep_file)
     validate(sweep)  # names each run's variant (here the file's stem)
@@ -264,7 +264,7 @@ def test_a_sweep_worker_imports_no_dataframe_stack(tmp_path, sweep_file):
     (tmp_path / "text.toml").write_text(run.text)
     dest = tmp_path / "runs" / run.id
     code = (
-        "import sys, aqmlab.sweep as s\n"
+        "import sys, aqmlab.sweeps.run as s\n"
         "text = open(sys.argv[1]).read()\n"
         "status, r = s.execute_run(text, sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])\n"
         "assert status == 'ok', r\n"

@@ -1,4 +1,4 @@
-"""Sweep expansion (the core's, through aqmlab.sweep) and derived values (`_core.Expr`): counts,
+"""Sweep expansion (the core's, through aqmlab.sweeps.run) and derived values (`_core.Expr`): counts,
 values, seeds, run ids and the errors that stop a sweep before anything runs."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from aqmlab import _core
-from aqmlab.sweep import SweepError, expand, validate
+from aqmlab.sweeps.run import SweepError, expand, validate
 
 parse_expr, ExprError = _core.Expr, ValueError
 canonical_json, scenario_hash = _core.canonical_json, _core.run_id

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from aqmlab import testbed
+from aqmlab.testbed import run as testbed
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(
@@ -182,8 +182,8 @@ def test_web_and_bulk_through_the_router(tmp_path):
     # counters are numbers (the bulk flow through a 60-packet queue retransmits).
     import pyarrow.parquet as pq
 
-    from aqmlab.io import TESTBED_NOT_MEASURED
-    from aqmlab.tables import NOT_MEASURED_KEY
+    from aqmlab.storage.run_dir import TESTBED_NOT_MEASURED
+    from aqmlab.storage.tables import NOT_MEASURED_KEY
 
     assert info["engine"]["not_measured"] == list(TESTBED_NOT_MEASURED)
     meta = pq.read_metadata(d / "requests.parquet")
@@ -200,7 +200,7 @@ def test_web_and_bulk_through_the_router(tmp_path):
 
     # Same connections as the simulator: the Poisson workload's sizes in the same order, each
     # opened within 50 ms of the simulator's start time.
-    from aqmlab.api import run_one
+    from aqmlab.engine.api import run_one
 
     sim = run_one(scen, "tb").requests
     sim_http = sim[sim["kind"] == "http"].sort_values("id").reset_index(drop=True)
@@ -331,7 +331,9 @@ def test_cli_builds_the_binary_command_line(monkeypatch, tmp_path):
     assert cli.main(["testbed", "s.toml", "--out", "o", "--closest-linux"]) == 0
     assert calls[0][1][-1] == "--closest-linux"
     # The subcommand's module is imported only when used.
-    code = "import sys; from aqmlab import cli; cli._parser('run'); print('aqmlab.testbed' in sys.modules)"
+    code = (
+        "import sys; from aqmlab import cli; cli._parser('run'); print('aqmlab.testbed.run' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"
 
@@ -378,7 +380,7 @@ flows = 20
 def test_mah_packmime_and_pareto_web_run(tmp_path):
     import pandas as pd
 
-    from aqmlab.api import run_one
+    from aqmlab.engine.api import run_one
 
     scen = write_scenario(tmp_path, WORKLOADS)
     r = subprocess.run(
@@ -444,7 +446,7 @@ delaybox = { client = "packmime", server = "packmime" }
 def test_reverse_http11_cloud_and_workload_delayboxes(tmp_path):
     import pandas as pd
 
-    from aqmlab.api import run_one
+    from aqmlab.engine.api import run_one
 
     scen = write_scenario(tmp_path, TWO_WAY)
     r = subprocess.run(

@@ -1,4 +1,4 @@
-"""The testbed-against-simulator comparison (aqmlab.testbed_compare, issue 33 item 3) on run
+"""The testbed-against-simulator comparison (aqmlab.testbed.compare, issue 33 item 3) on run
 directories made by hand, and the scenario files of that comparison (scenarios/testbed/): the
 seed-001 twin files, which restate the twin's [tcp] keys, run exactly as `[tcp] profile =
 "linux"` with their variant and nothing else. No root needed for these.
@@ -17,8 +17,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab import _core, api, testbed
-from aqmlab.testbed_compare import Bounds, compare, main
+from aqmlab import _core
+from aqmlab.engine import api
+from aqmlab.testbed import run as testbed
+from aqmlab.testbed.compare import Bounds, compare, main
 
 REPO = Path(__file__).resolve().parents[2]
 S = 1_000_000_000

@@ -1,4 +1,4 @@
-"""`aqmlab tune` (aqmlab.tuner): a synthetic objective with a known optimum is found, constraints
+"""`aqmlab tune` (aqmlab.tuning.search): a synthetic objective with a known optimum is found, constraints
 hold, the same seed gives the same trials, a study killed with SIGKILL resumes without
 recomputing anything and ends as an uninterrupted one, and the report is written."""
 
@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import aqmlab
-from aqmlab.tuner import STUDY_DB, STUDY_NAME, TuneStoreError
+from aqmlab.tuning.search import STUDY_DB, STUDY_NAME, TuneStoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "scenarios" / "quickstart_tune.toml"
@@ -245,7 +245,7 @@ def test_a_killed_study_resumes_without_recomputing_and_ends_as_an_uninterrupted
 
 
 def test_the_paired_comparison_by_hand():
-    from aqmlab.tuner import compare
+    from aqmlab.tuning.search import compare
 
     final = pd.DataFrame(
         {"config": ["a"] * 3 + ["b"] * 3, "seed": [1, 2, 3] * 2, "x": [11.0, 12.0, 13.0, 10.0, 10.0, 10.0]}
@@ -262,7 +262,7 @@ def test_the_paired_comparison_by_hand():
 
 
 def test_the_report_lists_slice_and_contour_plots_of_the_top_parameters(tmp_path):
-    from aqmlab.tunereport import contour_pairs, numeric_column
+    from aqmlab.tuning.report import contour_pairs, numeric_column
 
     f = _synth_file(tmp_path, 16)
     out = tmp_path / "out"

@@ -1,4 +1,4 @@
-"""The `[tune]` table (aqmlab.tunespec): parsing, default search ranges from the core's
+"""The `[tune]` table (aqmlab.tuning.spec): parsing, default search ranges from the core's
 declarations, resolution of trials into scenarios, and rejection of bad tables as
 `FILE: KEY: reason` before anything runs."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab.tunespec import SUMMARY_COLUMNS, TuneError, parse, sample_points, validate
+from aqmlab.tuning.spec import SUMMARY_COLUMNS, TuneError, parse, sample_points, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "scenarios" / "quickstart_tune.toml"

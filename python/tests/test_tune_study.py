@@ -1,4 +1,4 @@
-"""`aqmlab tune-study tuning --quick` (aqmlab.tunestudy), end to end: every family is tuned on
+"""`aqmlab tune-study tuning --quick` (aqmlab.tuning.study), end to end: every family is tuned on
 the shortened search runs, its best is the tuner's, the bests and baselines are re-run at the
 final run length with common seeds, and the published numbers are the means, 95 % Student-t
 intervals and paired differences of those replications (recomputed here by hand)."""
@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as st
 
 from aqmlab import cli
-from aqmlab.tunestudy import SEED000, SEED001, StudyError, cells, scenario_doc
+from aqmlab.tuning.study import SEED000, SEED001, StudyError, cells, scenario_doc
 
 
 def _half(values) -> float:
@@ -140,7 +140,7 @@ def test_the_study_scenarios_set_load_length_and_constraint():
 def test_a_bad_study_file_is_reported_as_file_key_reason_before_anything_runs(tmp_path, monkeypatch):
     import shutil
 
-    from aqmlab import tunestudy
+    from aqmlab.tuning import study as tunestudy
 
     studies = tmp_path / "studies"
     shutil.copytree(tunestudy.STUDIES / "tuning", studies / "tuning")

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import aqmlab
-from aqmlab.param_values import fmt_param, numeric_column
-from aqmlab.tunereport import draw_slice
+from aqmlab.tuning.param_values import fmt_param, numeric_column
+from aqmlab.tuning.report import draw_slice
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -100,7 +100,7 @@ def _bowl(values: dict, seed: int) -> dict:
 
 
 def test_the_report_table_and_the_console_show_the_values_in_ms(tmp_path, capsys):
-    from aqmlab.tuner import print_summary
+    from aqmlab.tuning.search import print_summary
 
     text = (ROOT / "scenarios" / "quickstart_tune.toml").read_text(encoding="utf-8")
     f = tmp_path / "synth.toml"

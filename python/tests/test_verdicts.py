@@ -1,4 +1,4 @@
-"""The verdict table (aqmlab.verdicts): the paper's numbers as a results dict, the `cause` column
+"""The verdict table (aqmlab.studies.verdicts): the paper's numbers as a results dict, the `cause` column
 derived from the aqmlab / ns-2.35 / paper columns or from a study's documented causes, and the
 cells of the ns-2.35 and paper columns."""
 
@@ -12,7 +12,7 @@ import pytest
 from aqmlab.studies import Study, Verdict, load
 from aqmlab.studies.compare import Outcome, get, lt
 from aqmlab.studies.paper_tables import read_paper
-from aqmlab.verdicts import (
+from aqmlab.studies.verdicts import (
     HEADER,
     NEAREST_MARK,
     NS2_FAILS,

@@ -16,8 +16,8 @@ import pytest
 from test_sweep_run import SWEEP, FakeCore
 
 from aqmlab import _core, load_sweep
-from aqmlab.io import remove_stale_scratch
-from aqmlab.sweep import expand, prepare_out, run_sweep
+from aqmlab.storage.run_dir import remove_stale_scratch
+from aqmlab.sweeps.run import expand, prepare_out, run_sweep
 
 # Four runs of two endless bulk flows for 5.5 simulated hours: about 15 s of CPU each, so
 # workers that outlive their driver are still computing seconds after it is killed.
@@ -128,7 +128,7 @@ def test_stale_scratch_of_a_dead_writer_is_removed_at_the_next_sweep(tmp_path, m
 def test_old_copy_of_a_run_killed_between_renames_is_restored(tmp_path):
     from conftest import synthetic_result
 
-    from aqmlab.io import is_run_dir, write_run
+    from aqmlab.storage.run_dir import is_run_dir, write_run
 
     dead = dead_pid()
     write_run(synthetic_result(), tmp_path / f"red.old-{dead}")  # the only complete copy
@@ -143,7 +143,7 @@ def test_old_copy_of_a_run_killed_between_renames_is_restored(tmp_path):
 
 def test_worker_initializer_exits_when_the_driver_is_already_gone(tmp_path):
     # A worker whose driver died before it was set up must not start computing.
-    code = f"from aqmlab.workers import worker_init; worker_init({dead_pid()}); print('alive')"
+    code = f"from aqmlab.sweeps.workers import worker_init; worker_init({dead_pid()}); print('alive')"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                        cwd=Path(__file__).parent)  # fmt: skip
     assert p.returncode == 1 and "alive" not in p.stdout
@@ -151,7 +151,7 @@ def test_worker_initializer_exits_when_the_driver_is_already_gone(tmp_path):
 
 WATCHDOG_DRIVER = """
 import os, sys, time
-from aqmlab import workers
+from aqmlab.sweeps import workers
 workers._set_pdeathsig = lambda: False  # as where prctl is missing: the watchdog must do it
 ex = workers.pool(1)
 print(ex.submit(os.getpid).result(), flush=True)

@@ -445,7 +445,7 @@ fn store_err(e: store::StoreError) -> PyErr {
 
 /// Names of the experiments (variants) of scenario `text`, in file order. `label` names the text
 /// in errors (and gives the default experiment name, its stem); data files named in it resolve
-/// against `base_dir`. Used by sweeps (python/aqmlab/sweep.py), which resolve scenarios in
+/// against `base_dir`. Used by sweeps (python/aqmlab/sweeps/run.py), which resolve scenarios in
 /// Python and hand the resolved text to the core.
 #[pyfunction]
 fn scenario_text_variants(

@@ -3,7 +3,7 @@
 //! (`metrics::records`), every integer column is INT64 (the u64/u32 fields; a value beyond
 //! i64 is an error naming the column), flags BOOLEAN, `mean_qlen`/`var_qlen` DOUBLE, `kind` and
 //! `link` UTF-8 strings, every column OPTIONAL (nullable, as pyarrow wrote them: read back,
-//! the Arrow schema is the one `python/aqmlab/tables.py` declares). An endless bulk flow's
+//! the Arrow schema is the one `python/aqmlab/storage/tables.py` declares). An endless bulk flow's
 //! response size (u64::MAX) is written as −1.
 //!
 //! Columns not measured (issue 12: the testbed cannot count fast retransmits, for one) are
@@ -147,7 +147,7 @@ impl<'g> Group<'g> {
     }
 }
 
-/// The error for a value that does not fit a signed 64-bit column (as `aqmlab.tables` words
+/// The error for a value that does not fit a signed 64-bit column (as `aqmlab.storage.tables` words
 /// it).
 fn misfit(table: &str, name: &str, x: u64) -> StoreError {
     StoreError(format!(

@@ -13,7 +13,7 @@
 //! requests.parquet and listed in run.json `engine.not_measured`; summary.json's sums of them
 //! (`fin_retx`) are null.
 //!
-//! The run directory is written atomically like `aqmlab run`'s (python/aqmlab/io.py): into
+//! The run directory is written atomically like `aqmlab run`'s (python/aqmlab/storage/run_dir.py): into
 //! `OUT/<variant>.tmp-<pid>`, summary.json last, then renamed; a run stopped by Ctrl-C or
 //! SIGTERM is renamed to `OUT/<variant>.interrupted` instead (run.json `engine.interrupted`),
 //! so that it never takes the name of a complete run ([`commit_run_dir`]).
@@ -318,7 +318,7 @@ fn raise_nofile() {
     }
 }
 
-/// Clean up after a run killed while writing into `out` (as python/aqmlab/io.py
+/// Clean up after a run killed while writing into `out` (as python/aqmlab/storage/run_dir.py
 /// `remove_stale_scratch` does for `aqmlab run`): every `NAME.tmp-PID` / `NAME.old-PID`
 /// directory whose process no longer runs is removed, except an `.old-PID` whose NAME is
 /// missing (killed between the two renames: the only complete copy), which gets its name back.
@@ -402,7 +402,7 @@ pub fn interrupted_name(name: &str) -> String {
 
 /// Move the finished scratch directory `tmp` into place and return where it now is: a
 /// complete run replaces `OUT/<name>` (an earlier run there moved aside to `<name>.old-<pid>`
-/// first, as python/aqmlab/io.py `commit_run_dir` does); an interrupted run goes to
+/// first, as python/aqmlab/storage/run_dir.py `commit_run_dir` does); an interrupted run goes to
 /// `OUT/<name>.interrupted` ([`interrupted_name`], replacing an earlier interrupted run there)
 /// and leaves a complete `OUT/<name>` untouched.
 pub fn commit_run_dir(

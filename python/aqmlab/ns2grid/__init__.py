@@ -7,7 +7,7 @@ ns-2.35 cannot express is refused with the reason), run two at a time and resuma
 study's verdict checks run on ns-2.35's results unchanged.
 
 Public: `ns2_results(study, quick, out_dir) -> dict[table id, DataFrame]` (the results dict of
-aqmlab.reproduce), `run_grid` (the same with the points and their status), `default_out`.
+aqmlab.studies.reproduce), `run_grid` (the same with the points and their status), `default_out`.
 Validation: python/tests/test_ns2grid.py.
 """
 

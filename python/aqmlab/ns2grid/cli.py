@@ -20,7 +20,7 @@ def cmd_ns2(args, command: str) -> int:
     """Run the ns-2 grid for parsed `aqmlab reproduce` arguments; `command` is the rerunnable
     command line the report records."""
     from aqmlab.studies.sweep_files import REPO_ROOT
-    from aqmlab.verdicts import evaluate
+    from aqmlab.studies.verdicts import evaluate
 
     if shutil.which(args.ns) is None:
         print(f"aqmlab reproduce: error: --ns2: {args.ns}: not found (Debian: apt-get install ns2)",

@@ -1,7 +1,7 @@
 """One resolved sweep point → the command line of the seed 001 ns-2 script
 (validation/ns2/twin/seed001.tcl), or a refusal that says which setting ns-2.35 cannot express.
 
-The point is the scenario document of one `aqmlab.sweep.SweepRun` (its `[[variant]]` merged
+The point is the scenario document of one `aqmlab.sweeps.run.SweepRun` (its `[[variant]]` merged
 into the base as the core merges it). Every key of it is either mapped to an ns-2 option or
 named in the refusal: nothing is dropped silently. The mapping is the twins' (validation/ns2/
 twin/twins.py says why each holds), extended to the study's settings:

@@ -1,8 +1,8 @@
 """A study's sweep grid run in ns-2.35: the same sweep points as `aqmlab reproduce STUDY`
-(the study's sweep files, expanded by aqmlab.sweep after the quick overrides and the
-reading are applied exactly as aqmlab.reproduce applies them), each turned into a seed001.tcl
+(the study's sweep files, expanded by aqmlab.sweeps.run after the quick overrides and the
+reading are applied exactly as aqmlab.studies.reproduce applies them), each turned into a seed001.tcl
 run (aqmlab.ns2grid.command) or refused with the reason, run (aqmlab.ns2grid.runner) and parsed
-(aqmlab.ns2grid.parse) into the results dict aqmlab.reproduce builds from aqmlab's runs: table id
+(aqmlab.ns2grid.parse) into the results dict aqmlab.studies.reproduce builds from aqmlab's runs: table id
 → DataFrame with `row`, `n` and per metric the mean and `<metric>_ci`, so the study's verdict
 checks run on it unchanged.
 
@@ -39,7 +39,7 @@ class Point:
     reason it has none."""
 
     table: str
-    run: object  # aqmlab.sweep.SweepRun
+    run: object  # aqmlab.sweeps.run.SweepRun
     axes: tuple[str, ...]
     ns2: Ns2Point | None
     refused: str | None
@@ -50,7 +50,7 @@ def study_points(study: Study, quick: bool, out: Path, reading: str | None = Non
     """Every distinct point of every table's sweep (tables sharing a file share its points);
     `nearest`: settings ns-2.35 lacks run at its nearest counterpart (`ns2_point`)."""
     from aqmlab.studies.sweep_files import REPO_ROOT, ReproduceError, resolved_sweep_file
-    from aqmlab.sweep import expand
+    from aqmlab.sweeps.run import expand
 
     sdir = (studies_dir or REPO_ROOT / "studies") / study.name
     try:
@@ -219,7 +219,7 @@ def run_grid(study: Study | str, quick: bool, out: str | os.PathLike | None = No
 def ns2_results(study: Study | str, quick: bool, out_dir: str | os.PathLike | None = None,
                 reading: str | None = None, jobs: int = 2) -> dict[str, pd.DataFrame]:  # fmt: skip
     """The study's results dict computed from ns-2.35 runs of its grid (table id → DataFrame
-    with `row`, `n`, `<metric>`, `<metric>_ci`, as aqmlab.reproduce builds from aqmlab's runs),
+    with `row`, `n`, `<metric>`, `<metric>_ci`, as aqmlab.studies.reproduce builds from aqmlab's runs),
     running what is not on disk yet in `out_dir` (default: `default_out`)."""
     return run_grid(study, quick, out_dir, reading=reading, jobs=jobs).results
 
@@ -265,7 +265,7 @@ def explain(
     study: Study | None = None,
     results: dict[str, pd.DataFrame] | None = None,
 ) -> list:
-    """`verdicts` (aqmlab.verdicts.VerdictResult) with the evidence of each one not evaluated
+    """`verdicts` (aqmlab.studies.verdicts.VerdictResult) with the evidence of each one not evaluated
     for want of a row said in ns-2 terms: the refusal of the variant it needed, or that its
     run has not finished. A row is found by its variant's name or, given the `study`, by its
     table's row label (pisa's 'PISA' is variant 'pisa'). Given the `study` and the `results`
@@ -273,7 +273,7 @@ def explain(
     nearest setting (the frame's `nearest` column) are left out gets NEAREST_MARK before its
     evidence."""
     from aqmlab.studies.compare import Outcome
-    from aqmlab.verdicts import VerdictResult
+    from aqmlab.studies.verdicts import VerdictResult
 
     labels = [str(v) for v in frame["variant"]]
     if study is not None and len(frame):
@@ -303,7 +303,7 @@ def explain(
 def _mark_nearest(verdicts: list, frame: pd.DataFrame, study: Study | None,
                   results: dict[str, pd.DataFrame] | None) -> list:  # fmt: skip
     from aqmlab.studies.compare import Outcome
-    from aqmlab.verdicts import NEAREST_MARK, VerdictResult, evaluate
+    from aqmlab.studies.verdicts import NEAREST_MARK, VerdictResult, evaluate
 
     if study is None or results is None or "nearest" not in frame:
         return verdicts
@@ -339,7 +339,7 @@ def write_results(grid: Grid, command: str, ns_version: str, verdicts: list) -> 
     """OUT/results.csv (the results dict, long), OUT/points.csv (every point: status, reason,
     wall time) and OUT/report.md (date, command, ns-2 version, wall time, the verdicts, the
     refused points); returns the report's path."""
-    from aqmlab.page_text import md_table, write_atomic
+    from aqmlab.reports.page_text import md_table, write_atomic
 
     out = grid.out
     fr = grid.frame

@@ -13,7 +13,7 @@ paper's own numbers and the paper's conclusions as checks. Layout of one study `
     python/aqmlab/studies/NAME.py
         STUDY = Study(...)      the definition below
 
-`aqmlab.reproduce` runs every table's sweep (quick mode scales durations and replications
+`aqmlab.studies.reproduce` runs every table's sweep (quick mode scales durations and replications
 down), matches sweep rows to paper rows with `Table.row_label`, writes the report (paper value,
 aqmlab mean ± 95 % CI, difference) and evaluates the verdicts.
 """
@@ -46,7 +46,7 @@ class Table:
     row_label: Callable[[pd.Series], str | None]
     quick_overrides: dict[str, object] = field(default_factory=dict)
     """Optional: overrides for this table's sweep file in `--quick` mode, applied after the
-    study's `quick_overrides` (same key paths; see aqmlab.reproduce)."""
+    study's `quick_overrides` (same key paths; see aqmlab.studies.reproduce)."""
     run_metrics: Callable[[pd.DataFrame, str | os.PathLike], pd.DataFrame] | None = None
     """Optional: `run_metrics(sweep, sweep_dir) -> sweep` adds columns that are not summary
     columns (e.g. one workload's response times), computed from each run's directory
@@ -82,7 +82,7 @@ class Reading:
     `kinds` (top-level `queue`/`reverse_queue` and each variant's), overriding what the sweep
     file says; a value of None removes the key (its default, or the profile's, applies).
     `overrides` are sweep-file key paths → values applied to every sweep file as quick-mode
-    overrides are (aqmlab.reproduce; e.g. `sweep.derive.workload[0].rate` for another load
+    overrides are (aqmlab.studies.reproduce; e.g. `sweep.derive.workload[0].rate` for another load
     calibration). `about` says which reading of the paper it is and its source."""
 
     name: str
@@ -111,7 +111,7 @@ class Study:
     causes: dict[str, str] = field(default_factory=dict)
     """Documented causes of failing verdicts that the table cannot derive (verdict id → text: a
     setup difference that was tested, with the run that shows it, or "open: <what was tried>");
-    aqmlab.verdicts fills the report's `cause` column from them."""
+    aqmlab.studies.verdicts fills the report's `cause` column from them."""
     ns2_refused: str | None = None
     """Why the study's grid has no ns-2.35 counterpart (None: `--ns2` runs it in ns-2.35); the
     report says so and `aqmlab reproduce NAME --ns2` stops with it."""

@@ -69,6 +69,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from aqmlab.storage.tables import missing_columns
 from aqmlab.studies import Study, Table, Verdict
 from aqmlab.studies.compare import (
     Check,
@@ -85,7 +86,6 @@ from aqmlab.studies.compare import (
     rows,
     within,
 )
-from aqmlab.tables import missing_columns
 
 METRICS = (
     "kb_per_s", "drops_pct", "mean_qlen", "median_rt_ms", "pct_le_1s", "pct_1_2s", "pct_2_3s", "pct_gt_3s",
@@ -190,7 +190,7 @@ def metrics_of_run(run) -> dict[str, float]:
 def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """The sweep table with `metrics_of_run`'s columns added, computed from each ok run's
     directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
-    from aqmlab.io import load_run
+    from aqmlab.storage.run_dir import load_run
 
     df = sweep.copy()
     rows = [

@@ -1,7 +1,7 @@
 """Comparisons of intervals for the studies' verdict rules (issue 34; docs/verdicts.md).
 
 A value is an `Est`: a mean with the half-width of its 95 % Student-t interval over replications
-(aqmlab.stats.summary_ci). A rule compares intervals, not means, and comes out three-valued:
+(aqmlab.reports.stats.summary_ci). A rule compares intervals, not means, and comes out three-valued:
 
 - `holds`: the relation holds over the whole 95 % interval of what the rule compares (e.g. A < B:
   the interval of B − A lies above 0);
@@ -30,8 +30,8 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
-from aqmlab.stats import t_ci
-from aqmlab.summary_table import fmt_value
+from aqmlab.reports.stats import t_ci
+from aqmlab.reports.summary_table import fmt_value
 
 N1 = "n=1, no interval"
 NO_INTERVAL = "no interval"
@@ -43,7 +43,7 @@ Samples = tuple[tuple[int, float], ...]
 
 
 def fmt(v: float) -> str:
-    """Three significant digits (aqmlab.summary_table.fmt_value; below 1 as 0.0140, not 0.01)."""
+    """Three significant digits (aqmlab.reports.summary_table.fmt_value; below 1 as 0.0140, not 0.01)."""
     if math.isfinite(v) and 0 < abs(v) < 1:
         return f"{v:.3g}"
     return fmt_value(v)

@@ -118,7 +118,7 @@ def _add_columns(sweep: pd.DataFrame, sweep_dir, columns: tuple[str, ...], of_ru
 
 def mix_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """The prague-mix sweep with MIX_COLUMNS added from each ok run's request table."""
-    from aqmlab.io import load_run
+    from aqmlab.storage.run_dir import load_run
 
     def of_run(d: Path) -> dict:
         run = load_run(d)

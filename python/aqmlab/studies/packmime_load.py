@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.stats import CI, t_ci
+from aqmlab.reports.stats import CI, t_ci
 
 #: Bytes of IPv4 + TCP header per packet without TCP options (RFC 791, RFC 9293).
 HEADER_BYTES = 40
@@ -79,8 +79,8 @@ def run_counts(run, mss: float) -> dict[str, float]:
 def sweep_counts(sweep_dir: str | Path, mss: float) -> pd.DataFrame:
     """`run_counts` of every ok run of a finished sweep (e.g. studies/weigle2006/
     calibration_equal_rates.toml), with its `seed`, its axes (`var.*`) and `measured_s`."""
-    from aqmlab.io import load_run
-    from aqmlab.sweep import load_sweep
+    from aqmlab.storage.run_dir import load_run
+    from aqmlab.sweeps.run import load_sweep
 
     d = Path(sweep_dir)
     table = load_sweep(d)

@@ -1,5 +1,5 @@
 """A study table's results beside the paper's: per paper row the mean and 95 % interval over
-replications (with per-seed values for pairing), paper.csv read and joined (aqmlab.reproduce,
+replications (with per-seed values for pairing), paper.csv read and joined (aqmlab.studies.reproduce,
 steps 2-3).
 
 Validation: python/tests/test_reproduce.py.
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from aqmlab.stats import summary_ci
+from aqmlab.reports.stats import summary_ci
+from aqmlab.reports.summary_table import steady_cell
 from aqmlab.studies import Table
 from aqmlab.studies.compare import SAMPLES
 from aqmlab.studies.sweep_files import ReproduceError
-from aqmlab.summary_table import steady_cell
 
 PAPER_CSV = "paper.csv"
 PAPER_COLUMNS = ("table", "row", "metric", "value")

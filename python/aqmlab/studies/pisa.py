@@ -42,10 +42,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.stats import CI
+from aqmlab.reports.stats import CI
+from aqmlab.storage.tables import missing_columns
 from aqmlab.studies import Study, Table, Verdict
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, lt, note
-from aqmlab.tables import missing_columns
 
 #: Workload indices in every sweep file of the study: the FTP (bulk) flows, the HTTP flows.
 FTP_WORKLOAD, HTTP_WORKLOAD = 0, 1
@@ -179,7 +179,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     """The sweep table with the per-run columns (RUN_COLUMNS) added, computed from each ok run's
     directory `sweep_dir/runs/<run id>`; other runs get NaN. A table that already has them (the
     sweep is shared by several tables) is returned unchanged."""
-    from aqmlab.io import load_run
+    from aqmlab.storage.run_dir import load_run
 
     if all(c in sweep.columns for c in RUN_COLUMNS):
         return sweep
@@ -212,7 +212,7 @@ def candidate_row(sweep: pd.DataFrame) -> dict[str, CI]:
     and seed, all ok): for each queue q, `q_objects`, `q_drops_per_s` and `q_mean_qlen` as the mean
     ± 95 % t half-width over seeds, and for PISA and PIMC `q_gain_pct`, the gain over PI in %
     paired by seed (100 · (objects / PI's objects of the same seed − 1), then its t interval)."""
-    from aqmlab.stats import t_ci
+    from aqmlab.reports.stats import t_ci
 
     df = sweep[sweep["status"] == "ok"].copy()
     df["drops_per_s"] = df["drops"] / df["measured_s"]

@@ -1,5 +1,5 @@
 """A study's sweep files as `aqmlab reproduce` and the ns-2.35 grid run them: the study's quick
-overrides and a reading applied to each file, written out resolved (aqmlab.reproduce, step 1).
+overrides and a reading applied to each file, written out resolved (aqmlab.studies.reproduce, step 1).
 
 Overrides are key paths as in sweeps, with one addition: under `sweep.grid.`, `sweep.zip.` and
 `sweep.derive.` the rest of the path is one key (`"sweep.grid.var.load" = [90, 98]` replaces the
@@ -14,8 +14,8 @@ import copy
 from pathlib import Path
 
 from aqmlab import _core
-from aqmlab.document import dumps_toml, read_document
-from aqmlab.page_text import write_atomic
+from aqmlab.engine.document import dumps_toml, read_document
+from aqmlab.reports.page_text import write_atomic
 from aqmlab.studies import Reading
 
 #: The repository root (studies/, docs/reproductions/ and runs/ are under it).

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from aqmlab.storage.tables import missing_columns
 from aqmlab.studies import Reading, Study, Table, Verdict
 from aqmlab.studies.compare import (
     Check,
@@ -55,7 +56,6 @@ from aqmlab.studies.compare import (
     lt,
     within,
 )
-from aqmlab.tables import missing_columns
 
 LOAD_TABLE, RED_TABLE, SACK_TABLE = "4-10,13-14,19-21", "11-12", "16-18,21"
 METRICS = (
@@ -163,7 +163,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike, sec54: str | 
     (`sweep_dir/runs/<run id>`); other runs get NaN. `sec54` ("flag" or "reject"; None: the
     module's SEC54): under "reject" an ok run without §5.4's long response gets the status
     REJECTED."""
-    from aqmlab.io import load_run
+    from aqmlab.storage.run_dir import load_run
 
     sec54 = SEC54 if sec54 is None else sec54
     if sec54 not in SEC54_POLICIES:
@@ -232,8 +232,8 @@ def equal_rate_fit(sweep_dir: str | Path) -> tuple[pd.DataFrame, float]:
     number of 1 s link intervals) and their mean `both`; and the least-squares slope through the
     origin of `both` against the rate x (kbit/s per conn/s; two-way traffic has no load that does
     not scale with x). Load fraction L of 10 Mbps then needs x = L · 10⁴ / slope conn/s."""
-    from aqmlab.io import load_run
-    from aqmlab.sweep import load_sweep
+    from aqmlab.storage.run_dir import load_run
+    from aqmlab.sweeps.run import load_sweep
 
     d = Path(sweep_dir)
     table = load_sweep(d)

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from aqmlab.storage.tables import missing_columns
 from aqmlab.studies import Reading, Study, Table, Verdict
 from aqmlab.studies.compare import Check, Est, Outcome, all_of, best, ge, get, gt, le, lowest, lt, mean_of
-from aqmlab.tables import missing_columns
 
 #: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
 HEADER_B = 40
@@ -112,7 +112,7 @@ def metrics_of_run(run) -> dict[str, float]:
 def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """The sweep table with the row metrics added as columns, computed from each ok run's
     directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
-    from aqmlab.io import load_run
+    from aqmlab.storage.run_dir import load_run
 
     df = sweep.copy()
     rows = []

@@ -237,7 +237,7 @@ def run_aqmlab(defn: tw.Definition, name: str, seed: int, work: Path, warmup: st
     """Run the aqmlab half; with `paired_with` (the ns-2 run's directory, run with
     -log_inputs 1), replaying that run's connections (paired.py). Returns the measure and the
     run directory."""
-    from aqmlab.io import load_run
+    from aqmlab.storage.run_dir import load_run
 
     d = work / "aqmlab"
     d.mkdir(parents=True, exist_ok=True)
@@ -318,7 +318,7 @@ def compare_twin(defn: tw.Definition, name: str, seeds: list[int], work: Path, w
                                 paired_with=ns2_dir if paired else None)  # fmt: skip
         runs["aqmlab"].append(m)
         if paired:
-            from aqmlab.io import load_run
+            from aqmlab.storage.run_dir import load_run
 
             traces, filled = pr.ns2_traces(ns2_dir, ns2_dir / "stderr.txt")
             pc = pr.per_connection(traces, ns2_dir, load_run(run_dir).requests, tw.seconds(warmup, "warmup"))

@@ -33,7 +33,7 @@
 //! `FILE: KEY: reason` before anything runs.
 //!
 //! The `load = …` of a workload and the run-cost limits are resolved by the caller between
-//! [`plan`] and [`expand`] (python/aqmlab/sweep.py).
+//! [`plan`] and [`expand`] (python/aqmlab/sweeps/run.py).
 //!
 //! Validation: tests below (hand-computed grids, zips, derived values, each error);
 //! python/tests/test_sweep_spec.py, test_sweep_effect.py, test_scenario_document.py (every

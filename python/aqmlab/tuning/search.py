@@ -1,12 +1,12 @@
 """`aqmlab tune SCENARIO --out DIR`: search a scenario's `[tune]` parameters with Optuna.
 
-The `[tune]` table (aqmlab.tunespec) names the keys to search, the objectives and constraints.
+The `[tune]` table (aqmlab.tuning.spec) names the keys to search, the objectives and constraints.
 Optuna proposes trials: TPE (Bergstra et al. 2011; multivariate, grouped for conditional keys)
 for one objective, NSGA-II (Deb et al. 2002) for several, which gives the Pareto front;
 constraints go to the sampler as `constraints_func` (a trial is feasible when every constraint
 holds on its means). Each trial is run `replications` times with the seeds run.seed, run.seed +
 1, … — the same seeds in every trial (common random numbers) — through the sweep machinery
-(aqmlab.sweep.execute_runs): ordinary run directories `DIR/runs/<id>/`, identified by the hash of
+(aqmlab.sweeps.run.execute_runs): ordinary run directories `DIR/runs/<id>/`, identified by the hash of
 the resolved scenario, so a configuration that recurs (or a finished run of an interrupted
 trial) is never run twice; a local process pool on all cores by default, or `dask`. A trial's
 objective values are the means over its replications.
@@ -27,7 +27,7 @@ scenario) is refused.
 At the end the `finalists` best trials (one objective: the best feasible values; several: the
 Pareto front, ordered by the first objective) and the baselines are run with
 `final_replications` seeds (the first `replications` are the runs already made) and compared
-with 95 % Student-t intervals (aqmlab.stats); with common random numbers the comparisons are
+with 95 % Student-t intervals (aqmlab.reports.stats); with common random numbers the comparisons are
 paired by seed: the best against the runner-up and against each baseline, mean difference with
 its 95 % interval and a paired t-test p-value ("significant" when the interval excludes 0);
 "best" and "runner-up" are ranked by their means over the final seeds.
@@ -36,7 +36,7 @@ Store layout (besides `runs/` and `study.db`):
     DIR/tune.json        the table as parsed, for the report
     DIR/trials.parquet   one row per trial (the DataFrame `tune()` returns)
     DIR/final.parquet    one row per (configuration, seed) of the final comparison
-    DIR/report.md, DIR/report.html   aqmlab.tunereport
+    DIR/report.md, DIR/report.html   aqmlab.tuning.report
 
 Validation: python/tests/test_tune.py (synthetic optimum, determinism, resume after SIGKILL).
 """
@@ -56,14 +56,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
-from aqmlab.document import dumps_toml
-from aqmlab.io import read_summary
-from aqmlab.page_text import write_atomic
-from aqmlab.stats import t_ci
-from aqmlab.sweep import SweepRun, execute_runs, prepare_out, run_dir, write_sweep_table
-from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
-from aqmlab.tunestore import FINAL_TABLE, STUDY_DB, STUDY_NAME, quiet_optuna
+from aqmlab.engine.document import dumps_toml
+from aqmlab.reports.page_text import write_atomic
+from aqmlab.reports.stats import t_ci
+from aqmlab.storage.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
+from aqmlab.storage.run_dir import read_summary
+from aqmlab.sweeps.run import SweepRun, execute_runs, prepare_out, run_dir, write_sweep_table
+from aqmlab.tuning.spec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
+from aqmlab.tuning.store import FINAL_TABLE, STUDY_DB, STUDY_NAME, quiet_optuna
 
 LEVEL = 0.95
 
@@ -287,7 +287,7 @@ def optimise(
     start = time.monotonic()
     bar = None
     if progress:
-        from aqmlab.console import progress_bar
+        from aqmlab.engine.console import progress_bar
 
         bar = progress_bar(spec.trials, "tune", "trial")  # on a terminal only
     try:
@@ -544,7 +544,7 @@ def tune(
     df.attrs["final"] = final
     df.attrs["comparisons"] = tests
     if report:
-        from aqmlab.tunereport import write_tune_report
+        from aqmlab.tuning.report import write_tune_report
 
         write_tune_report(out, study=study)
     return df
@@ -552,8 +552,8 @@ def tune(
 
 def trial_values_text(df: pd.DataFrame, info: dict, config: str) -> str:
     """The tuned and derived values of the configuration labelled `config` ("trial N"), as
-    `key = value` pairs (durations in ms, aqmlab.param_values); "" for a baseline."""
-    from aqmlab.param_values import fmt_param
+    `key = value` pairs (durations in ms, aqmlab.tuning.param_values); "" for a baseline."""
+    from aqmlab.tuning.param_values import fmt_param
 
     number = config.removeprefix("trial ")
     if not number.isdigit():

@@ -2,14 +2,14 @@
 embedded as base64 PNGs) and DIR/report.md (figures beside it in DIR/report/).
 
 A configuration is one variant at one point of the sweep (all axes fixed); its replications are
-pooled into means with 95 % Student-t intervals (aqmlab.stats). Contents:
-- the summary table in seed 000's format (aqmlab.report.COLUMNS), "mean ± half width" per cell;
+pooled into means with 95 % Student-t intervals (aqmlab.reports.stats). Contents:
+- the summary table in seed 000's format (aqmlab.reports.run_report.COLUMNS), "mean ± half width" per cell;
 - response-time CDFs (mean of the replications' empirical CDFs with the pointwise band, drawn
   from `MIN_BAND_N` replications on) and CCDFs (log-log), per configuration, with short legend
   labels (`target=2ms`); with more than `MAX_FIG_GROUPS` configurations and a load
   axis, these are drawn once per load value and the two figures below at the highest load only;
 - the crossover points of the CDFs of each pair of configurations (up to 8), only where the
-  replications' 95 % bands separate on both sides (aqmlab.stats.band_crossovers; the report
+  replications' 95 % bands separate on both sides (aqmlab.reports.stats.band_crossovers; the report
   states the definition), with the number of raw sign changes beside them;
 - queue length over time at the forward bottleneck (100 ms means, the first replication);
 - median response time by response size (pooled replications);
@@ -41,12 +41,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
-from aqmlab.page_text import html_table, md_table, write_atomic
-from aqmlab.report import COLUMNS, fmt_value
-from aqmlab.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
-from aqmlab.summary_table import steady_cell
-from aqmlab.sweep import RUNS, load_sweep
+from aqmlab.reports.page_text import html_table, md_table, write_atomic
+from aqmlab.reports.run_report import COLUMNS, fmt_value
+from aqmlab.reports.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
+from aqmlab.reports.summary_table import steady_cell
+from aqmlab.storage.run_dir import read_info, read_summary, read_table, warmup_ns_of
+from aqmlab.sweeps.run import RUNS, load_sweep
 
 FWD_LINK = "bottleneck_fwd"
 MAX_PAIRS_GROUPS = 8
@@ -87,7 +87,7 @@ def label_axes(df: pd.DataFrame) -> list[str]:
 
 
 def _missing(v) -> bool:
-    """An axis value that is absent: the axis does not apply to the run (aqmlab.sweep)."""
+    """An axis value that is absent: the axis does not apply to the run (aqmlab.sweeps.run)."""
     return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
@@ -119,12 +119,12 @@ def groups(df: pd.DataFrame, sweep_dir: Path, drop: str | None = None) -> list[G
 
 def readable_runs(df: pd.DataFrame, sweep_dir: Path) -> dict[Path, np.ndarray]:
     """The response times (s, sorted) of each finished run, by directory. A finished run whose
-    files cannot be read (a corrupt summary.json, requests.parquet missing: aqmlab.report
+    files cannot be read (a corrupt summary.json, requests.parquet missing: aqmlab.reports.run_report
     `open_run`) becomes status "unreadable" in `df` with the reason as its error (listed with
     the runs not finished) and is named on stderr; the others are reported."""
     import sys
 
-    from aqmlab.report import BadRun, open_run, run_cdf
+    from aqmlab.reports.run_report import BadRun, open_run, run_cdf
 
     out: dict[Path, np.ndarray] = {}
     for i in df.index[df["status"] == "ok"]:
@@ -384,7 +384,7 @@ _CSS = (
 
 
 #: The repository checkout this module belongs to (scenario paths inside it are shown relative).
-_REPO = Path(__file__).resolve().parents[2]
+_REPO = Path(__file__).resolve().parents[3]
 
 
 def _shown_path(scenario: str | None, fallback: str) -> str:

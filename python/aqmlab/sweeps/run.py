@@ -3,12 +3,12 @@
 The scenario's `[sweep]` table is expanded into resolved runs by the core (`expand`:
 crates/scenario/src/sweep/, whose module doc is the reference of the table: grid, zip, derived
 values, replications, variants, run ids, the keys that change no run); a workload's `load = …` is
-resolved here, between the core's plan and its expansion (aqmlab.calibrate), and the size limits
-checked (aqmlab.runcost). Every resolved scenario is checked by the core before anything runs.
+resolved here, between the core's plan and its expansion (aqmlab.engine.calibrate), and the size limits
+checked (aqmlab.sweeps.cost). Every resolved scenario is checked by the core before anything runs.
 Then each run that is not finished yet is executed, one run per process: a local process pool
 over all cores by default (`jobs`), in this process when `jobs == 1`, or on a Dask distributed
 cluster given its scheduler address (`dask`).
-Every run goes through the core's streaming writer, as `aqmlab run` does (`aqmlab.api.run_text`,
+Every run goes through the core's streaming writer, as `aqmlab run` does (`aqmlab.engine.api.run_text`,
 `_core.run_scenario_text`), so a run directory holds the same files, byte for byte, as `aqmlab
 run` of its scenario.toml writes (run.json differs only in `name` and `scenario`: the variant
 and file the sweep names). Local workers write their run directory themselves (atomically,
@@ -31,7 +31,7 @@ Store layout:
                               has scenario.toml and error.txt only.
 
 Resume: a run whose directory holds summary.json and was made by the engine build now loaded
-(run.json `engine.build`, aqmlab.build) is finished and never recomputed; a run made by another
+(run.json `engine.build`, aqmlab.engine.build) is finished and never recomputed; a run made by another
 build is recomputed (and the count printed), so one table never mixes two engines. An
 interrupted sweep started again runs only the rest. A failed run is tried again by the next
 `aqmlab sweep` (its error stays in the table until then). The sweep table is rewritten at the
@@ -56,11 +56,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aqmlab import _core, runcost
-from aqmlab.build import engine_build
-from aqmlab.dirs import SWEEP_INFO, SWEEP_TABLE, is_sweep_dir  # noqa: F401 (is_sweep_dir re-exported)
-from aqmlab.document import dumps_toml
-from aqmlab.io import (
+from aqmlab import _core
+from aqmlab.engine.build import engine_build
+from aqmlab.engine.document import dumps_toml
+from aqmlab.reports.page_text import write_atomic
+from aqmlab.storage.dirs import SWEEP_INFO, SWEEP_TABLE, is_sweep_dir  # noqa: F401 (is_sweep_dir re-exported)
+from aqmlab.storage.run_dir import (
     check_out_dir,
     is_run_dir,
     read_info,
@@ -69,8 +70,8 @@ from aqmlab.io import (
     write_parquet,
     write_run,
 )
-from aqmlab.page_text import write_atomic
-from aqmlab.workers import pool, terminate
+from aqmlab.sweeps import cost as runcost
+from aqmlab.sweeps.workers import pool, terminate
 
 if TYPE_CHECKING:  # imported where used: workers and the runs need neither
     import pandas as pd
@@ -125,8 +126,8 @@ class Sweep:
 def _document(scenario, text: str | None) -> tuple[str, dict]:
     """(label, document) of `scenario`: a path (`text` overrides reading it), TOML text (a string
     with a line break; data files resolve against the current directory) or a dict."""
-    from aqmlab.api import DICT_LABEL, TEXT_LABEL
-    from aqmlab.document import file_dir, read_document, text_document
+    from aqmlab.engine.api import DICT_LABEL, TEXT_LABEL
+    from aqmlab.engine.document import file_dir, read_document, text_document
 
     if isinstance(scenario, dict):
         return DICT_LABEL, scenario
@@ -143,10 +144,10 @@ def _document(scenario, text: str | None) -> tuple[str, dict]:
 def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None) -> Sweep:
     """The resolved runs of the sweep `scenario` (a file with a `[sweep]` table, `text`
     overriding its contents; TOML text; or a document dict), as the core expands them. A run whose document
-    has `load = …` gets it resolved as `aqmlab run` would (aqmlab.calibrate.LoadResolver; `log`
+    has `load = …` gets it resolved as `aqmlab run` would (aqmlab.engine.calibrate.LoadResolver; `log`
     hears the values), and its id is that of the document that runs. Raises SweepError (also
     for a sweep too large to run, before it is expanded)."""
-    from aqmlab.calibrate import LoadResolver, doc_has_load
+    from aqmlab.engine.calibrate import LoadResolver, doc_has_load
 
     file, doc = _document(scenario, text)
     try:
@@ -218,7 +219,7 @@ def execute_run(
     the run directory is written there (atomically; what an earlier failure left there is
     removed first), else the result holds its files as bytes. Returns ("ok", RunResult) or
     ("failed", error text); never raises for a failing run."""
-    from aqmlab.api import run_text
+    from aqmlab.engine.api import run_text
 
     try:
         if dest is not None and os.path.lexists(dest) and not is_run_dir(Path(dest)):
@@ -256,7 +257,7 @@ def _local(tasks: dict[str, Task], jobs: int) -> Iterator[tuple[str, str, object
         for rid, t in tasks.items():
             yield (rid, *execute_run(*t))
         return
-    ex = pool(jobs)  # workers ignore Ctrl-C and die with this process (aqmlab.workers)
+    ex = pool(jobs)  # workers ignore Ctrl-C and die with this process (aqmlab.sweeps.workers)
     try:
         pending = {ex.submit(execute_run, *t): rid for rid, t in tasks.items()}
         while pending:
@@ -295,8 +296,8 @@ def _dask(tasks: dict[str, Task], address: str) -> Iterator[tuple[str, str, obje
 
 
 def _progress_bar(total: int, enabled: bool, desc: str = "sweep"):
-    """A progress bar in runs, drawn only on a terminal (aqmlab.console)."""
-    from aqmlab.console import progress_bar
+    """A progress bar in runs, drawn only on a terminal (aqmlab.engine.console)."""
+    from aqmlab.engine.console import progress_bar
 
     return progress_bar(total, desc, "run") if enabled else None
 
@@ -383,7 +384,7 @@ def execute_runs(
     cores; 1 = in this process) or the Dask scheduler `dask`. `scenario` names the file in
     messages, `base_dir` resolves its relative data files. With `announce`, the runs to do are
     announced on stderr when estimated at a minute or more (their `events`, `setup_s`: see
-    aqmlab.runcost). Returns the number of failed runs."""
+    aqmlab.sweeps.cost). Returns the number of failed runs."""
     by_id: dict[str, SweepRun] = {}
     for r in runs:
         by_id.setdefault(r.id, r)

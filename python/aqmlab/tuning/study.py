@@ -14,7 +14,7 @@ parameter space changes their conclusions:
 A *cell* is one network at one load; a *family* one tuned queue (studies/tuning/<file>.toml: its
 variants and `[tune]` table). For each cell and family the driver writes the full scenario
 (the base file, the cell's load, the search run length, the utilization constraint; data files
-by absolute path) to OUT/scenarios/<cell>_<family>.toml and runs `aqmlab.tuner.tune` on it into
+by absolute path) to OUT/scenarios/<cell>_<family>.toml and runs `aqmlab.tuning.search.tune` on it into
 OUT/tunes/<cell>_<family>/ (each its own report). The family's best is the tuner's: the
 finalist with the best mean over the tune's final seeds.
 
@@ -23,8 +23,8 @@ thesis's best RED / DT-148q, as written) re-run at the *full* run length (the se
 70 min for seed 000, 120 s + 250,000 responses for seed 001) with `final_replications` common
 seeds (run.seed 1, 2, …: the same seeds for every configuration, so comparisons are paired by
 seed) into OUT/final/<cell>/runs/; mean ± 95 % Student-t half width of each column
-(aqmlab.stats.t_ci) and the paired differences of the cell's `compare` pairs
-(aqmlab.tuner.compare: mean difference over the seeds, its 95 % interval, paired t-test).
+(aqmlab.reports.stats.t_ci) and the paired differences of the cell's `compare` pairs
+(aqmlab.tuning.search.compare: mean difference over the seeds, its 95 % interval, paired t-test).
 
 Objective: maximise `pct_le_1s`, the share of responses complete within 1 s — the response-time
 measure of the thesis's tables (B.4-B.18 give ≤ 1 s, 1-2 s, 2-3 s, > 3 s and the median) and
@@ -63,14 +63,14 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab import _core
-from aqmlab.document import dumps_toml, read_document
-from aqmlab.io import check_out_dir
-from aqmlab.page_text import write_atomic
-from aqmlab.stats import t_ci
-from aqmlab.sweep import execute_runs, prepare_out, run_dir, write_sweep_table
-from aqmlab.tunespec import SUMMARY_COLUMNS, TuneError, parse, validate
+from aqmlab.engine.document import dumps_toml, read_document
+from aqmlab.reports.page_text import write_atomic
+from aqmlab.reports.stats import t_ci
+from aqmlab.storage.run_dir import check_out_dir
+from aqmlab.sweeps.run import execute_runs, prepare_out, run_dir, write_sweep_table
+from aqmlab.tuning.spec import SUMMARY_COLUMNS, TuneError, parse, validate
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 STUDIES = REPO_ROOT / "studies"
 #: Columns of the results table (mean ± half width each).
 COLUMNS = ("pct_le_1s", "median_rt_ms", "p90_rt_ms", "utilization", "drops_pct", "mean_qlen")
@@ -336,7 +336,7 @@ def _best_values(tune_dir: Path) -> tuple[dict, str, bool]:
 
 def final_runs(cell: Cell, files: dict, bests: dict, seeds: list[int]):
     """[(label, spec, SweepRun list)] of the cell's final comparison."""
-    from aqmlab.tuner import Config
+    from aqmlab.tuning.search import Config
 
     plan = []
     specs = {}
@@ -352,7 +352,7 @@ def final_runs(cell: Cell, files: dict, bests: dict, seeds: list[int]):
 
 
 def run_final(cell: Cell, files: dict, bests: dict, out: Path, n: int, jobs, dask, log) -> pd.DataFrame:
-    from aqmlab.io import read_summary
+    from aqmlab.storage.run_dir import read_summary
 
     seeds = list(range(1, n + 1))
     plan = final_runs(cell, files, bests, seeds)
@@ -389,7 +389,7 @@ def results_rows(final: pd.DataFrame) -> pd.DataFrame:
 
 
 def comparison_rows(final: pd.DataFrame, cs: list[Cell]) -> pd.DataFrame:
-    from aqmlab.tuner import compare
+    from aqmlab.tuning.search import compare
 
     rows = []
     for c in cs:
@@ -410,7 +410,7 @@ def run_study(
     log: Callable[[str], None] = lambda m: None,
 ) -> dict:
     """Run the study into `out` (module doc); returns the study record (also OUT/study.json)."""
-    from aqmlab.tuner import tune
+    from aqmlab.tuning.search import tune
 
     out = Path(out)
     check_out_dir(out)
@@ -523,8 +523,8 @@ def _fmt_values(vals: dict) -> str:
 def write_report(
     out: Path, record: dict, cs: list[Cell], res: pd.DataFrame, comp: pd.DataFrame, final
 ) -> None:
-    from aqmlab.sweepreport import fig_cdf
-    from aqmlab.tunereport import cdf_groups
+    from aqmlab.sweeps.report import fig_cdf
+    from aqmlab.tuning.report import cdf_groups
 
     figs = out / "figures"
     figs.mkdir(exist_ok=True)
@@ -538,7 +538,7 @@ def write_report(
         f"Command (from the repository root): `{record['command']}`",
         "",
         "Objective: maximise `pct_le_1s` (share of responses complete within 1 s), subject to "
-        "utilization ≥ 0.95 · min(load, 100 %) (python/aqmlab/tunestudy.py says why). Search: Optuna "
+        "utilization ≥ 0.95 · min(load, 100 %) (python/aqmlab/tuning/study.py says why). Search: Optuna "
         "TPE on shortened runs with common seeds; each family's best is the tuner's finalist with the "
         "best mean over its final seeds. Final: every best and baseline re-run at the full run length "
         "with the same seeds 1…n; mean ± 95 % Student-t half width over the seeds; differences paired "
@@ -617,7 +617,7 @@ def write_report(
 
 
 def _contour_figure(tune_dir: Path) -> Path | None:
-    """The contour figure of a tune's report (aqmlab.tunereport), if it has one."""
+    """The contour figure of a tune's report (aqmlab.tuning.report), if it has one."""
     md = tune_dir / "report.md"
     if not md.is_file():
         return None
@@ -646,7 +646,7 @@ def add_parser(sub, help: str) -> None:
         help=help,
         description="Tune every queue family of the study at each network and load with aqmlab "
         "tune, re-run each best and the seeds' baselines at full length with common seeds, and "
-        "write OUT/report.md, OUT/results.csv, OUT/comparisons.csv (aqmlab.tunestudy).",
+        "write OUT/report.md, OUT/results.csv, OUT/comparisons.csv (aqmlab.tuning.study).",
     )
     p.add_argument("study", metavar="STUDY", help=f"the study: {', '.join(STUDIES_KNOWN)}")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (resumable)")
@@ -662,7 +662,7 @@ def cmd_tune_study(args, argv: list[str] | None = None) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs: must be >= 1, got {args.jobs}")
     argv = sys.argv[1:] if argv is None else argv
-    from aqmlab.reproduce import rerunnable_argv
+    from aqmlab.studies.reproduce import rerunnable_argv
 
     words = rerunnable_argv(argv, Path.cwd())
     if "--out" not in words:  # outside the repository: a path of this machine

@@ -77,7 +77,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from aqmlab import _core
-from aqmlab.document import PYTHON_TABLES, dumps_toml
+from aqmlab.engine.document import PYTHON_TABLES, dumps_toml
 
 #: Version of the cached JSON and of what the hash covers; bump to invalidate old caches
 #: (2: the measured link joined the hash; per-workload DelayBoxes changed what runs measure).
@@ -258,7 +258,7 @@ def read_scenario(path: str | os.PathLike, workload: int | None = None) -> Scena
     """Read `path` and find the calibrated workload: the one with `load`, else `workload`, else
     the only one of a calibratable kind. Raises ScenarioError ("FILE: KEY: reason") for a bad
     `load`, a non-dumbbell topology, or no/ambiguous workload."""
-    from aqmlab.document import read_document
+    from aqmlab.engine.document import read_document
 
     doc, base_dir = read_document(path)
     return scenario_of(doc, path, base_dir, workload)
@@ -467,7 +467,7 @@ def measure(result, links: tuple[str, str] | None = None) -> tuple[float, float]
 def _run_point(job: tuple[str, tuple[str, str] | None]) -> tuple[float, float]:
     """Run the single experiment of a calibration file `job[0]`; (forward, reverse) bit/s on
     the links `job[1]` (None: the dumbbell's). Top level so worker processes can call it."""
-    from aqmlab.run_variant import run_one, variants
+    from aqmlab.engine.run_variant import run_one, variants
 
     path, links = job
     return measure(run_one(path, variants(path)[0]), links)
@@ -557,7 +557,7 @@ def cache_dir(cache: str | os.PathLike | None = None) -> Path:
 def _check_cache_dir(d: Path) -> None:
     """The cache directory must be writable before the calibration runs (`DIR: reason`);
     scratch files of a killed earlier calibration are removed."""
-    from aqmlab.io import OutDirError, check_out_dir, remove_stale_scratch
+    from aqmlab.storage.run_dir import OutDirError, check_out_dir, remove_stale_scratch
 
     try:
         check_out_dir(d)
@@ -594,7 +594,7 @@ def _run_points(sc: Scenario, s: Settings, xs: list[float], jobs: int | None) ->
         try:
             if n <= 1:
                 return [_run_point(p) for p in paths]
-            from aqmlab import workers  # (multiprocessing: only when calibrating)
+            from aqmlab.sweeps import workers  # (multiprocessing: only when calibrating)
 
             return workers.map_all(_run_point, paths, n)  # workers die with this process
         except (_core.ScenarioError, _core.SimError) as e:

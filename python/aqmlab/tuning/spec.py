@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aqmlab import _core
-from aqmlab.document import dumps_toml, file_dir, read_document, text_document
+from aqmlab.engine.document import dumps_toml, file_dir, read_document, text_document
 
 #: Errors of key paths and expressions (the core's `ValueError`s: aqmlab._core.get_key, Expr).
 PathError = ExprError = ValueError
@@ -364,7 +364,7 @@ def _declared_search(spec: dict) -> dict | None:
     text = spec.get("search", "")
     if not text:
         return None
-    from aqmlab.document import text_document
+    from aqmlab.engine.document import text_document
 
     return text_document(f"x = {text}", "<declared search>", ".")["x"]
 
@@ -437,7 +437,7 @@ def _model_of(base: dict, variant: str | None, table_path: str) -> str | None:
 
 
 def _declared(model: str) -> dict[str, dict] | None:
-    from aqmlab.model_params import models, params
+    from aqmlab.engine.model_params import models, params
 
     declared = params(model) if model in models() else []
     # None also for http10, bulk, replay: listed by `aqmlab params`, their keys not declared.
@@ -560,12 +560,12 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
     everything that does not need the core (see `validate`). Raises TuneError."""
     base = load_toml(file, text)
     if "tune" not in base:
-        raise TuneError(file, "tune", "no [tune] table: nothing to tune (see aqmlab.tunespec)")
+        raise TuneError(file, "tune", "no [tune] table: nothing to tune (see aqmlab.tuning.spec)")
     t = base.pop("tune")
     base.pop("sweep", None)
     # `load = …` resolves once, in the base, as `aqmlab run` resolves it (the tuned keys are
     # the queue's and the transport's, which a calibration does not see).
-    from aqmlab.calibrate import LoadResolver
+    from aqmlab.engine.calibrate import LoadResolver
 
     base = LoadResolver(base, file, Path(file).parent, log=log).resolve(base)
     if not isinstance(t, dict):
@@ -722,10 +722,10 @@ def validate(spec: TuneSpec) -> None:
 
 
 def check_size(spec: TuneSpec) -> str | None:
-    """Refuse a tune of too many runs or estimated too costly (aqmlab.runcost: `trials` ×
+    """Refuse a tune of too many runs or estimated too costly (aqmlab.sweeps.cost: `trials` ×
     `replications` + (`finalists` + baselines) × `final_replications` runs, each estimated as the
     scenario as written); else the line announcing it when estimated at a minute or more."""
-    from aqmlab import runcost
+    from aqmlab.sweeps import cost as runcost
 
     search = spec.trials * spec.replications
     final = (spec.finalists + len(spec.baselines)) * spec.final_replications

@@ -13,7 +13,7 @@ that never comes. `pool(n)` starts workers that
 both check at once whether the driver already died before the worker was set up. Workers also
 ignore Ctrl-C: it belongs to the driver, which stops the pool (a worker must not record it as a
 failed run). A sweep's workers write each run directory under a scratch name renamed only when
-complete (aqmlab.io), so killing them loses nothing but the run in progress, which the next
+complete (aqmlab.storage.run_dir), so killing them loses nothing but the run in progress, which the next
 `aqmlab sweep` redoes (after removing the dead worker's `ID.tmp-PID`).
 
 Validation: python/tests/test_workers.py (SIGKILL of a running `aqmlab sweep`).
@@ -29,7 +29,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from aqmlab.io import pid_alive
+from aqmlab.storage.run_dir import pid_alive
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 WATCH_INTERVAL_S = 1.0

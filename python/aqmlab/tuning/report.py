@@ -4,9 +4,9 @@ DIR/report/, embedded in the HTML).
 Contents:
 - the final comparison: the finalists (best trials) and the baselines re-run with
   `final_replications` common seeds, each objective and constraint column as mean ± 95 %
-  Student-t half width (aqmlab.stats.t_ci);
+  Student-t half width (aqmlab.reports.stats.t_ci);
 - the paired comparisons of the best finalist with the runner-up and each baseline (difference
-  of the means over the same seeds, its 95 % interval, paired t-test p-value; aqmlab.tuner.compare);
+  of the means over the same seeds, its 95 % interval, paired t-test p-value; aqmlab.tuning.search.compare);
 - the ten best trials with their parameters;
 - optimisation history (each trial's objective, infeasible ones hollow, the best so far);
 - parameter importances (Optuna's PED-ANOVA, Watanabe et al. 2023: no scikit-learn needed)
@@ -32,13 +32,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.io import read_info, read_summary, read_table, warmup_ns_of
-from aqmlab.param_values import axis_label, fmt_param, numeric_column
-from aqmlab.report import CDF_COLUMNS, fmt_value, response_time_cdf
-from aqmlab.stats import t_ci
-from aqmlab.sweep import RUNS
-from aqmlab.sweepreport import Group, _fig, _png, _shown_path, fig_cdf, write_sections
-from aqmlab.tunestore import load_study, load_tune
+from aqmlab.reports.run_report import CDF_COLUMNS, fmt_value, response_time_cdf
+from aqmlab.reports.stats import t_ci
+from aqmlab.storage.run_dir import read_info, read_summary, read_table, warmup_ns_of
+from aqmlab.sweeps.report import Group, _fig, _png, _shown_path, fig_cdf, write_sections
+from aqmlab.sweeps.run import RUNS
+from aqmlab.tuning.param_values import axis_label, fmt_param, numeric_column
+from aqmlab.tuning.store import load_study, load_tune
 
 TOP_TRIALS = 10
 SLICE_PARAMS = 4

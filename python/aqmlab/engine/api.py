@@ -1,7 +1,7 @@
 """`aqmlab.run()`: run the variants of a scenario file through the Rust core and get pandas
-DataFrames back, one `RunResult` (aqmlab.record) per variant, written with `aqmlab.io`.
+DataFrames back, one `RunResult` (aqmlab.storage.record) per variant, written with `aqmlab.storage.run_dir`.
 pandas is imported only when a table is first used. `load = …` is resolved first
-(aqmlab.calibrate); each variant then runs as `aqmlab.run_variant.run_text` runs it (`run_one`,
+(aqmlab.engine.calibrate); each variant then runs as `aqmlab.engine.run_variant.run_text` runs it (`run_one`,
 `run_text` and `variants` are importable from here too)."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aqmlab import _core
-from aqmlab.document import dumps_toml
-from aqmlab.io import check_out_dir, check_run_target, remove_stale_scratch
-from aqmlab.run_variant import (
+from aqmlab.engine.document import dumps_toml
+from aqmlab.engine.run_variant import (
     DICT_LABEL,
     TEXT_LABEL,
     ProgressFn,
@@ -23,28 +22,29 @@ from aqmlab.run_variant import (
     scenario_source,
     variants,
 )
+from aqmlab.storage.run_dir import check_out_dir, check_run_target, remove_stale_scratch
 
 __all__ = ["DICT_LABEL", "TEXT_LABEL", "ProgressFn", "Scenario", "run", "run_one", "run_text", "variants"]
 
-# aqmlab.record (dataclasses, inspect) is imported after the engine has run, when a result is
+# aqmlab.storage.record (dataclasses, inspect) is imported after the engine has run, when a result is
 # made: `aqmlab run` imports it meanwhile (aqmlab.cli.cmd_run).
-TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
+TYPE_CHECKING = False  # as in aqmlab.storage.record: typing's, without importing typing
 
 if TYPE_CHECKING:
-    from aqmlab.record import RunResult
+    from aqmlab.storage.record import RunResult
 
 
 def __getattr__(name: str):
-    """`aqmlab.api.RunResult` and `parse_summary` (imported here before 2026-11-27) still work,
+    """`aqmlab.engine.api.RunResult` and `parse_summary` (imported here before 2026-11-27) still work,
     imported when first asked for."""
     if name in ("RunResult", "parse_summary"):
-        from aqmlab import record
+        from aqmlab.storage import record
 
         return getattr(record, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-#: Shortest estimated wall time, seconds, that `aqmlab run` announces (aqmlab.runcost.ANNOUNCE_S,
+#: Shortest estimated wall time, seconds, that `aqmlab run` announces (aqmlab.sweeps.cost.ANNOUNCE_S,
 #: not imported: `aqmlab run` starts in milliseconds).
 ANNOUNCE_S = 60.0
 
@@ -71,10 +71,10 @@ def _runnable(
     log: Callable[[str], object] | None,
 ) -> tuple[str, dict]:
     """(the TOML text the core runs, the document as the core read it): `text` itself when the
-    document uses no Python-only key (aqmlab.document.uses_python_keys), else the document with
-    `load` resolved (aqmlab.calibrate.LoadResolver) and `[sweep]`, `[tune]`, `[calibration]`
+    document uses no Python-only key (aqmlab.engine.document.uses_python_keys), else the document with
+    `load` resolved (aqmlab.engine.calibrate.LoadResolver) and `[sweep]`, `[tune]`, `[calibration]`
     dropped; `log` hears the value used. `out` is checked before a calibration runs."""
-    from aqmlab.document import text_document, uses_python_keys
+    from aqmlab.engine.document import text_document, uses_python_keys
 
     if doc is None:
         doc = text_document(text, label, base_dir)
@@ -82,7 +82,7 @@ def _runnable(
             return text, doc
     if not uses_python_keys(doc):
         return dumps_toml(doc), doc
-    from aqmlab.calibrate import LoadResolver
+    from aqmlab.engine.calibrate import LoadResolver
 
     if out is not None:
         check_out_dir(out)  # before a calibration runs: `DIR: reason`, nothing created
@@ -115,10 +115,10 @@ def run(
     (`_core.read_scenario`), and every variant runs from that text; `source` is that function's
     `(text, base_dir)` when the caller has read it already. `load = …` in a [[workload]] is
     resolved first from the cached calibration (computed when missing, in `cache`: see
-    aqmlab.calibrate); a `[sweep]` or `[tune]` table is left out (its base scenario runs).
+    aqmlab.engine.calibrate); a `[sweep]` or `[tune]` table is left out (its base scenario runs).
     `log`, if given, hears the value `load` resolved to and what was left out. `announce`, if
     given, gets a line for each variant the engine estimates at a minute or more (`aqmlab run`
-    prints it on stderr before the runs start; aqmlab.runcost).
+    prints it on stderr before the runs start; aqmlab.sweeps.cost).
 
     Raises `ScenarioError` (bad file, unknown variant) before anything runs, `SimError` if the
     engine cannot build an experiment; an exception from the progress callable (or Ctrl-C)

@@ -3,24 +3,24 @@ paper's (issue 6; the study interface is aqmlab.studies).
 
 Steps, for a study (aqmlab.studies.load(NAME)) and an output directory OUT:
 1. Each distinct sweep file of the study's tables (studies/NAME/<scenario>) runs once with
-   aqmlab.sweep.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished by the same
+   aqmlab.sweeps.run.run_sweep into OUT/sweeps/<file stem>/ (resume comes with it: a run finished by the same
    engine build is never recomputed). In quick mode the study's `quick_overrides` (then the table's own, if it
    has any) are applied to the sweep document first; the resolved sweep file is written to
    OUT/scenarios/<file> and that file runs (aqmlab.studies.sweep_files: the override rule).
 2. Each ok run of the sweep gets its paper row label from `Table.row_label` (None: left out);
    per row and metric, the mean over replications and the half width of the 95 % Student-t
-   interval (aqmlab.stats.summary_ci; NaN with one replication).
+   interval (aqmlab.reports.stats.summary_ci; NaN with one replication).
 3. paper.csv (table,row,metric,value) is joined on (table, row, metric): the difference is
    aqmlab's mean − the paper's value (steps 2-3: aqmlab.studies.paper_tables).
 4. Each verdict's rule runs on aqmlab's {table id: results}, on the paper's own numbers
    (paper.csv as a results dict) and, if given, on ns-2.35's results of the same grid
-   (aqmlab.verdicts, docs/verdicts.md): holds, fails, within noise (95 % intervals), or not
+   (aqmlab.studies.verdicts, docs/verdicts.md): holds, fails, within noise (95 % intervals), or not
    evaluated with the reason (e.g. a row that quick mode does not run).
 5. OUT/report.md and OUT/report.html (self-contained) hold the date, the command (as a user can
    rerun it from the repository root: `rerunnable_argv`), per
    table the paper / aqmlab ± CI / difference lines, the verdict table (claim, aqmlab,
    ns-2.35, paper, cause, evidence; the quotes under it), and the figures of
-   each sweep's own report (aqmlab.sweepreport, also written into each sweep directory).
+   each sweep's own report (aqmlab.sweeps.report, also written into each sweep directory).
    Every file is written under a temporary name and renamed.
 
 `--reading R` runs one of the study's readings of the paper's setup (aqmlab.studies.Reading):
@@ -47,13 +47,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from aqmlab.io import check_out_dir
-from aqmlab.page_text import html_table, md_table, write_atomic
-from aqmlab.report import fmt_value
+from aqmlab.reports.page_text import html_table, md_table, write_atomic
+from aqmlab.reports.run_report import fmt_value
+from aqmlab.storage.run_dir import check_out_dir
 from aqmlab.studies import Reading, Study, Table
 from aqmlab.studies.paper_tables import PAPER_CSV, RUN_HEALTH, join_paper, read_paper, table_results
 from aqmlab.studies.sweep_files import REPO_ROOT, ReproduceError, default_out, resolved_sweep_file
-from aqmlab.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
+from aqmlab.studies.verdicts import (  # noqa: F401 (evaluate, VerdictResult re-exported)
     HEADER,
     VerdictResult,
     VerdictRow,
@@ -71,7 +71,7 @@ _FIG_LINE = re.compile(r"^!\[(?P<name>.+)\]\(report/(?P<file>fig\d+\.png)\)$")
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. verdicts: aqmlab.verdicts (evaluate, VerdictResult are re-exported here)
+# 4. verdicts: aqmlab.studies.verdicts (evaluate, VerdictResult are re-exported here)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ class SweepOutcome:
 
 
 def _sweep_figures(sweep_dir: Path) -> list[tuple[str, Path]]:
-    from aqmlab.sweepreport import write_sweep_report
+    from aqmlab.sweeps.report import write_sweep_report
 
     try:
         _, md = write_sweep_report(sweep_dir)
@@ -324,7 +324,7 @@ def reproduce(
     `ns2_results` (table id → DataFrame of the same shape, from ns-2.35 runs of the same grid)
     fills the table's ns-2.35 column."""
     from aqmlab.studies import load
-    from aqmlab.sweep import run_sweep
+    from aqmlab.sweeps.run import run_sweep
 
     if isinstance(study, str):
         study = load(study)

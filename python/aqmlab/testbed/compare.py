@@ -8,7 +8,7 @@ responses started at or after the warm-up); the KS distance is the two-sample st
 sup |F_testbed − F_sim| (scipy.stats.ks_2samp). Utilisation, drops and arrivals are each
 run's summary.json (the forward bottleneck).
 
-    python -m aqmlab.testbed_compare TESTBED_DIR SIM_DIR   # one variant directory each
+    python -m aqmlab.testbed.compare TESTBED_DIR SIM_DIR   # one variant directory each
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import ks_2samp
 
-from aqmlab.io import RUN_INFO, SUMMARY, read_table, warmup_ns_of
-from aqmlab.report import CDF_COLUMNS, response_time_cdf
+from aqmlab.reports.run_report import CDF_COLUMNS, response_time_cdf
+from aqmlab.storage.run_dir import RUN_INFO, SUMMARY, read_table, warmup_ns_of
 
 
 @dataclass(frozen=True)
@@ -124,12 +124,12 @@ def compare(testbed_dir: Path, sim_dir: Path, bounds: Bounds = Bounds()) -> Comp
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m aqmlab.testbed_compare TESTBED_DIR SIM_DIR", file=sys.stderr)
+        print("usage: python -m aqmlab.testbed.compare TESTBED_DIR SIM_DIR", file=sys.stderr)
         return 2
     try:
         c = compare(Path(argv[0]), Path(argv[1]))
     except (OSError, ValueError, KeyError) as e:
-        print(f"aqmlab.testbed_compare: {e}", file=sys.stderr)
+        print(f"aqmlab.testbed.compare: {e}", file=sys.stderr)
         return 2
     print(c.row(Path(argv[0]).name))
     beyond = c.beyond_bounds()

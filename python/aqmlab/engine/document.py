@@ -2,7 +2,7 @@
 resolved (`_core.scenario_document`, crates/scenario/src/extends.rs). Python reads a scenario
 file only through these; a rejected file raises `ScenarioError` (`FILE: KEY: reason`, a syntax
 error keyed `line L, column C`). `uses_python_keys` says whether a document holds what Python
-resolves before the core runs it: `load = …` in a base [[workload]] (aqmlab.calibrate) and the
+resolves before the core runs it: `load = …` in a base [[workload]] (aqmlab.engine.calibrate) and the
 [calibration], [tune] and [sweep] tables (`aqmlab run` runs a sweep's or a tune's base).
 
 Validation: python/tests/test_scenario_document.py."""

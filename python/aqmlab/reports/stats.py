@@ -200,7 +200,7 @@ def band_crossovers(
 def rt_by_size(requests: pd.DataFrame, warmup_ns: int, edges: Sequence[float] = SIZE_EDGES) -> pd.DataFrame:
     """Median response time (s) of the measured completed HTTP responses by response size:
     one row per bin [lo, hi) bytes that holds responses: `lo_bytes`, `hi_bytes`, `n`,
-    `median_rt_s`. The same responses as the summary and the CDF (aqmlab.report)."""
+    `median_rt_s`. The same responses as the summary and the CDF (aqmlab.reports.run_report)."""
     m = (
         (requests["kind"] == "http")
         & requests["completed"].astype(bool)

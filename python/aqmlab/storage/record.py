@@ -1,7 +1,7 @@
 """The run record: `RunResult`, what one variant of a scenario produced, and `parse_summary`,
-its summary read from the JSON the Rust core writes. Its one home: `aqmlab.api` builds records
-from the core and `aqmlab.io` writes and reads them, both importing from here; a table is read
-with `aqmlab.tables` (and pandas imported) only when it is first used."""
+its summary read from the JSON the Rust core writes. Its one home: `aqmlab.engine.api` builds records
+from the core and `aqmlab.storage.run_dir` writes and reads them, both importing from here; a table is read
+with `aqmlab.storage.tables` (and pandas imported) only when it is first used."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class _Table:
         if frame is None:
             frame = obj.__dict__.get(self.cache)
         if frame is None and self.name in obj.files:
-            from aqmlab.tables import read_parquet_frame  # pandas: only when a table is read
+            from aqmlab.storage.tables import read_parquet_frame  # pandas: only when a table is read
 
             frame = read_parquet_frame(obj.files[self.name])
             obj.__dict__[self.cache] = frame
@@ -73,7 +73,7 @@ class RunResult:
 
     def given_frame(self, table: str):
         """The DataFrame given or assigned for `table`, or None if it is read from `files`
-        (`aqmlab.io.write_run` copies those files instead of encoding them again)."""
+        (`aqmlab.storage.run_dir.write_run` copies those files instead of encoding them again)."""
         return type(self).__dict__[table].given_frame(self)
 
 

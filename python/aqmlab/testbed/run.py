@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 BINARY = "aqmlab-testbed"
-# The repository root when running from a checkout (python/aqmlab/testbed.py → ../../).
-_REPO = Path(__file__).resolve().parents[2]
+# The repository root when running from a checkout (python/aqmlab/testbed/run.py → ../../).
+_REPO = Path(__file__).resolve().parents[3]
 
 
 def add_parser(sub) -> None:

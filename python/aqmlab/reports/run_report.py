@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.dirs import find_run_dirs  # noqa: F401 (re-exported)
-from aqmlab.io import (
+from aqmlab.reports.summary_table import COLUMNS, fmt_value, summary_table  # noqa: F401 (re-exported)
+from aqmlab.storage.dirs import find_run_dirs  # noqa: F401 (re-exported)
+from aqmlab.storage.run_dir import (
     RUN_INFO,
     SUMMARY,
     not_measured_of,
@@ -32,7 +33,6 @@ from aqmlab.io import (
     read_table,
     warmup_ns_of,
 )
-from aqmlab.summary_table import COLUMNS, fmt_value, summary_table  # noqa: F401 (re-exported)
 
 CDF_COLUMNS = ["kind", "start_ns", "end_ns", "completed"]
 
@@ -96,7 +96,7 @@ def open_run(p: Path) -> RunDir:
     `engine.interrupted`), requests.parquet missing."""
     import json
 
-    from aqmlab.record import parse_summary
+    from aqmlab.storage.record import parse_summary
 
     summary = _json_file(p / SUMMARY, parse_summary)
     info = _json_file(p / RUN_INFO, json.loads) if (p / RUN_INFO).exists() else {}

@@ -22,18 +22,18 @@ import os
 import re
 from pathlib import Path
 
-# `json`, `shutil` and `aqmlab.record` (with `dataclasses` and `inspect`: 10 ms) are imported
+# `json`, `shutil` and `aqmlab.storage.record` (with `dataclasses` and `inspect`: 10 ms) are imported
 # where used: `aqmlab run` needs this module's checks before the engine runs and its writing
 # only after, and imports those meanwhile, while the engine runs (aqmlab.cli.cmd_run).
 
-TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
+TYPE_CHECKING = False  # as in aqmlab.storage.record: typing's, without importing typing
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from aqmlab.record import RunResult
+    from aqmlab.storage.record import RunResult
 
-# The per-run tables, in this order (the keys of aqmlab.tables.TYPES; named here so that
+# The per-run tables, in this order (the keys of aqmlab.storage.tables.TYPES; named here so that
 # writing a run needs neither pandas nor pyarrow).
 TABLES = ("requests", "queue", "links")
 
@@ -142,7 +142,7 @@ def _write_tables(result: RunResult, d: Path) -> None:
                 f.flush()
                 os.fsync(f.fileno())
         else:
-            from aqmlab.tables import frame_to_arrow
+            from aqmlab.storage.tables import frame_to_arrow
 
             write_parquet(frame_to_arrow(table, getattr(result, table)), d / parquet_name(table))
 
@@ -273,7 +273,7 @@ def write_run(result: RunResult, dir: str | os.PathLike) -> Path:
 
 
 def read_summary(d: Path) -> dict:
-    from aqmlab.record import parse_summary
+    from aqmlab.storage.record import parse_summary
 
     return parse_summary((Path(d) / SUMMARY).read_text(encoding="utf-8"))
 
@@ -316,7 +316,7 @@ def warmup_ns_of(info: dict, summary: dict) -> int:
 def read_table(d: Path, table: str, columns: list[str] | None = None):
     import pyarrow.parquet as pq
 
-    from aqmlab.tables import arrow_to_frame
+    from aqmlab.storage.tables import arrow_to_frame
 
     return arrow_to_frame(pq.read_table(Path(d) / parquet_name(table), columns=columns))
 
@@ -325,7 +325,7 @@ def load_run(dir: str | os.PathLike) -> RunResult:
     """Read a run directory written by `write_run` back into a `RunResult`. Its tables are
     read from the directory's Parquet files when first used (keep the directory until then);
     `write_run` of the result copies those files unchanged."""
-    from aqmlab.record import RunResult, parse_summary
+    from aqmlab.storage.record import RunResult, parse_summary
 
     d = Path(dir)
     if not is_run_dir(d):

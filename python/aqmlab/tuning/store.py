@@ -1,9 +1,9 @@
 """A tuning directory on disk (`aqmlab tune --out DIR`): the names of its files and reading it
 back — the trials table with its description (`load_tune`) and the Optuna study
-(`load_study`). `aqmlab.tuner` writes the directory and `aqmlab.tunereport` reads it; both
+(`load_study`). `aqmlab.tuning.search` writes the directory and `aqmlab.tuning.report` reads it; both
 import from here (and neither the other's way back).
 
-Files: `DIR/tune.json` and `DIR/trials.parquet` (named in aqmlab.dirs, which tells the kinds of
+Files: `DIR/tune.json` and `DIR/trials.parquet` (named in aqmlab.storage.dirs, which tells the kinds of
 directory apart), `DIR/final.parquet` (the final comparison's runs) and `DIR/study.db`
 (Optuna's SQLite storage, its one study named "tune").
 """
@@ -15,7 +15,7 @@ import os
 import warnings
 from pathlib import Path
 
-from aqmlab.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir
+from aqmlab.storage.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir
 
 STUDY_DB = "study.db"
 STUDY_NAME = "tune"

@@ -11,12 +11,12 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from aqmlab.io import is_run_dir
+from aqmlab.storage.run_dir import is_run_dir
 
-#: A sweep directory's table and description (aqmlab.sweep).
+#: A sweep directory's table and description (aqmlab.sweeps.run).
 SWEEP_TABLE = "sweep.parquet"
 SWEEP_INFO = "sweep.json"
-#: A tuning directory's description and trials (aqmlab.tuner).
+#: A tuning directory's description and trials (aqmlab.tuning.search).
 TUNE_INFO = "tune.json"
 TRIALS_TABLE = "trials.parquet"
 
@@ -36,7 +36,7 @@ def is_tune_dir(path: str | os.PathLike) -> bool:
 def _not_a_dir(d: Path) -> str:
     """Why the file `d` is not what `aqmlab report` reads, and what to do instead."""
     try:
-        from aqmlab.document import read_document
+        from aqmlab.engine.document import read_document
 
         doc = read_document(d)[0]  # the core's reading (a ScenarioError is a ValueError)
     except (OSError, ValueError):

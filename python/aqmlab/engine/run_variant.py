@@ -1,9 +1,9 @@
 """Running one variant of a scenario through the Rust core: `run_one` (a scenario file) and
 `run_text` (a resolved scenario's TOML text) write the run's tables straight into its run
-directory (atomically, `aqmlab.io`) or into a temporary one, and return its `RunResult`
-(aqmlab.record); `variants` names a scenario's variants as the core does. The layer below
-`aqmlab.run()` (aqmlab.api) and the calibration runs (aqmlab.calibrate), which both import
-from here. aqmlab.record (dataclasses, inspect) is imported after the engine has run, when a
+directory (atomically, `aqmlab.storage.run_dir`) or into a temporary one, and return its `RunResult`
+(aqmlab.storage.record); `variants` names a scenario's variants as the core does. The layer below
+`aqmlab.run()` (aqmlab.engine.api) and the calibration runs (aqmlab.engine.calibrate), which both import
+from here. aqmlab.storage.record (dataclasses, inspect) is imported after the engine has run, when a
 result is made."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aqmlab import _core
-from aqmlab.build import engine_build
-from aqmlab.document import dumps_toml
-from aqmlab.io import TABLES, check_run_target, commit_run_dir, parquet_name, scratch_dir
+from aqmlab.engine.build import engine_build
+from aqmlab.engine.document import dumps_toml
+from aqmlab.storage.run_dir import TABLES, check_run_target, commit_run_dir, parquet_name, scratch_dir
 
-TYPE_CHECKING = False  # as in aqmlab.record: typing's, without importing typing
+TYPE_CHECKING = False  # as in aqmlab.storage.record: typing's, without importing typing
 
 if TYPE_CHECKING:
-    from aqmlab.record import RunResult
+    from aqmlab.storage.record import RunResult
 
 
 #: Labels of a scenario given as a dict or as TOML text (in errors; their runs are named
@@ -56,7 +56,7 @@ ProgressFn = Callable[[str, float, float], None]
 def _from_dir_run(d: dict, scenario: str, files: dict[str, Path | bytes]) -> RunResult:
     """A RunResult from `_core.run_variant`'s (or `run_scenario_text`'s) dict, its tables in
     `files`."""
-    from aqmlab.record import RunResult, parse_summary
+    from aqmlab.storage.record import RunResult, parse_summary
 
     return RunResult(
         name=d["name"],
@@ -75,7 +75,7 @@ def variants(scenario: str | os.PathLike | dict) -> list[str]:
     """Names of the variants of a scenario (a path, TOML text or a dict, as `run` takes), in
     file order, as `run` names its results. Raises ScenarioError for a scenario the core
     rejects; one with `load = …` (resolved only when it runs) is checked as far as parsing."""
-    from aqmlab.document import PYTHON_TABLES, text_document, uses_python_keys
+    from aqmlab.engine.document import PYTHON_TABLES, text_document, uses_python_keys
 
     label, text, base_dir, doc = scenario_source(scenario, None)
     if doc is None:
@@ -111,7 +111,7 @@ def run_one(
 ) -> RunResult:
     """Run one variant of a scenario file. The core writes its tables to Parquet as the run
     goes: with `out_dir` straight into that run directory (written atomically, see
-    `aqmlab.io`; the result's tables are read from there when used), else into a temporary
+    `aqmlab.storage.run_dir`; the result's tables are read from there when used), else into a temporary
     directory whose files the result keeps as bytes. `label` is the scenario recorded in the
     result and run.json (default: the scenario path)."""
     path = os.fspath(scenario)

@@ -1,0 +1,1 @@
+"""The real-TCP testbed (`aqmlab testbed`) and its comparison with the simulator."""

@@ -1,0 +1,1 @@
+"""Tuning (`aqmlab tune`, `aqmlab tune-study`): the search, its store and its report."""

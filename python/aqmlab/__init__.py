@@ -10,7 +10,7 @@ directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
 `load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
 model's keys with units, defaults, ranges, sources and default search ranges, as the core declares
 them (aqmlab.model_params). `tune()` searches the `[tune]` parameters of a scenario with Optuna
-and returns the trials (aqmlab.tuner, aqmlab.tunespec); `load_tune()` reads them back.
+and returns the trials (aqmlab.tuner; the table is checked by the core); `load_tune()` reads them back.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ from aqmlab.document import dumps_toml, read_document
 from aqmlab.io import check_out_dir
 from aqmlab.stats import t_ci
 from aqmlab.sweep import _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
-from aqmlab.tunespec import SUMMARY_COLUMNS, TuneError, parse, validate
+from aqmlab.tuner import SUMMARY_COLUMNS, TuneError, parse, validate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STUDIES = REPO_ROOT / "studies"
@@ -273,7 +273,7 @@ def cells(name: str, quick: bool) -> list[Cell]:
 
 
 def write_scenarios(cs: list[Cell], out: Path, quick: bool) -> dict[tuple[str, str], tuple[Path, Path]]:
-    """Write and check (tunespec.parse + validate: `FILE: KEY: reason`) every scenario before
+    """Write and check (tuner.parse + validate: `FILE: KEY: reason`) every scenario before
     anything runs; {(cell, family file): (search file, final file)}."""
     sdir = out / "scenarios"
     sdir.mkdir(parents=True, exist_ok=True)

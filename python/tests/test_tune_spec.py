@@ -1,4 +1,5 @@
-"""The `[tune]` table (aqmlab.tunespec): parsing, default search ranges from the core's
+"""The `[tune]` table as Python sees it (`_core.TuneSpec` through aqmlab.tuner; the rules
+themselves: crates/scenario/src/tune/tests.rs): parsing, default search ranges from the core's
 declarations, resolution of trials into scenarios, and rejection of bad tables as
 `FILE: KEY: reason` before anything runs."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab.tunespec import SUMMARY_COLUMNS, TuneError, parse, sample_points, validate
+from aqmlab.tuner import SUMMARY_COLUMNS, TuneError, parse, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "scenarios" / "quickstart_tune.toml"
@@ -58,9 +59,7 @@ def test_the_shipped_quickstart_table_parses_and_uses_the_declared_ranges():
 
 def test_a_trial_resolves_into_the_variants_table_with_derived_values_and_common_seeds():
     spec = parse(str(QUICK))
-    vals = spec.derived_values(
-        {"queue.min_th": 20, "queue.max_p": 0.2, "queue.w_q": 0.001, "queue.limit": 300}
-    )
+    vals = spec.derived({"queue.min_th": 20, "queue.max_p": 0.2, "queue.w_q": 0.001, "queue.limit": 300})
     assert vals["queue.max_th"] == 60
     doc = spec.resolve(vals, seed=7)
     assert [v["name"] for v in doc["variant"]] == ["red"]
@@ -92,10 +91,10 @@ objectives = ["min median_rt_ms", "max utilization"]
 """)  # fmt: skip
     spec = parse(str(f))
     validate(spec)  # the core builds a sample trial of each kind
-    assert len(sample_points(spec)) == 3
-    pie = spec.resolve(spec.derived_values({"queue.kind": "pie", "queue.target": "5000us"}), None)
+    assert len(spec.sample_points()) == 3
+    pie = spec.resolve(spec.derived({"queue.kind": "pie", "queue.target": "5000us"}), None)
     assert pie["variant"][0]["queue"] == {"kind": "pie", "target": "5000us"}
-    red = spec.resolve(spec.derived_values({"queue.kind": "red", "queue.min_th": 10}), None)
+    red = spec.resolve(spec.derived({"queue.kind": "red", "queue.min_th": 10}), None)
     q = red["variant"][0]["queue"]
     assert (q["min_th"], q["max_th"], q["w_q"], q["limit"]) == (10, 30, "1/512", 480)  # the variant's own
     ms = next(p for p in spec.params if p.path == "queue.target")
@@ -137,6 +136,13 @@ BAD = [
      "must be less than max_th"),
     (GOOD.replace('"queue.min_th"', 'replications = 0\n[tune.params]\n"queue.min_th"', 1)
      .replace("[tune.params]\n", "", 1), "tune.replications", "integer >= 1"),
+    # paired (both variants, the same values and seeds; objectives on A − B): the core checks it
+    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("paired", 'variant = "red"\npaired'), "tune.paired",
+     "give either tune.variant or tune.paired"),
+    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("droptail", "pie"), "tune.paired", 'no variant "pie" (variants: droptail, red)'),
+    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("droptail", "red"), "tune.paired", "give two distinct variant names"),
+    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("objectives", 'constraints = ["utilization >= 0.5"]\nobjectives'), "tune.constraints",
+     "not allowed with tune.paired"),
 ]  # fmt: skip
 
 
@@ -147,6 +153,22 @@ def test_invalid_tables_are_rejected_as_file_key_reason(tmp_path, tune, key, rea
         validate(parse(str(f)))
     assert str(e.value).startswith(f"{f}: {key}: "), str(e.value)
     assert reason in e.value.reason, str(e.value)
+
+
+def test_a_paired_table_writes_the_values_into_the_base_for_both_variants(tmp_path):
+    tune = GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]')
+    spec = parse(str(_spec_file(tmp_path, tune.replace("queue.min_th", "tcp.min_rto").replace(
+        "{ int = [5, 60] }", '{ duration = ["200ms", "1s"] }'))))  # fmt: skip
+    validate(spec)
+    assert (spec.paired, spec.variant, spec.baselines) == (["red", "droptail"], None, ["red", "droptail"])
+    # The middle of 200 ms..1 s, written in µs; the base [tcp] gets it, so both variants run it;
+    # each document runs its own variant, with the same seed.
+    (point,) = spec.sample_points()
+    assert point == {"tcp.min_rto": "600000us"}
+    docs = [spec.resolve(spec.derived(point), 3, name) for name in spec.paired]
+    assert [d["tcp"]["min_rto"] for d in docs] == ["600000us", "600000us"]
+    assert [[v["name"] for v in d["variant"]] for d in docs] == [["red"], ["droptail"]]
+    assert [d["run"]["seed"] for d in docs] == [3, 3]
 
 
 def test_the_command_rejects_a_bad_table_before_anything_runs(tmp_path):

@@ -82,9 +82,10 @@ class TuneError(ValueError):
         self.file, self.key, self.reason = file, key, reason
 
 
-def parse(file: str, overrides: dict | None = None, log=None) -> TuneSpec:
+def parse(file: str, overrides: dict | None = None, log=None, columns: tuple = ()) -> TuneSpec:
     """The `[tune]` table of `file`, checked by the core (`overrides`: `trials`, `timeout`, `seed`
-    from the command line, None = as in the file); `load = …` resolves once, in the base, as
+    from the command line, None = as in the file; `columns`: run columns besides the summary's
+    that objectives may name); `load = …` resolves once, in the base, as
     `aqmlab run` resolves it (the tuned keys are the queue's and the transport's, which a
     calibration does not see). Raises TuneError."""
     from aqmlab.calibrate import LoadResolver
@@ -94,7 +95,7 @@ def parse(file: str, overrides: dict | None = None, log=None) -> TuneSpec:
 
     try:
         doc = read_document(file)[0]
-        return _core.TuneSpec(doc, file, file_dir(file), overrides, resolve)
+        return _core.TuneSpec(doc, file, file_dir(file), overrides, resolve, list(columns))
     except _core.ScenarioError as e:
         raise TuneError(e.file, e.key, e.reason) from None
 

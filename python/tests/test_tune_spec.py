@@ -76,6 +76,16 @@ def test_a_trial_resolves_into_the_variants_table_with_derived_values_and_common
     ]
 
 
+def test_a_workload_key_of_a_variant_is_set_in_a_copy_of_the_base_workloads(tmp_path):
+    f = _spec_file(tmp_path, GOOD + '"workload[0].rate" = { float = [100, 300] }\n')
+    spec = parse(str(f))
+    validate(spec)
+    doc = spec.resolve({"queue.min_th": 10, "workload[0].rate": 150.0}, None)
+    # the variant's workload list replaces the base's: it is the base's with the tuned rate
+    assert doc["variant"][0]["workload"] == [{**doc["workload"][0], "rate": 150.0}]
+    assert doc["workload"][0]["rate"] == 225.0 and doc["variant"][0]["queue"]["min_th"] == 10
+
+
 def test_a_kind_choice_replaces_the_table_and_conditional_keys_follow_it(tmp_path):
     f = _spec_file(tmp_path, """
 [tune]
@@ -136,14 +146,58 @@ BAD = [
      "must be less than max_th"),
     (GOOD.replace('"queue.min_th"', 'replications = 0\n[tune.params]\n"queue.min_th"', 1)
      .replace("[tune.params]\n", "", 1), "tune.replications", "integer >= 1"),
-    # paired (both variants, the same values and seeds; objectives on A − B): the core checks it
-    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("paired", 'variant = "red"\npaired'), "tune.paired",
-     "give either tune.variant or tune.paired"),
-    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("droptail", "pie"), "tune.paired", 'no variant "pie" (variants: droptail, red)'),
-    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("droptail", "red"), "tune.paired", "give two distinct variant names"),
-    (GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]').replace("objectives", 'constraints = ["utilization >= 0.5"]\nobjectives'), "tune.constraints",
-     "not allowed with tune.paired"),
 ]  # fmt: skip
+
+
+PAIRED = """
+[tune]
+paired = ["red", "droptail"]
+objectives = ["min median_rt_ms"]
+[tune.params]
+"tcp.min_rto" = { duration = ["200ms", "1s"] }
+"""
+
+BAD += [
+    (PAIRED.replace("[tune]\n", '[tune]\nvariant = "red"\n'), "tune.paired",
+     "give either tune.variant or tune.paired"),
+    (PAIRED.replace('objectives = ["min median_rt_ms"]',
+                    'objectives = ["min median_rt_ms"]\nconstraints = ["utilization >= 0.8"]'),
+     "tune.constraints", "not allowed with tune.paired"),
+    (PAIRED.replace('"droptail"]', '"pie"]'), "tune.paired", 'no variant "pie" (variants: droptail, red)'),
+    (PAIRED.replace('["red", "droptail"]', '["red"]'), "tune.paired", "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '["red", "red"]'), "tune.paired",
+     "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '"red"'), "tune.paired", "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '["red", "droptail", "red"]'), "tune.paired",
+     "give two distinct variant names"),
+    (PAIRED.replace("[tune]\n", '[tune]\nbaselines = ["red"]\n'), "tune.baselines",
+     "not allowed with tune.paired"),
+    # both variants set queue.limit in their own tables: a base value would reach neither
+    (PAIRED + '"queue.limit" = { int = [50, 500] }\n', 'tune.params."queue.limit"',
+     'variant "red" sets it in its own table'),
+]  # fmt: skip
+
+
+def test_a_paired_trial_writes_the_base_and_runs_each_variant_with_it(tmp_path):
+    spec = parse(str(_spec_file(tmp_path, PAIRED)))
+    validate(spec)
+    assert spec.paired == ("red", "droptail") and spec.variant is None and spec.baselines == [None]
+    # The sample trial: the middle of 200 ms..1 s, written in µs.
+    assert spec.sample_points() == [{"tcp.min_rto": "600000us"}]
+    for name in ("red", "droptail"):
+        doc = spec.resolve({"tcp.min_rto": "250000us"}, seed=4, name=name)
+        assert [v["name"] for v in doc["variant"]] == [name]
+        assert doc["tcp"] == {"min_rto": "250000us"} and doc["run"]["seed"] == 4
+    assert spec.resolve({"tcp.min_rto": "250000us"}, 4, "red")["variant"][0]["queue"]["min_th"] == 30
+
+
+def test_objectives_may_name_the_columns_given(tmp_path):
+    f = _spec_file(tmp_path, GOOD.replace("median_rt_ms", "e2e_median_rt_ms"))
+    with pytest.raises(TuneError, match="'e2e_median_rt_ms': not a summary column"):
+        parse(str(f))
+    spec = parse(str(f), columns=("e2e_median_rt_ms",))
+    assert spec.columns == (*SUMMARY_COLUMNS, "e2e_median_rt_ms")
+    assert [o.column for o in spec.objectives] == ["e2e_median_rt_ms"]
 
 
 @pytest.mark.parametrize(("tune", "key", "reason"), BAD)
@@ -153,22 +207,6 @@ def test_invalid_tables_are_rejected_as_file_key_reason(tmp_path, tune, key, rea
         validate(parse(str(f)))
     assert str(e.value).startswith(f"{f}: {key}: "), str(e.value)
     assert reason in e.value.reason, str(e.value)
-
-
-def test_a_paired_table_writes_the_values_into_the_base_for_both_variants(tmp_path):
-    tune = GOOD.replace('variant = "red"', 'paired = ["red", "droptail"]')
-    spec = parse(str(_spec_file(tmp_path, tune.replace("queue.min_th", "tcp.min_rto").replace(
-        "{ int = [5, 60] }", '{ duration = ["200ms", "1s"] }'))))  # fmt: skip
-    validate(spec)
-    assert (spec.paired, spec.variant, spec.baselines) == (["red", "droptail"], None, ["red", "droptail"])
-    # The middle of 200 ms..1 s, written in µs; the base [tcp] gets it, so both variants run it;
-    # each document runs its own variant, with the same seed.
-    (point,) = spec.sample_points()
-    assert point == {"tcp.min_rto": "600000us"}
-    docs = [spec.resolve(spec.derived(point), 3, name) for name in spec.paired]
-    assert [d["tcp"]["min_rto"] for d in docs] == ["600000us", "600000us"]
-    assert [[v["name"] for v in d["variant"]] for d in docs] == [["red"], ["droptail"]]
-    assert [d["run"]["seed"] for d in docs] == [3, 3]
 
 
 def test_the_command_rejects_a_bad_table_before_anything_runs(tmp_path):

@@ -154,7 +154,8 @@ impl PyConstraint {
 /// `TuneSpec(doc, file, base_dir, overrides=None, resolve_base=None)`: `doc` the scenario
 /// document (`scenario_document`), `overrides` values of `trials`, `timeout`, `seed` replacing
 /// the table's (None: as in the file), `resolve_base(base) -> base` applied to the document
-/// without `[tune]`/`[sweep]` before the table is checked (Python's `load` resolution).
+/// without `[tune]`/`[sweep]` before the table is checked (Python's `load` resolution),
+/// `columns` run columns besides the summary's that objectives may name (`--metrics STUDY`).
 #[pyclass(name = "TuneSpec", module = "aqmlab._core", frozen)]
 struct PyTuneSpec {
     inner: tune::Spec,
@@ -171,7 +172,7 @@ fn derive_err(py: Python<'_>, e: &tune::DeriveError) -> PyErr {
 #[pymethods]
 impl PyTuneSpec {
     #[new]
-    #[pyo3(signature = (doc, file, base_dir, overrides=None, resolve_base=None))]
+    #[pyo3(signature = (doc, file, base_dir, overrides=None, resolve_base=None, columns=Vec::new()))]
     fn new(
         py: Python<'_>,
         doc: &Bound<'_, PyDict>,
@@ -179,6 +180,7 @@ impl PyTuneSpec {
         base_dir: &str,
         overrides: Option<&Bound<'_, PyDict>>,
         resolve_base: Option<&Bound<'_, PyAny>>,
+        columns: Vec<String>,
     ) -> PyResult<Self> {
         let root = dict_table(doc, "")?;
         let (table, mut base) = tune::split(&root, file).map_err(|e| scenario_err(py, &e))?;
@@ -195,7 +197,7 @@ impl PyTuneSpec {
                 }
             }
         }
-        let inner = tune::parse(&table, base, file, Path::new(base_dir), &over)
+        let inner = tune::parse(&table, base, file, Path::new(base_dir), &over, &columns)
             .map_err(|e| scenario_err(py, &e))?;
         Ok(PyTuneSpec { inner })
     }
@@ -217,10 +219,22 @@ impl PyTuneSpec {
     fn variant(&self) -> Option<&str> {
         self.inner.variant.as_deref()
     }
-    /// The two variants of a paired search, or None.
+    /// The two variants of a paired search (A, B), or None.
     #[getter]
-    fn paired(&self) -> Option<Vec<String>> {
-        self.inner.paired.as_ref().map(|p| p.to_vec())
+    fn paired(&self) -> Option<(String, String)> {
+        self.inner.paired.clone().map(|[a, b]| (a, b))
+    }
+    /// Run columns besides the summary's (`--metrics STUDY`).
+    #[getter]
+    fn extra_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.inner.extra_columns)
+    }
+    /// Every column of a run's results: the summary's, then `extra_columns`.
+    #[getter]
+    fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let extra = self.inner.extra_columns.iter().map(String::as_str);
+        let all: Vec<&str> = tune::SUMMARY_COLUMNS.iter().copied().chain(extra).collect();
+        PyTuple::new(py, all)
     }
     #[getter]
     fn baselines(&self) -> Vec<Option<String>> {

@@ -1,7 +1,9 @@
 //! A trial's values → the scenario it runs: the searched values (as written), then the derived
 //! ones in order, set into a copy of the base. With `variant` a path is written into that
 //! variant's own table (`variant[NAME].queue.min_th`, merged over the base by the core), with
-//! `paired` into the base itself (so it reaches both variants). A `kind` set to another kind than
+//! `paired` into the base itself (so it reaches both variants); a path into an array the
+//! variant's table lacks (`workload[0].rate`) is set in a copy of the base's array there (a
+//! variant's array replaces the base's whole). A `kind` set to another kind than
 //! the table has replaces the table by `{ kind = … }` (as a variant with another kind does); an
 //! inactive key is not written; `var.NAME` values are read by derived values only. The run id
 //! is the sweep's (`sweep::run_id` of the resolved document).
@@ -125,6 +127,34 @@ impl Spec {
         path::set(doc, &self.target(table), Value::Table(new))
     }
 
+    /// A variant's array (`workload`) replaces the base's whole (`merge.rs`): before a tuned key
+    /// goes into an element of an array the tuned variant's table lacks (`workload[0].rate`),
+    /// the table gets a copy of the base's array.
+    fn copy_array(&self, doc: &mut Table, p: &str) {
+        let Some(v) = &self.variant else {
+            return;
+        };
+        let head = p.split('.').next().unwrap_or(p);
+        let Some((name, _)) = head.split_once('[') else {
+            return;
+        };
+        let Some(Value::Array(base)) = doc.get(name).cloned() else {
+            return;
+        };
+        let Some(Value::Array(variants)) = doc.get_mut("variant") else {
+            return;
+        };
+        let own = variants
+            .iter_mut()
+            .filter_map(Value::as_table_mut)
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(v.as_str()));
+        if let Some(t) = own {
+            if !t.contains_key(name) {
+                t.insert(name.to_string(), Value::Array(base));
+            }
+        }
+    }
+
     /// The scenario a trial runs: the base with `values` (searched and derived, as
     /// [`Spec::derived`] gives them) set, `[[variant]]` reduced to `name` (default: the tuned
     /// variant; None for a paired spec keeps both), and `run.seed` = `seed` (None: as written).
@@ -145,6 +175,7 @@ impl Spec {
             let set = if p == "kind" || p.ends_with(".kind") {
                 self.set_kind(&mut doc, p, v)
             } else {
+                self.copy_array(&mut doc, p);
                 path::set(&mut doc, &self.target(p), v.clone())
             };
             set.map_err(|e| KeyError::new(self.key_of(p), e).in_file(&self.file))?;

@@ -91,26 +91,22 @@ impl Spec {
         Ok(())
     }
 
-    /// The runs of the tune: `trials` × `replications` (× 2 when paired) + (`finalists` +
-    /// baselines) × `final_replications` (finalists × 2 when paired).
+    /// The runs of the tune: `trials` × `replications` + (`finalists` + baselines) ×
+    /// `final_replications`, all × 2 when paired (both variants on every seed).
     pub fn size(&self) -> Size {
         let pair: u128 = if self.paired.is_some() { 2 } else { 1 };
         let n = |x: i64| x.max(0) as u128;
         let search = n(self.trials) * n(self.replications) * pair;
-        let finals = n(self.finalists) * pair + self.baselines.len() as u128;
-        let fin = finals * n(self.final_replications);
-        let paired = if pair == 2 {
-            " × 2 paired variants"
-        } else {
-            ""
-        };
+        let finals = n(self.finalists) + self.baselines.len() as u128;
+        let fin = finals * n(self.final_replications) * pair;
         let text = format!(
-            "{} trials × {} replications{paired} + ({} finalists{paired} + {} baselines) × {} final replications",
+            "{} trials × {} replications + ({} finalists + {} baselines) × {} final replications{}",
             self.trials,
             self.replications,
             self.finalists,
             self.baselines.len(),
-            self.final_replications
+            self.final_replications,
+            if pair == 2 { " × 2 variants" } else { "" }
         );
         Size {
             runs: search + fin,

@@ -32,8 +32,10 @@
 //! ```
 //!
 //! Or `paired = ["A", "B"]` instead of `variant`: each trial runs both variants with the same
-//! values and seeds, the tuned keys written into the base document (so they reach both); the
-//! objectives are taken on the per-seed difference A − B (the tuner's part); no `constraints`.
+//! values and seeds, the tuned keys written into the base document (so they reach both; a key
+//! A's or B's own table sets would hide it: an error); every column is the per-seed difference
+//! A − B averaged over the replications (the tuner's part); the baseline is the pair as written;
+//! no `constraints` or `baselines`.
 //!
 //! Key paths are those of sweeps (`sweep/path.rs`); with `variant` a path names a key of that
 //! variant's configuration and is written into the variant's own table (`apply.rs`). Setting a
@@ -76,10 +78,10 @@ pub const TUNE_KEYS: [&str; 15] = [
     "finalists",
     "seed",
     "variant",
-    "paired",
     "baselines",
     "batch",
     "population",
+    "paired",
 ];
 
 /// One derived value: computed after the tuned ones, in file order, when its conditions hold.
@@ -121,6 +123,8 @@ pub struct Spec {
     pub population: i64,
     /// `run.seed` of the base (default 1): replication i runs with `run_seed + i`.
     pub run_seed: i64,
+    /// Run columns besides the summary's (`aqmlab tune --metrics STUDY`).
+    pub extra_columns: Vec<String>,
 }
 
 impl Spec {

@@ -1,5 +1,6 @@
 //! What a tune optimises and under which constraints: `objectives = ["min COL", "max COL"]` and
-//! `constraints = ["COL >= NUMBER", "COL <= NUMBER"]`, COL a column of a run's summary.json.
+//! `constraints = ["COL >= NUMBER", "COL <= NUMBER"]`, COL a column of a run's summary.json
+//! (or an extra column of `aqmlab tune --metrics STUDY`).
 //! Both are computed on the mean over a trial's replications.
 //!
 //! Validation: `tests.rs`; python/tests/test_tune_spec.py checks `SUMMARY_COLUMNS` against the
@@ -132,22 +133,32 @@ fn is_ident(s: &str) -> bool {
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
-fn column_check(key: &str, column: &str) -> Res<()> {
-    if SUMMARY_COLUMNS.contains(&column) {
+/// `column` must be a summary column or one of `extra` (`--metrics` columns).
+fn column_check(key: &str, column: &str, extra: &[String]) -> Res<()> {
+    if SUMMARY_COLUMNS.contains(&column) || extra.iter().any(|e| e == column) {
         return Ok(());
     }
+    let what = match extra.is_empty() {
+        true => "a summary column",
+        false => "a summary or --metrics column",
+    };
+    let known: Vec<&str> = SUMMARY_COLUMNS
+        .iter()
+        .copied()
+        .chain(extra.iter().map(String::as_str))
+        .collect();
     Err(KeyError::new(
         key,
         format!(
-            "{}: not a summary column (columns: {})",
+            "{}: not {what} (columns: {})",
             py_str(column),
-            SUMMARY_COLUMNS.join(", ")
+            known.join(", ")
         ),
     ))
 }
 
 /// `"min median_rt_ms"` (also `minimize`, `max`, `maximize`).
-pub(crate) fn parse_objective(text: &str) -> Res<Objective> {
+pub(crate) fn parse_objective(text: &str, extra: &[String]) -> Res<Objective> {
     let key = "tune.objectives";
     let bad = || {
         KeyError::new(
@@ -166,7 +177,7 @@ pub(crate) fn parse_objective(text: &str) -> Res<Objective> {
     if !is_ident(column) {
         return Err(bad());
     }
-    column_check(key, column)?;
+    column_check(key, column, extra)?;
     Ok(Objective {
         column: column.to_string(),
         maximize,
@@ -174,7 +185,7 @@ pub(crate) fn parse_objective(text: &str) -> Res<Objective> {
 }
 
 /// `"utilization >= 0.8"` (or `<=`).
-pub(crate) fn parse_constraint(text: &str) -> Res<Constraint> {
+pub(crate) fn parse_constraint(text: &str, extra: &[String]) -> Res<Constraint> {
     let key = "tune.constraints";
     let bad = || {
         KeyError::new(
@@ -197,7 +208,7 @@ pub(crate) fn parse_constraint(text: &str) -> Res<Constraint> {
     if !is_ident(column) || !is_decimal(unsigned) {
         return Err(bad());
     }
-    column_check(key, column)?;
+    column_check(key, column, extra)?;
     Ok(Constraint {
         column: column.to_string(),
         at_most: &t[at..at + 2] == "<=",

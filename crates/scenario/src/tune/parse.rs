@@ -45,15 +45,18 @@ pub fn split(root: &Table, file: &str) -> Result<(Value, Table), ScenarioError> 
 
 /// Check the `[tune]` table `tune` against its `base` (as [`split`] gives it, `load` resolved)
 /// and build the [`Spec`]; `overrides` replace the table's values.
+/// `extra_columns`: run columns besides the summary's that objectives and constraints may name
+/// (`aqmlab tune --metrics STUDY`).
 pub fn parse(
     tune: &Value,
     mut base: Table,
     file: &str,
     base_dir: &Path,
     overrides: &Overrides,
+    extra_columns: &[String],
 ) -> Result<Spec, ScenarioError> {
     base.remove("calibration");
-    parse_table(tune, base, file, base_dir, overrides).map_err(|e| e.in_file(file))
+    parse_table(tune, base, file, base_dir, overrides, extra_columns).map_err(|e| e.in_file(file))
 }
 
 fn variant_names(base: &Table) -> Vec<String> {
@@ -106,6 +109,27 @@ fn no_variant(key: &str, name: &str, names: &[String]) -> KeyError {
     )
 }
 
+/// A paired key must reach both variants: neither may set `p` in its own table.
+fn check_shared(key: &str, base: &Table, paired: Option<&[String; 2]>, p: &str) -> Res<()> {
+    let Some(pair) = paired else {
+        return Ok(());
+    };
+    if path::is_var(p) {
+        return Ok(());
+    }
+    for name in pair {
+        if path::get(base, &format!("variant[{name}].{p}")).is_ok() {
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "variant \"{name}\" sets it in its own table, so the tuned base value would not apply"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `tune.paired`: two distinct variant names of the file, without `variant` or `constraints`.
 fn parse_paired(t: &Table, names: &[String]) -> Res<Option<[String; 2]>> {
     let Some(v) = t.get("paired") else {
@@ -127,15 +151,25 @@ fn parse_paired(t: &Table, names: &[String]) -> Res<Option<[String; 2]>> {
         return Err(KeyError::new(key, "give two distinct variant names"));
     }
     if let Some(x) = pair.iter().find(|x| !names.iter().any(|n| n == *x)) {
+        let has = match names.is_empty() {
+            true => "none".to_string(),
+            false => names.join(", "),
+        };
         return Err(KeyError::new(
             key,
-            format!("no variant \"{x}\" (variants: {})", names.join(", ")),
+            format!("no variant \"{x}\" (variants: {has})"),
         ));
     }
     if t.contains_key("constraints") {
         return Err(KeyError::new(
             "tune.constraints",
             "not allowed with tune.paired",
+        ));
+    }
+    if t.contains_key("baselines") {
+        return Err(KeyError::new(
+            "tune.baselines",
+            "not allowed with tune.paired (the baseline is the pair as written)",
         ));
     }
     Ok(Some([pair[0].to_string(), pair[1].to_string()]))
@@ -221,6 +255,7 @@ fn parse_table(
     file: &str,
     base_dir: &Path,
     overrides: &Overrides,
+    extra_columns: &[String],
 ) -> Res<Spec> {
     let Value::Table(t) = tune else {
         return Err(KeyError::new("tune", "must be a table"));
@@ -278,10 +313,8 @@ fn parse_table(
         .map(Some)
         .collect();
     if baselines.is_empty() {
-        baselines = match &paired {
-            Some([a, b]) => vec![Some(a.clone()), Some(b.clone())],
-            None => vec![variant.clone()],
-        };
+        // Paired: the one baseline is the pair as written (no variant picked).
+        baselines = vec![variant.clone()];
     }
     for b in baselines.iter().flatten() {
         if !names.contains(b) {
@@ -301,6 +334,7 @@ fn parse_table(
     let mut params: Vec<Param> = Vec::new();
     for (p, raw) in raw_params {
         let param = parse_param(p, raw, &base, variant.as_deref(), &params)?;
+        check_shared(&qkey("params", p), &base, paired.as_ref(), p)?;
         params.push(param);
     }
     let empty = Value::Table(Table::new());
@@ -317,12 +351,13 @@ fn parse_table(
     let mut derive = Vec::new();
     for (p, raw) in raw_derive {
         derive.push(parse_derive(p, raw, &params, &seen)?);
+        check_shared(&qkey("derive", p), &base, paired.as_ref(), p)?;
         seen.push(p.clone());
     }
 
     let objectives = string_list(&t, "objectives")?
         .iter()
-        .map(|o| parse_objective(o))
+        .map(|o| parse_objective(o, extra_columns))
         .collect::<Res<Vec<_>>>()?;
     if objectives.is_empty() {
         return Err(KeyError::new(
@@ -337,7 +372,7 @@ fn parse_table(
     }
     let constraints = string_list(&t, "constraints")?
         .iter()
-        .map(|c| parse_constraint(c))
+        .map(|c| parse_constraint(c, extra_columns))
         .collect::<Res<Vec<_>>>()?;
 
     let timeout = match t.get("timeout") {
@@ -413,5 +448,6 @@ fn parse_table(
         final_replications,
         seed,
         run_seed,
+        extra_columns: extra_columns.to_vec(),
     })
 }

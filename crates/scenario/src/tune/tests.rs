@@ -17,7 +17,7 @@ fn base_text() -> &'static str {
 fn spec_of(tune: &str) -> Result<Spec, crate::ScenarioError> {
     let root: Table = toml::from_str(&format!("{}{tune}", base_text())).expect("valid TOML");
     let (t, base) = split(&root, "t.toml")?;
-    parse(&t, base, "t.toml", Path::new("."), &Table::new())
+    parse(&t, base, "t.toml", Path::new("."), &Table::new(), &[])
 }
 
 fn spec(tune: &str) -> Spec {
@@ -62,7 +62,7 @@ fn the_quickstart_table_and_its_declared_ranges() {
     let text = include_str!("../../../../scenarios/quickstart_tune.toml");
     let root: Table = toml::from_str(text).unwrap();
     let (t, base) = split(&root, "q.toml").unwrap();
-    let s = parse(&t, base, "q.toml", Path::new("."), &Table::new()).unwrap();
+    let s = parse(&t, base, "q.toml", Path::new("."), &Table::new(), &[]).unwrap();
     let by = |p: &str| s.params.iter().find(|q| q.path == p).unwrap().clone();
     let (min_th, max_p, w_q) = (by("queue.min_th"), by("queue.max_p"), by("queue.w_q"));
     assert_eq!(
@@ -121,7 +121,7 @@ fn defaults_when_the_table_says_little() {
     let over = table("trials = 7\nseed = 3\n");
     let root: Table = toml::from_str(&format!("{}{GOOD}", base_text())).unwrap();
     let (t, base) = split(&root, "t.toml").unwrap();
-    let s = parse(&t, base, "t.toml", Path::new("."), &over).unwrap();
+    let s = parse(&t, base, "t.toml", Path::new("."), &over, &[]).unwrap();
     assert_eq!((s.trials, s.seed), (7, 3));
 }
 
@@ -136,19 +136,16 @@ fn a_trial_is_written_into_the_variants_table_with_derived_values() {
     assert_eq!(vals["queue.max_th"], Value::Integer(60));
     let doc = s.resolve(&vals, Some(7), None).unwrap();
     // The base is left alone; the red variant's own table gets the values; only it runs.
-    let want = format!(
-        "{}",
-        base_text()
-            .replace("seed = 1", "seed = 7")
-            .replace(
-                "[[variant]]\nname = \"droptail\"\nqueue = { kind = \"droptail\", limit = 120 }\n\n",
-                ""
-            )
-            .replace(
-                "min_th = 30, max_th = 90, w_q = \"1/512\", max_p = 0.1",
-                "min_th = 20, max_th = 60, w_q = \"1/512\", max_p = 0.2"
-            )
-    );
+    let want = base_text()
+        .replace("seed = 1", "seed = 7")
+        .replace(
+            "[[variant]]\nname = \"droptail\"\nqueue = { kind = \"droptail\", limit = 120 }\n\n",
+            "",
+        )
+        .replace(
+            "min_th = 30, max_th = 90, w_q = \"1/512\", max_p = 0.1",
+            "min_th = 20, max_th = 60, w_q = \"1/512\", max_p = 0.2",
+        );
     assert_eq!(run_id(&doc), run_id(&table(&want)));
     assert_eq!(
         path::get(&doc, "queue.kind").unwrap().as_str(),
@@ -289,10 +286,7 @@ fn paired_writes_into_the_base_for_both_variants() {
     );
     assert_eq!(s.paired, Some(["red".to_string(), "droptail".to_string()]));
     assert_eq!(s.variant, None);
-    assert_eq!(
-        s.baselines,
-        [Some("red".to_string()), Some("droptail".to_string())]
-    );
+    assert_eq!(s.baselines, [None]); // the pair as written
     let vals = s.sample_points().remove(0);
     assert_eq!(vals, table("\"tcp.min_rto\" = \"600000us\"\n")); // (200 + 1000) / 2 ms
     let a = s.resolve(&vals, Some(3), Some("red")).unwrap();
@@ -312,8 +306,78 @@ fn paired_writes_into_the_base_for_both_variants() {
     }
     assert_eq!(a["run"]["seed"], b["run"]["seed"]);
     s.validate().unwrap();
-    // Each trial runs both: 40 × 2 × 2 + (3 × 2 + 2) × 6.
-    assert_eq!(s.size().runs, 160 + 48);
+    // Both variants on every seed: (40 × 2 + (3 + 1) × 6) × 2.
+    let size = s.size();
+    assert_eq!((size.runs, size.key), (160 + 48, "tune.trials"));
+    assert_eq!(
+        size.text,
+        "40 trials × 2 replications + (3 finalists + 1 baselines) × 6 final replications × 2 variants"
+    );
+    // The pair as written keeps both variants.
+    let b = s.baseline(None, None);
+    assert_eq!(b["variant"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_variants_array_key_is_set_in_a_copy_of_the_base_array() {
+    let s = spec(&format!(
+        "{GOOD}\"workload[0].rate\" = {{ float = [100, 300] }}\n"
+    ));
+    let doc = s
+        .resolve(
+            &table("\"queue.min_th\" = 10\n\"workload[0].rate\" = 150.0\n"),
+            None,
+            None,
+        )
+        .unwrap();
+    let mut want = doc["workload"].as_array().unwrap()[0].clone();
+    want.as_table_mut()
+        .unwrap()
+        .insert("rate".into(), Value::Float(150.0));
+    assert_eq!(
+        path::get(&doc, "variant[red].workload").unwrap(),
+        Value::Array(vec![want])
+    );
+    assert_eq!(
+        path::get(&doc, "workload[0].rate").unwrap(),
+        Value::Float(225.0)
+    ); // base as written
+    s.validate().unwrap();
+}
+
+#[test]
+fn extra_columns_may_be_named() {
+    let tune = GOOD.replace("min median_rt_ms", "min e2e_median_rt_ms");
+    assert_eq!(
+        err(&tune).1.split(" (columns").next(),
+        Some("'e2e_median_rt_ms': not a summary column")
+    );
+    let root: Table = toml::from_str(&format!("{}{tune}", base_text())).unwrap();
+    let (t, base) = split(&root, "t.toml").unwrap();
+    let extra = ["e2e_median_rt_ms".to_string()];
+    let s = parse(
+        &t,
+        base.clone(),
+        "t.toml",
+        Path::new("."),
+        &Table::new(),
+        &extra,
+    )
+    .unwrap();
+    assert_eq!(
+        (s.objectives[0].column.as_str(), s.extra_columns.len()),
+        ("e2e_median_rt_ms", 1)
+    );
+    let other = ["http_loss_pct".to_string()];
+    let e = parse(&t, base, "t.toml", Path::new("."), &Table::new(), &other).unwrap_err();
+    assert!(e.reason.starts_with(
+        "'e2e_median_rt_ms': not a summary or --metrics column (columns: measured_s,"
+    ));
+    assert!(
+        e.reason.ends_with(", timeouts, http_loss_pct)"),
+        "{}",
+        e.reason
+    );
 }
 
 #[test]

@@ -9,8 +9,9 @@ directories; the `aqmlab` command (aqmlab.cli) runs scenarios and draws reports.
 `run_sweep()` runs the `[sweep]` of a scenario (aqmlab.sweeps.run; expanded by the core) and
 `load_sweep()` reads its table back as a DataFrame. `params("red")` (or `params("tcp")`) lists a
 model's keys with units, defaults, ranges, sources and default search ranges, as the core declares
-them (aqmlab.engine.model_params). `tune()` searches the `[tune]` parameters of a scenario with Optuna
-and returns the trials (aqmlab.tuning.search, aqmlab.tuning.spec); `load_tune()` reads them back.
+them (aqmlab.engine.model_params). `tune()` searches the `[tune]` parameters of a scenario with
+Optuna and returns the trials (aqmlab.tuning.search; the table is checked by the core);
+`load_tune()` reads them back.
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def _add_tune(sub) -> None:
     tu = sub.add_parser(
         "tune",
         help="search the [tune] parameters of a scenario with Optuna (trials, replications, report)",
-        description="Search the keys of SCENARIO's [tune] table (see aqmlab.tuning.spec) with Optuna "
+        description="Search the keys of SCENARIO's [tune] table (see docs/scenarios.md, Tuning) with Optuna "
         "(TPE, or NSGA-II for several objectives), each trial run with the same seeds; re-run the "
         "best trials and the baselines with more seeds, compare them, and write DIR/report.html "
         "and DIR/report.md. The study is stored in DIR/study.db: run again to resume.",

@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from aqmlab._core import SUMMARY_COLUMNS
 from aqmlab.storage.record import RunResult
 from aqmlab.storage.tables import TYPES
-from aqmlab.tuning.spec import SUMMARY_COLUMNS
 
 # The metrics::Summary fields in struct order (crates/metrics/src/summary.rs; checked against a
 # run's summary.json by python/tests/test_tune_spec.py).

@@ -1,4 +1,5 @@
-"""The `[tune]` table (aqmlab.tuning.spec): parsing, default search ranges from the core's
+"""The `[tune]` table as Python sees it (`_core.TuneSpec` through aqmlab.tuning.search; the rules
+themselves: crates/scenario/src/tune/tests.rs): parsing, default search ranges from the core's
 declarations, resolution of trials into scenarios, and rejection of bad tables as
 `FILE: KEY: reason` before anything runs."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import aqmlab
-from aqmlab.tuning.spec import SUMMARY_COLUMNS, TuneError, parse, sample_points, validate
+from aqmlab.tuning.search import SUMMARY_COLUMNS, TuneError, parse, validate
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "scenarios" / "quickstart_tune.toml"
@@ -58,9 +59,7 @@ def test_the_shipped_quickstart_table_parses_and_uses_the_declared_ranges():
 
 def test_a_trial_resolves_into_the_variants_table_with_derived_values_and_common_seeds():
     spec = parse(str(QUICK))
-    vals = spec.derived_values(
-        {"queue.min_th": 20, "queue.max_p": 0.2, "queue.w_q": 0.001, "queue.limit": 300}
-    )
+    vals = spec.derived({"queue.min_th": 20, "queue.max_p": 0.2, "queue.w_q": 0.001, "queue.limit": 300})
     assert vals["queue.max_th"] == 60
     doc = spec.resolve(vals, seed=7)
     assert [v["name"] for v in doc["variant"]] == ["red"]
@@ -75,6 +74,16 @@ def test_a_trial_resolves_into_the_variants_table_with_derived_values_and_common
     assert spec.baseline("droptail", 2)["variant"] == [
         {"name": "droptail", "queue": {"kind": "droptail", "limit": 120}}
     ]
+
+
+def test_a_workload_key_of_a_variant_is_set_in_a_copy_of_the_base_workloads(tmp_path):
+    f = _spec_file(tmp_path, GOOD + '"workload[0].rate" = { float = [100, 300] }\n')
+    spec = parse(str(f))
+    validate(spec)
+    doc = spec.resolve({"queue.min_th": 10, "workload[0].rate": 150.0}, None)
+    # the variant's workload list replaces the base's: it is the base's with the tuned rate
+    assert doc["variant"][0]["workload"] == [{**doc["workload"][0], "rate": 150.0}]
+    assert doc["workload"][0]["rate"] == 225.0 and doc["variant"][0]["queue"]["min_th"] == 10
 
 
 def test_a_kind_choice_replaces_the_table_and_conditional_keys_follow_it(tmp_path):
@@ -92,10 +101,10 @@ objectives = ["min median_rt_ms", "max utilization"]
 """)  # fmt: skip
     spec = parse(str(f))
     validate(spec)  # the core builds a sample trial of each kind
-    assert len(sample_points(spec)) == 3
-    pie = spec.resolve(spec.derived_values({"queue.kind": "pie", "queue.target": "5000us"}), None)
+    assert len(spec.sample_points()) == 3
+    pie = spec.resolve(spec.derived({"queue.kind": "pie", "queue.target": "5000us"}), None)
     assert pie["variant"][0]["queue"] == {"kind": "pie", "target": "5000us"}
-    red = spec.resolve(spec.derived_values({"queue.kind": "red", "queue.min_th": 10}), None)
+    red = spec.resolve(spec.derived({"queue.kind": "red", "queue.min_th": 10}), None)
     q = red["variant"][0]["queue"]
     assert (q["min_th"], q["max_th"], q["w_q"], q["limit"]) == (10, 30, "1/512", 480)  # the variant's own
     ms = next(p for p in spec.params if p.path == "queue.target")
@@ -138,6 +147,57 @@ BAD = [
     (GOOD.replace('"queue.min_th"', 'replications = 0\n[tune.params]\n"queue.min_th"', 1)
      .replace("[tune.params]\n", "", 1), "tune.replications", "integer >= 1"),
 ]  # fmt: skip
+
+
+PAIRED = """
+[tune]
+paired = ["red", "droptail"]
+objectives = ["min median_rt_ms"]
+[tune.params]
+"tcp.min_rto" = { duration = ["200ms", "1s"] }
+"""
+
+BAD += [
+    (PAIRED.replace("[tune]\n", '[tune]\nvariant = "red"\n'), "tune.paired",
+     "give either tune.variant or tune.paired"),
+    (PAIRED.replace('objectives = ["min median_rt_ms"]',
+                    'objectives = ["min median_rt_ms"]\nconstraints = ["utilization >= 0.8"]'),
+     "tune.constraints", "not allowed with tune.paired"),
+    (PAIRED.replace('"droptail"]', '"pie"]'), "tune.paired", 'no variant "pie" (variants: droptail, red)'),
+    (PAIRED.replace('["red", "droptail"]', '["red"]'), "tune.paired", "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '["red", "red"]'), "tune.paired",
+     "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '"red"'), "tune.paired", "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '["red", "droptail", "red"]'), "tune.paired",
+     "give two distinct variant names"),
+    (PAIRED.replace("[tune]\n", '[tune]\nbaselines = ["red"]\n'), "tune.baselines",
+     "not allowed with tune.paired"),
+    # both variants set queue.limit in their own tables: a base value would reach neither
+    (PAIRED + '"queue.limit" = { int = [50, 500] }\n', 'tune.params."queue.limit"',
+     'variant "red" sets it in its own table'),
+]  # fmt: skip
+
+
+def test_a_paired_trial_writes_the_base_and_runs_each_variant_with_it(tmp_path):
+    spec = parse(str(_spec_file(tmp_path, PAIRED)))
+    validate(spec)
+    assert spec.paired == ("red", "droptail") and spec.variant is None and spec.baselines == [None]
+    # The sample trial: the middle of 200 ms..1 s, written in µs.
+    assert spec.sample_points() == [{"tcp.min_rto": "600000us"}]
+    for name in ("red", "droptail"):
+        doc = spec.resolve({"tcp.min_rto": "250000us"}, seed=4, name=name)
+        assert [v["name"] for v in doc["variant"]] == [name]
+        assert doc["tcp"] == {"min_rto": "250000us"} and doc["run"]["seed"] == 4
+    assert spec.resolve({"tcp.min_rto": "250000us"}, 4, "red")["variant"][0]["queue"]["min_th"] == 30
+
+
+def test_objectives_may_name_the_columns_given(tmp_path):
+    f = _spec_file(tmp_path, GOOD.replace("median_rt_ms", "e2e_median_rt_ms"))
+    with pytest.raises(TuneError, match="'e2e_median_rt_ms': not a summary column"):
+        parse(str(f))
+    spec = parse(str(f), columns=("e2e_median_rt_ms",))
+    assert spec.columns == (*SUMMARY_COLUMNS, "e2e_median_rt_ms")
+    assert [o.column for o in spec.objectives] == ["e2e_median_rt_ms"]
 
 
 @pytest.mark.parametrize(("tune", "key", "reason"), BAD)

@@ -23,6 +23,7 @@ use std::path::Path;
 use std::time::Instant;
 
 mod progress_bar;
+mod tune;
 
 create_exception!(
     aqmlab._core,
@@ -900,5 +901,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model_params, m)?)?;
     m.add_function(wrap_pyfunction!(model_params_text, m)?)?;
     m.add_function(wrap_pyfunction!(packmime_expectation, m)?)?;
+    tune::register(m)?;
     Ok(())
 }

@@ -22,7 +22,7 @@ use traffic::WorkloadConfig;
 use units::limits::MAX_RUN;
 
 /// Top-level keys (`variant` is removed before this runs; listed for the message). `tune` is
-/// `aqmlab tune`'s table (python/aqmlab/tuning/spec.py checks it); the engine ignores it, so a
+/// `aqmlab tune`'s table (`tune/` checks it); the engine ignores it, so a
 /// scenario with a `[tune]` table runs as written.
 const TOP_KEYS: &[&str] = &[
     "run",

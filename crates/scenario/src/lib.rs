@@ -12,7 +12,8 @@
 //! `[monitor]`), `extends.rs` (a file written over a base file), `topology.rs` (+ `[queue]`,
 //! `[reverse_queue]`), `queue/mod.rs`, `tcp.rs`,
 //! `workload.rs`, `dist.rs`; `[sweep]` expansion (key paths, derived values, run ids),
-//! `sweep/`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's cost model, `experiment::budget`. A TOML syntax error is reported with key `line L, column C`, an
+//! `sweep/`; the `[tune]` search space (ranges, conditions, declared defaults, trials →
+//! scenarios), `tune/`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's cost model, `experiment::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
 //! Validation: unit tests in each file; `tests/full_scenario.rs` (exact values of a full file
@@ -29,6 +30,7 @@ pub mod read;
 pub mod sweep;
 mod tcp;
 mod topology;
+pub mod tune;
 mod value;
 mod workload;
 pub mod workload_keys;

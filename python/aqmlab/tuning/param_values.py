@@ -1,5 +1,5 @@
 """Tuned parameter values as a reader sees them: searched durations are written into scenarios
-in whole microseconds ("2500us", aqmlab.tuning.spec `Param.value`) and shown in milliseconds
+in whole microseconds ("2500us", the core's `TuneParam.value`) and shown in milliseconds
 (axes labelled "(ms)", cells "2.5 ms"); numbers with 4 significant digits (w_q = 0.002 must not
 print as 0.00); choices as written."""
 

@@ -1,6 +1,8 @@
 """`aqmlab tune SCENARIO --out DIR`: search a scenario's `[tune]` parameters with Optuna.
 
-The `[tune]` table (aqmlab.tuning.spec) names the keys to search, the objectives and constraints.
+The `[tune]` table names the keys to search, the objectives and constraints; the core parses
+and checks it and writes each trial's scenario (`_core.TuneSpec`, crates/scenario/src/tune/,
+reference in docs/scenarios.md "Tuning"): this module asks Optuna for values and tells it results.
 Optuna proposes trials: TPE (Bergstra et al. 2011; multivariate, grouped for conditional keys)
 for one objective, NSGA-II (Deb et al. 2002) for several, which gives the Pareto front;
 constraints go to the sampler as `constraints_func` (a trial is feasible when every constraint
@@ -56,16 +58,74 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.engine.document import dumps_toml
+from aqmlab import _core
+from aqmlab.engine.document import dumps_toml, file_dir, read_document
 from aqmlab.reports.page_text import write_atomic
 from aqmlab.reports.stats import t_ci
 from aqmlab.storage.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
 from aqmlab.storage.run_dir import read_summary
+from aqmlab.sweeps import cost as runcost
 from aqmlab.sweeps.run import SweepRun, execute_runs, prepare_out, run_dir, write_sweep_table
-from aqmlab.tuning.spec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
 from aqmlab.tuning.store import FINAL_TABLE, STUDY_DB, STUDY_NAME, quiet_optuna
 
 LEVEL = 0.95
+#: The columns of summary.json (crates/metrics/src/summary.rs `Summary`), which objectives and
+#: constraints name (python/tests/test_tune_spec.py checks them against a run's summary.json).
+SUMMARY_COLUMNS: tuple[str, ...] = _core.SUMMARY_COLUMNS
+#: A parsed `[tune]` table (crates/scenario/src/tune/): `params`, `derive`, `objectives`, …
+TuneSpec = _core.TuneSpec
+
+
+class TuneError(ValueError):
+    """A rejected tuning table: message `file: key: reason`, attributes `file`, `key`, `reason`."""
+
+    def __init__(self, file: str, key: str, reason: str):
+        super().__init__(f"{file}: {key}: {reason}")
+        self.file, self.key, self.reason = file, key, reason
+
+
+def parse(file: str, overrides: dict | None = None, log=None, columns: tuple = ()) -> TuneSpec:
+    """The `[tune]` table of `file`, checked by the core (`overrides`: `trials`, `timeout`, `seed`
+    from the command line, None = as in the file; `columns`: run columns besides the summary's
+    that objectives may name); `load = …` resolves once, in the base, as
+    `aqmlab run` resolves it (the tuned keys are the queue's and the transport's, which a
+    calibration does not see). Raises TuneError."""
+    from aqmlab.engine.calibrate import LoadResolver
+
+    def resolve(base: dict) -> dict:
+        return LoadResolver(base, file, Path(file).parent, log=log).resolve(base)
+
+    try:
+        doc = read_document(file)[0]
+        return _core.TuneSpec(doc, file, file_dir(file), overrides, resolve, list(columns))
+    except _core.ScenarioError as e:
+        raise TuneError(e.file, e.key, e.reason) from None
+
+
+def validate(spec: TuneSpec) -> None:
+    """Have the core build the baselines and a sample trial of each choice; raises TuneError
+    naming the key (and the trial's values)."""
+    try:
+        spec.validate()
+    except _core.ScenarioError as e:
+        raise TuneError(e.file, e.key, e.reason) from None
+
+
+def check_size(spec: TuneSpec) -> str | None:
+    """Refuse a tune of too many runs or estimated too costly (aqmlab.sweeps.cost; the runs as the
+    core counts them, each estimated as the first baseline); else the line announcing it when
+    estimated at a minute or more."""
+    size = spec.size()
+    text = dumps_toml(spec.baseline(spec.baselines[0]))
+    per_run = runcost.base_estimates(text, spec.file, spec.base_dir)
+    runs = size["runs"]
+    runcost.refuse_if_too_large(TuneError, spec.file, size["key"], "tune", size["text"], runs, per_run)
+    if not per_run:
+        return None
+    events = runs * sum(e["events"] for e in per_run) / len(per_run)
+    setup = runs * sum(e["setup_s"] for e in per_run) / len(per_run)
+    return runcost.announcement("tune", runs, events, setup)
+
 
 #: evaluate(runs) → [summary dict, or an error text, for each run in order]: what runs a batch.
 
@@ -144,18 +204,26 @@ def make_sampler(spec: TuneSpec, number: int):
 
 def suggest(trial, spec: TuneSpec) -> dict:
     """The trial's values of the active parameters (as written into the scenario), in order."""
-    values: dict = {}
-    for p in spec.params:
-        if not spec.active(p.when, values):
-            continue
+
+    def pick(p):
         if p.kind == "choice":
-            x = trial.suggest_categorical(p.path, list(p.choices))
-        elif p.kind == "int":
-            x = trial.suggest_int(p.path, int(p.lo), int(p.hi), log=p.log, step=int(p.step or 1))
-        else:
-            x = trial.suggest_float(p.path, p.lo, p.hi, log=p.log, step=p.step)
-        values[p.path] = p.value(x)
-    return values
+            return trial.suggest_categorical(p.path, p.choices)
+        if p.kind == "int":
+            return trial.suggest_int(p.path, p.lo, p.hi, log=p.log, step=p.step or 1)
+        return trial.suggest_float(p.path, p.lo, p.hi, log=p.log, step=p.step)
+
+    return spec.sample(pick)
+
+
+def _param_text(p) -> str:
+    """A searched key as the study fingerprint has written it since the tuning table was parsed
+    in Python (the repr of its dataclass), so that a study made then still resumes."""
+    lo, hi = (math.nan, math.nan) if p.kind == "choice" else (p.lo, p.hi)
+    when = tuple((w, tuple(v)) for w, v in p.when)
+    return (
+        f"Param(path={p.path!r}, kind={p.kind!r}, lo={lo!r}, hi={hi!r}, log={p.log!r}, step={p.step!r}, "
+        f"choices={tuple(p.choices)!r}, when={when!r}, unit={p.unit!r})"
+    )
 
 
 def fingerprint(spec: TuneSpec) -> str:
@@ -163,8 +231,9 @@ def fingerprint(spec: TuneSpec) -> str:
     doc = {
         "base": spec.base,
         "variant": spec.variant,
-        "params": [repr(p) for p in spec.params],
-        "derive": [(d.path, d.expr.text, d.when) for d in spec.derive],
+        **({"paired": spec.paired} if spec.paired else {}),
+        "params": [_param_text(p) for p in spec.params],
+        "derive": [(d["path"], d["expr"], d["when"]) for d in spec.derive],
         "objectives": [o.label for o in spec.objectives],
         "constraints": [c.text for c in spec.constraints],
         "replications": spec.replications,
@@ -215,7 +284,7 @@ class Config:
         for i, s in enumerate(seeds):
             doc = spec.baseline(self.baseline, s) if self.values is None else spec.resolve(self.values, s)
             vals = {**(self.values or {}), "run.seed": s}
-            out.append(SweepRun(run_id(doc), name, i, s, vals, doc, dumps_toml(doc)))
+            out.append(SweepRun(_core.run_id(doc), name, i, s, vals, doc, dumps_toml(doc)))
         return out
 
 
@@ -237,8 +306,8 @@ def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: s
     for trial in batch:
         values = suggest(trial, spec)
         try:
-            full = spec.derived_values(values)
-        except DeriveError as e:
+            full = spec.derived(values)
+        except _core.DeriveError as e:
             plan[trial.number] = f"derived value {e.path}: {e.reason}"
             continue
         rs = Config(f"trial {trial.number}", full).runs(spec, seeds, name)
@@ -330,7 +399,7 @@ def trials_frame(spec: TuneSpec, study) -> pd.DataFrame:
     """One row per trial: `number`, `state`, one column per objective (its mean), `feasible`,
     one column per constraint (its column's mean), the tuned and derived keys (None where not
     active), `runs` (run ids, comma-separated), `error`."""
-    keys = [p.path for p in spec.params] + [d.path for d in spec.derive]
+    keys = [p.path for p in spec.params] + [d["path"] for d in spec.derive]
     cols = [o.column for o in spec.objectives] + [c.column for c in spec.constraints]
     cols = list(dict.fromkeys(cols))
     rows = []
@@ -456,15 +525,15 @@ def _info(spec: TuneSpec, name: str) -> dict:
             {
                 "path": p.path,
                 "kind": p.kind,
-                "lo": p.lo if p.kind != "choice" else None,
-                "hi": p.hi if p.kind != "choice" else None,
+                "lo": p.lo,
+                "hi": p.hi,
                 "log": p.log,
-                "choices": list(p.choices),
-                "when": [[w, list(v)] for w, v in p.when],
+                "choices": p.choices,
+                "when": [[w, v] for w, v in p.when],
             }
             for p in spec.params
         ],  # fmt: skip
-        "derive": [{"path": d.path, "expr": d.expr.text} for d in spec.derive],
+        "derive": [{"path": d["path"], "expr": d["expr"]} for d in spec.derive],
         "trials": spec.trials,
         "replications": spec.replications,
         "final_replications": spec.final_replications,
@@ -478,9 +547,7 @@ def _info(spec: TuneSpec, name: str) -> dict:
 def _run_name(spec: TuneSpec) -> str:
     if spec.variant:
         return spec.variant
-    from aqmlab import _core
-
-    return _core.scenario_text_variants(dumps_toml(spec.baseline(None, None)), spec.file, spec.base_dir)[0]
+    return _core.variant_documents(spec.baseline(None), spec.file)[0][0]
 
 
 def tune(

@@ -68,9 +68,9 @@ from aqmlab.reports.page_text import write_atomic
 from aqmlab.reports.stats import t_ci
 from aqmlab.storage.run_dir import check_out_dir
 from aqmlab.sweeps.run import execute_runs, prepare_out, run_dir, write_sweep_table
-from aqmlab.tuning.spec import SUMMARY_COLUMNS, TuneError, parse, validate
+from aqmlab.tuning.search import SUMMARY_COLUMNS, TuneError, parse, validate
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 STUDIES = REPO_ROOT / "studies"
 #: Columns of the results table (mean ± half width each).
 COLUMNS = ("pct_le_1s", "median_rt_ms", "p90_rt_ms", "utilization", "drops_pct", "mean_qlen")
@@ -274,7 +274,7 @@ def cells(name: str, quick: bool) -> list[Cell]:
 
 
 def write_scenarios(cs: list[Cell], out: Path, quick: bool) -> dict[tuple[str, str], tuple[Path, Path]]:
-    """Write and check (tunespec.parse + validate: `FILE: KEY: reason`) every scenario before
+    """Write and check (tuner.parse + validate: `FILE: KEY: reason`) every scenario before
     anything runs; {(cell, family file): (search file, final file)}."""
     sdir = out / "scenarios"
     sdir.mkdir(parents=True, exist_ok=True)

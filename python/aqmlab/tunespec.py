@@ -565,9 +565,9 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
     base.pop("sweep", None)
     # `load = …` resolves once, in the base, as `aqmlab run` resolves it (the tuned keys are
     # the queue's and the transport's, which a calibration does not see).
-    from aqmlab.calibrate import LoadResolver
+    from aqmlab.calibrate import load_resolver
 
-    base = LoadResolver(base, file, Path(file).parent, log=log).resolve(base)
+    base = load_resolver(base, file, Path(file).parent, log=log).resolve(base)
     if not isinstance(t, dict):
         raise TuneError(file, "tune", "must be a table")
     for k in t:

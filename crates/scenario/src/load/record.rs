@@ -450,6 +450,12 @@ mod tests {
         assert!(text.contains("  \"slope\": 20000.0,\n  \"intercept\": 100000.0,\n"));
         assert!(text.ends_with("  \"pilot\": null,\n  \"schema\": 2\n}\n"));
         assert_eq!(Calibration::from_json(&text), Some(sample()));
+        // Floats read back exactly (20719.026533333337 is one ulp from …334).
+        let exact = Calibration {
+            slope: 20_719.026_533_333_337,
+            ..sample()
+        };
+        assert_eq!(Calibration::from_json(&exact.to_json()), Some(exact));
         // Another schema, or a key this version does not know: computed again.
         assert!(Calibration::from_json(&text.replace("\"schema\": 2", "\"schema\": 1")).is_none());
         assert!(Calibration::from_json(&text.replace("\"pilot\"", "\"pilots\"")).is_none());

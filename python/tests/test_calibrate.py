@@ -15,7 +15,12 @@ per connection, so the slope is 20,880 bit/s per connection/s and the intercept 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 import tomllib
 from pathlib import Path
 
@@ -201,6 +206,46 @@ def test_cache_file_and_second_call_runs_nothing(calibrated):
     assert stored["schema"] == 2 and stored["settings"]["points"] == POINTS
     assert {"points", "slope", "intercept", "r2", "max_rel_residual", "date"} <= set(stored)
     assert [p["x"] for p in stored["points"]] == POINTS
+
+
+@pytest.mark.engine
+def test_points_run_in_parallel_give_the_same_bytes_as_one_at_a_time(calibrated):
+    # The fixture ran two points at a time; one at a time (forced), each point is the same
+    # seeded run, so every measured load is the same float and the cached file is rewritten.
+    _, scen, cache, first, *_ = calibrated
+    again = calibrate(scen, cache=cache / "serial", jobs=1, force=True)
+    assert again.runs == len(POINTS) and not again.cached
+    assert again.points == first.points and again.slope == first.slope
+
+
+@pytest.mark.engine
+def test_ctrl_c_stops_the_calibration_runs_at_once(tmp_path):
+    # Points of 10,000 s each (minutes of engine time): Ctrl-C once the runs have started must
+    # end `aqmlab calibrate` within seconds with status 130 and leave no calibration behind.
+    scen = write_small(tmp_path)
+    scen.write_text(
+        scen.read_text().replace('duration = "60s"\n\n[[variant]]', 'duration = "10000s"\n\n[[variant]]')
+    )
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "aqmlab", "calibrate", str(scen), "--cache", str(cache), "--jobs", "2"],
+        stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    err = ""
+    while "calibration: 4 runs" not in err:
+        line = p.stderr.readline()
+        assert line, err
+        err += line
+    time.sleep(1.0)  # the runs are under way
+    p.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    rest = p.communicate(timeout=60)[1]
+    assert time.monotonic() - start < 5.0
+    assert p.returncode == 130, err + rest
+    assert "aqmlab: interrupted" in rest
+    assert not list((cache / "calibration").glob("*.json"))
 
 
 @pytest.mark.engine

@@ -164,6 +164,18 @@ def test_load_on_a_kind_without_a_size_parameter(tmp_path, capsys):
     assert err.startswith(f"aqmlab: error: {scen}: workload[0].load: not supported for kind = 'bulk'"), err
 
 
+def test_a_bad_calibration_run_is_named_before_anything_runs(tmp_path, capsys):
+    # The calibration run's own document (the scenario at the calibration settings) is checked
+    # by the scenario parser before the first run; its errors name it.
+    scen = write_small(tmp_path)
+    scen.write_text(scen.read_text().replace('warmup = "2s"', 'warmup = "2 parsecs"'))
+    cache = tmp_path / "c"
+    assert main(["calibrate", str(scen), "--cache", str(cache)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"aqmlab: error: {scen} (calibration run): run.warmup: "), err
+    assert err.count("\n") == 1 and not cache.exists()
+
+
 # ----- through the engine -----------------------------------------------------------------------
 
 

@@ -90,6 +90,12 @@ impl Calibration {
                 ])
             })
             .collect();
+        // The pilot's x₀ of users and flows was written as an integer (x₁ as a float).
+        let whole = Parameter::from_key(&self.parameter).is_some_and(Parameter::whole);
+        let pilot_x = |i: usize, x: f64| match (i, whole) {
+            (0, true) => Json::Int(x as i64),
+            _ => Json::Num(x),
+        };
         let pilot = self.pilot.as_ref().map_or(Json::Null, |p| {
             Json::Obj(vec![
                 (
@@ -97,7 +103,8 @@ impl Calibration {
                     Json::Arr(
                         p.points
                             .iter()
-                            .map(|(x, y)| Json::Arr(vec![Json::Num(*x), Json::Num(*y)]))
+                            .enumerate()
+                            .map(|(i, (x, y))| Json::Arr(vec![pilot_x(i, *x), Json::Num(*y)]))
                             .collect(),
                     ),
                 ),
@@ -462,6 +469,27 @@ mod tests {
         // Settings of another form (a hand-made record): kept, marked unknown.
         let odd = text.replace("\"settings\": {", "\"settings\": {\"extra\": 1,");
         assert_eq!(Calibration::from_json(&odd).unwrap().settings, None);
+    }
+
+    #[test]
+    fn a_pilot_of_users_as_python_wrote_it() {
+        // json.dumps({"points": [[100, 1.5], [200.0, 3.0]], ...}, indent=2)
+        let c = Calibration {
+            parameter: "users".into(),
+            pilot: Some(Pilot {
+                points: [(100.0, 1.5), (200.0, 3.0)],
+                slope: 0.015,
+                intercept: 0.0,
+            }),
+            ..sample()
+        };
+        let text = c.to_json();
+        assert!(text.contains(
+            "  \"pilot\": {\n    \"points\": [\n      [\n        100,\n        1.5\n      ],\n      \
+             [\n        200.0,\n        3.0\n      ]\n    ],\n    \"slope\": 0.015,\n    \
+             \"intercept\": 0.0\n  },\n"
+        ), "{text}");
+        assert_eq!(Calibration::from_json(&text), Some(c));
     }
 
     #[test]

@@ -275,3 +275,152 @@ fn automatic_points_allow_for_the_traffic_that_does_not_scale() {
     );
     assert_eq!(xs, [71.84, 191.6, 311.3, 431.0, 550.8]);
 }
+
+/// A stand-in for the engine: each point offers `per_unit`·x + `other` bit/s forward and half
+/// of that in reverse; it counts runs and keeps what it was told.
+struct LineEngine {
+    per_unit: f64,
+    other: f64,
+    runs: Vec<f64>,
+    said: Vec<String>,
+    checked: usize,
+}
+
+impl load::Runner for LineEngine {
+    type Error = scenario::ScenarioError;
+    fn run(
+        &mut self,
+        docs: Vec<Table>,
+        _links: Option<(String, String)>,
+        label: &str,
+    ) -> Result<Vec<(f64, f64)>, Self::Error> {
+        assert_eq!(label, "f.toml (calibration run)");
+        Ok(docs
+            .iter()
+            .map(|d| {
+                let x = d["workload"][0]["rate"].as_float().unwrap();
+                assert_eq!(d["topology"]["bottleneck_rate"].as_str(), Some("100Mbps"));
+                self.runs.push(x);
+                let y = self.per_unit * x + self.other;
+                (y, y / 2.0)
+            })
+            .collect())
+    }
+    fn before_runs(&mut self, _: &Path) -> Result<(), Self::Error> {
+        self.checked += 1;
+        Ok(())
+    }
+    fn say(&mut self, line: &str) {
+        self.said.push(line.to_string());
+    }
+    fn store_failed(&mut self, path: &Path, e: std::io::Error) -> Self::Error {
+        panic!("{}: {e}", path.display())
+    }
+}
+
+/// BASE with the `[run]` table a scenario needs to be run.
+fn runnable(text: &str) -> Table {
+    toml::from_str(&format!(
+        "[run]\nseed = 1\nwarmup = \"1s\"\nduration = \"2s\"\n{text}"
+    ))
+    .unwrap()
+}
+
+fn engine() -> LineEngine {
+    LineEngine {
+        per_unit: 20_880.0,
+        other: 1e6,
+        runs: vec![],
+        said: vec![],
+        checked: 0,
+    }
+}
+
+#[test]
+fn calibrating_fits_stores_and_reuses() {
+    let cache = std::env::temp_dir().join(format!("loadcore-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let doc = runnable(BASE);
+    let sc = load::find(&doc, "f.toml", Path::new("."), None).unwrap();
+    let none = load::Overrides::default();
+    // [calibration] points = [100, 200]: loads 3.088 and 5.176 Mbit/s, an exact line.
+    let mut e = engine();
+    let first = load::calibrate(&sc, &none, Some(&cache), false, true, &mut e).unwrap();
+    assert_eq!(
+        (first.cached, first.runs, e.runs.clone()),
+        (false, 2, vec![100.0, 200.0])
+    );
+    let c = &first.calibration;
+    assert!((c.slope - 20_880.0).abs() < 1e-6 && (c.intercept - 1e6).abs() < 1e-3);
+    assert_eq!(c.points[1].reverse_bps, 5_176_000.0 / 2.0);
+    assert_eq!(e.checked, 1);
+    assert_eq!(
+        e.said[0],
+        "calibration: 2 runs of the scenario warm-up + 120s on a 100Mbps bottleneck, rate = 100, 200"
+    );
+    // Again: from the cache, nothing run; other points (strict) run again; `load` (not strict)
+    // takes the stored one whatever its points.
+    let mut e = engine();
+    let again = load::calibrate(&sc, &none, Some(&cache), false, true, &mut e).unwrap();
+    assert!(again.cached && e.runs.is_empty());
+    assert_eq!(again.calibration, first.calibration);
+    let other = load::Overrides {
+        points: Some(vec![50.0, 150.0, 300.0]),
+        ..load::Overrides::default()
+    };
+    let mut e = engine();
+    assert!(
+        load::calibrate(&sc, &other, Some(&cache), false, false, &mut e)
+            .unwrap()
+            .cached
+    );
+    let redo = load::calibrate(&sc, &other, Some(&cache), false, true, &mut e).unwrap();
+    assert_eq!(
+        (redo.cached, e.runs.clone()),
+        (false, vec![50.0, 150.0, 300.0])
+    );
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn automatic_points_come_from_two_pilot_runs() {
+    let cache = std::env::temp_dir().join(format!("loadcore-auto-{}", std::process::id()));
+    let doc = runnable(&BASE.replace("points = [100, 200]", ""));
+    let sc = load::find(&doc, "f.toml", Path::new("."), None).unwrap();
+    let mut e = engine();
+    let none = load::Overrides::default();
+    let out = load::calibrate(&sc, &none, Some(&cache), true, true, &mut e).unwrap();
+    // Pilots at 10 and 20 conn/s; then (f·10 Mbit/s − 1 Mbit/s) / 20,880 to 4 digits.
+    assert_eq!(e.runs, [10.0, 20.0, 71.84, 191.6, 311.3, 431.0, 550.8]);
+    assert_eq!(out.runs, 7);
+    let pilot = out.calibration.pilot.unwrap();
+    assert_eq!(pilot.points, [(10.0, 1_208_800.0), (20.0, 1_417_600.0)]);
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn a_resolver_calibrates_once_for_every_document() {
+    // A sweep's runs: each document's load resolves against the one calibration, asked once.
+    let base: Table = toml::from_str(BASE).unwrap();
+    let mut r = Resolver::new(base.clone(), "f.toml", Path::new("."));
+    let mut asked = 0;
+    let mut said = Vec::new();
+    for load in ["0.9", "0.5", "0.9"] {
+        let doc: Table =
+            toml::from_str(&BASE.replace("load = 0.9", &format!("load = {load}"))).unwrap();
+        let out = r
+            .resolve(
+                &doc,
+                |_| {
+                    asked += 1;
+                    Ok::<_, scenario::ScenarioError>(calibration(20_880.0, 0.0))
+                },
+                &mut |l| said.push(l.to_string()),
+            )
+            .unwrap();
+        let want = if load == "0.5" { 239.464 } else { 431.034 }; // 5e6 / 20,880 = 239.4636
+        assert_eq!(out["workload"][0]["rate"], Value::Float(want));
+    }
+    assert_eq!(asked, 1);
+    assert_eq!(said.len(), 4); // 0.9 and 0.5, each for the base and "fast"; the repeat is silent
+}

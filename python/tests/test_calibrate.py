@@ -1,5 +1,7 @@
-"""Load calibration (aqmlab.engine.calibrate): the fit against a hand-computed offered load, the cache,
-`load = …` resolution checked in closed loop, and the errors for bad input.
+"""Load calibration (crates/scenario/src/load/ through aqmlab.engine.calibrate): the fit against a
+hand-computed offered load, the cache, `load = …` resolution checked in closed loop, and the
+errors for bad input. The line fit, rate strings, messages and the content hash by hand:
+crates/scenario/src/load/ and crates/scenario/tests/load_calibration.rs.
 
 The scenario (SMALL): HTTP/1.0 Poisson connections, 300 B requests and responses uniform on
 [2000 B, 2900 B], MSS 1460 B, IW 2, no delayed ACK. Every response is 2 segments
@@ -13,7 +15,12 @@ per connection, so the slope is 20,880 bit/s per connection/s and the intercept 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 import tomllib
 from pathlib import Path
 
@@ -22,7 +29,8 @@ import pytest
 import aqmlab
 from aqmlab import _core
 from aqmlab.cli import main
-from aqmlab.engine.calibrate import calibrate, content_hash, fit_line, rate_bps, read_scenario
+from aqmlab.engine.calibrate import calibrate, load_resolver
+from aqmlab.engine.document import read_document
 
 SLOPE_BY_HAND = 20_880.0  # bit/s per connection/s (module doc)
 POINTS = [100, 200, 300, 400]  # connections/s; 8.4 % of the 100 Mbps calibration link at most
@@ -73,9 +81,25 @@ def write_small(d: Path, size_key: str = "load = 0.5", kind: str = "dumbbell", n
     return p
 
 
+def content_hash(path: Path, direction: str = "forward", link: str | None = None) -> str:
+    """The calibration cache key of the scenario file `path`, as the core computes it."""
+    doc, base_dir = read_document(path)
+    return _core.calibration_hash(doc, str(path), base_dir, direction, link)
+
+
+def link_bps(result, name: str) -> float:
+    """Wire bit/s of link `name` after the warm-up of a run: its `links` rows that end after
+    the warm-up, over the time they cover."""
+    links = result.links
+    rows = links[(links["link"] == name) & (links["t_ns"] > result.warmup_ns)]
+    span_s = (int(rows["t_ns"].max()) - result.warmup_ns) / 1e9
+    return float(rows["bytes"].sum()) * 8.0 / span_s
+
+
 class CountingCore:
-    """Counts calls of the engine entry points `_core.run_variant` (a file: calibration runs)
-    and `_core.run_scenario_text` (a resolved text: `aqmlab run`)."""
+    """Counts calls of the engine entry points `_core.run_variant` (a file) and
+    `_core.run_scenario_text` (a resolved text: `aqmlab run`); calibration runs happen inside
+    the core and are counted by the calibration itself (`runs`)."""
 
     def __init__(self, mp: pytest.MonkeyPatch):
         self.calls = 0
@@ -92,34 +116,16 @@ class CountingCore:
 # ----- no engine --------------------------------------------------------------------------------
 
 
-def test_fit_line_hand_computed():
-    # x̄ = 2, ȳ = 4; Sxy = 2 + 0 + 1.9 = 3.9, Sxx = 2 → slope 1.95, intercept 0.1;
-    # residuals −0.05, +0.1, −0.05: SSres = 0.015, SStot = 4 + 0.01 + 3.61 = 7.62.
-    slope, intercept, r2, maxrel = fit_line([1, 2, 3], [2.0, 4.1, 5.9])
-    assert slope == pytest.approx(1.95, rel=1e-12)
-    assert intercept == pytest.approx(0.1, rel=1e-9)
-    assert r2 == pytest.approx(1 - 0.015 / 7.62, rel=1e-9)
-    assert maxrel == pytest.approx(0.025, rel=1e-9)  # |−0.05| / 2 is the largest
-
-
-def test_rate_strings():
-    assert rate_bps("10Mbps", "f", "k") == 10e6
-    assert rate_bps("1.5Gbps", "f", "k") == 1.5e9
-    assert rate_bps("64kbps", "f", "k") == 64e3
-    with pytest.raises(_core.ScenarioError, match=r"^f: k: expected a positive rate"):
-        rate_bps("10 mbit", "f", "k")
-
-
 def test_hash_ignores_load_variants_and_run_length_but_not_the_workload(tmp_path):
-    h = content_hash(read_scenario(write_small(tmp_path, "load = 0.5", name="a.toml")), "forward")
+    h = content_hash(write_small(tmp_path, "load = 0.5", name="a.toml"))
     other_load = write_small(tmp_path, "load = 0.9", name="b.toml")
-    assert content_hash(read_scenario(other_load), "forward") == h
+    assert content_hash(other_load) == h
     as_rate = write_small(tmp_path, "rate = 240.0", name="c.toml")
-    assert content_hash(read_scenario(as_rate), "forward") == h
+    assert content_hash(as_rate) == h
     text = (tmp_path / "a.toml").read_text()
     (tmp_path / "d.toml").write_text(text.replace('max = "2900B"', 'max = "2800B"'))
-    assert content_hash(read_scenario(tmp_path / "d.toml"), "forward") != h
-    assert content_hash(read_scenario(tmp_path / "a.toml"), "both") != h
+    assert content_hash(tmp_path / "d.toml") != h
+    assert content_hash(tmp_path / "a.toml", "both") != h
 
 
 @pytest.mark.parametrize(
@@ -158,28 +164,37 @@ def test_load_on_a_kind_without_a_size_parameter(tmp_path, capsys):
     assert err.startswith(f"aqmlab: error: {scen}: workload[0].load: not supported for kind = 'bulk'"), err
 
 
+def test_a_bad_calibration_run_is_named_before_anything_runs(tmp_path, capsys):
+    # The calibration run's own document (the scenario at the calibration settings) is checked
+    # by the scenario parser before the first run; its errors name it.
+    scen = write_small(tmp_path)
+    scen.write_text(scen.read_text().replace('warmup = "2s"', 'warmup = "2 parsecs"'))
+    cache = tmp_path / "c"
+    assert main(["calibrate", str(scen), "--cache", str(cache)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"aqmlab: error: {scen} (calibration run): run.warmup: "), err
+    assert err.count("\n") == 1 and not cache.exists()
+
+
 # ----- through the engine -----------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def calibrated(tmp_path_factory):
-    """SMALL calibrated once (in this process, so engine calls can be counted), then again."""
+    """SMALL calibrated once (two runs at a time), then again."""
     d = tmp_path_factory.mktemp("calib")
     scen = write_small(d)
     cache = d / "cache"
-    with pytest.MonkeyPatch.context() as mp:
-        core = CountingCore(mp)
-        first = calibrate(scen, cache=cache, jobs=1)
-        first_calls = core.calls
-        second = calibrate(scen, cache=cache, jobs=1)
-        second_calls = core.calls - first_calls
-    return d, scen, cache, first, first_calls, second, second_calls
+    first = calibrate(scen, cache=cache, jobs=2)
+    second = calibrate(scen, cache=cache, jobs=1)
+    return d, scen, cache, first, first.runs, second, second.runs
 
 
 @pytest.mark.engine
 def test_slope_matches_the_hand_computed_offered_load(calibrated):
     _, _, _, c, *_ = calibrated
     assert [p["x"] for p in c.points] == POINTS
+    assert c.scenario == str(calibrated[1])
     # Tolerance 3 %: each point is a Poisson sum over 60 s (6,000-24,000 connections, relative
     # s.d. ≈ 1/√(λT) ≈ 0.6-1.3 %), which puts about 0.9 % of s.d. on the fitted slope.
     assert c.slope == pytest.approx(SLOPE_BY_HAND, rel=0.03)
@@ -199,9 +214,50 @@ def test_cache_file_and_second_call_runs_nothing(calibrated):
     assert second_calls == 0 and second.cached
     assert (second.slope, second.intercept, second.points) == (first.slope, first.intercept, first.points)
     stored = json.loads((cache / "calibration" / f"{first.hash}.json").read_text())
-    assert stored["hash"] == content_hash(read_scenario(scen), "forward")
+    assert stored["hash"] == content_hash(scen)
+    assert stored["schema"] == 2 and stored["settings"]["points"] == POINTS
     assert {"points", "slope", "intercept", "r2", "max_rel_residual", "date"} <= set(stored)
     assert [p["x"] for p in stored["points"]] == POINTS
+
+
+@pytest.mark.engine
+def test_points_run_in_parallel_give_the_same_bytes_as_one_at_a_time(calibrated):
+    # The fixture ran two points at a time; one at a time (forced), each point is the same
+    # seeded run, so every measured load is the same float and the cached file is rewritten.
+    _, scen, cache, first, *_ = calibrated
+    again = calibrate(scen, cache=cache / "serial", jobs=1, force=True)
+    assert again.runs == len(POINTS) and not again.cached
+    assert again.points == first.points and again.slope == first.slope
+
+
+@pytest.mark.engine
+def test_ctrl_c_stops_the_calibration_runs_at_once(tmp_path):
+    # Points of 10,000 s each (minutes of engine time): Ctrl-C once the runs have started must
+    # end `aqmlab calibrate` within seconds with status 130 and leave no calibration behind.
+    scen = write_small(tmp_path)
+    scen.write_text(
+        scen.read_text().replace('duration = "60s"\n\n[[variant]]', 'duration = "10000s"\n\n[[variant]]')
+    )
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "aqmlab", "calibrate", str(scen), "--cache", str(cache), "--jobs", "2"],
+        stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    err = ""
+    while "calibration: 4 runs" not in err:
+        line = p.stderr.readline()
+        assert line, err
+        err += line
+    time.sleep(1.0)  # the runs are under way
+    p.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    rest = p.communicate(timeout=60)[1]
+    assert time.monotonic() - start < 5.0
+    assert p.returncode == 130, err + rest
+    assert "aqmlab: interrupted" in rest
+    assert not list((cache / "calibration").glob("*.json"))
 
 
 @pytest.mark.engine
@@ -212,8 +268,9 @@ def test_load_half_resolves_to_the_right_rate_and_gives_half_load(calibrated, ca
     monkeypatch.setenv("AQMLAB_CACHE", str(cache))
     core = CountingCore(monkeypatch)
     assert main(["run", str(scen), "--out", str(d / "out"), "--quiet"]) == 0
-    assert core.calls == 1  # the run itself; no calibration runs
+    assert core.calls == 1  # the run itself
     err = capsys.readouterr().err
+    assert f"calibration: using {cache / 'calibration' / c.hash}.json" in err  # no calibration runs
     expect = float(f"{(0.5 * 10e6 - c.intercept) / c.slope:.6g}")
     assert f"workload[0].load = 0.5 of 10 Mbps → rate = {expect:g} conn/s" in err
     # By hand: 5 Mbit/s / 20,880 bit per connection = 239.46 conn/s (3 %, as the slope).
@@ -233,7 +290,7 @@ def test_variant_with_its_own_bottleneck_gets_its_own_rate(calibrated):
     scen = d / "two.toml"
     scen.write_text(text + '\n[[variant]]\nname = "fast"\ntopology = { bottleneck_rate = "20Mbps" }\n')
     base = tomllib.loads(scen.read_text())
-    doc = aqmlab.engine.calibrate.LoadResolver(base, scen, d, cache=cache).resolve(base)  # cached: no runs
+    doc = load_resolver(base, scen, d, cache=cache).resolve(base)  # cached: no runs
     want10 = float(f"{(0.5 * 10e6 - c.intercept) / c.slope:.6g}")
     want20 = float(f"{(0.5 * 20e6 - c.intercept) / c.slope:.6g}")
     assert doc["workload"][0]["rate"] == want10 and "load" not in doc["workload"][0]
@@ -321,7 +378,7 @@ def test_parking_lot_calibration_measures_the_named_link_and_resolves_load(tmp_p
     # Reverse (r2_r1) carries requests and ACKs only: no CBR, less than forward.
     assert all(0 < p["reverse_bps"] < p["forward_bps"] - 1e6 for p in c.points)
     # Another link is another calibration (the hash covers it): r0_r1 has no CBR.
-    assert content_hash(read_scenario(scen), "forward", "r0_r1") != c.hash
+    assert content_hash(scen, "forward", "r0_r1") != c.hash
     # `load = 0.5` of the real 10 Mbps links: x = (5 − 1) Mbit/s / slope ≈ 191.6 conn/s, and in
     # closed loop r1_r2 runs at half its rate.
     monkeypatch.setenv("AQMLAB_CACHE", str(cache))
@@ -331,8 +388,6 @@ def test_parking_lot_calibration_measures_the_named_link_and_resolves_load(tmp_p
     assert f"workload[0].load = 0.5 of 10 Mbps → rate = {expect:g} conn/s" in err
     assert expect == pytest.approx(4e6 / SLOPE_BY_HAND, rel=0.05)
     run = aqmlab.load_run(tmp_path / "out" / "lot")
-    from aqmlab.engine.calibrate import link_bps
-
     assert link_bps(run, "r1_r2") == pytest.approx(5e6, rel=0.04)
 
 

@@ -22,6 +22,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Instant;
 
+mod calibration;
 mod progress_bar;
 mod tune;
 
@@ -902,5 +903,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model_params_text, m)?)?;
     m.add_function(wrap_pyfunction!(packmime_expectation, m)?)?;
     tune::register(m)?;
+    calibration::register(m)?;
     Ok(())
 }

@@ -11,9 +11,11 @@
 //! merge and error attribution). Schema, one part per file: `experiment.rs` (top level, `[run]`,
 //! `[monitor]`), `extends.rs` (a file written over a base file), `topology.rs` (+ `[queue]`,
 //! `[reverse_queue]`), `queue/mod.rs`, `tcp.rs`,
-//! `workload.rs`, `dist.rs`; `[sweep]` expansion (key paths, derived values, run ids),
-//! `sweep/`; the `[tune]` search space (ranges, conditions, declared defaults, trials →
-//! scenarios), `tune/`; reading files with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's cost model, `experiment::budget`. A TOML syntax error is reported with key `line L, column C`, an
+//! `workload.rs`, `dist.rs`; `load = …` and `[calibration]`, `load/`; `[sweep]` expansion (key
+//! paths, derived values, run ids), `sweep/`; the `[tune]` search space (ranges, conditions,
+//! declared defaults, trials → scenarios), `tune/`; the one TOML writer, `write.rs`; reading files
+//! with a size bound, `read.rs`; the run-size limits (events, memory) are the engine's cost model,
+//! `experiment::budget`. A TOML syntax error is reported with key `line L, column C`, an
 //! unreadable scenario file with key `(file)`.
 //!
 //! Validation: unit tests in each file; `tests/full_scenario.rs` (exact values of a full file
@@ -24,6 +26,7 @@ mod dist;
 mod error;
 mod experiment;
 pub mod extends;
+pub mod load;
 mod merge;
 mod queue;
 pub mod read;
@@ -104,6 +107,16 @@ pub fn variant_documents(
             })
             .collect()),
     }
+}
+
+/// The experiments of the document `root` (as [`parse_str`] gives them for text; `file_label`
+/// names it in errors); the calibration runs of `load` are documents, not text.
+pub fn parse_document(
+    root: toml::Table,
+    file_label: &str,
+    base_dir: &Path,
+) -> Result<Vec<NamedExperiment>, ScenarioError> {
+    parse_root(root, &default_name(file_label), base_dir).map_err(|e| e.in_file(file_label))
 }
 
 fn parse_root(

@@ -72,8 +72,9 @@ def _runnable(
 ) -> tuple[str, dict]:
     """(the TOML text the core runs, the document as the core read it): `text` itself when the
     document uses no Python-only key (aqmlab.engine.document.uses_python_keys), else the document with
-    `load` resolved (aqmlab.engine.calibrate.LoadResolver) and `[sweep]`, `[tune]`, `[calibration]`
-    dropped; `log` hears the value used. `out` is checked before a calibration runs."""
+    `load` resolved (the core's LoadResolver, aqmlab.engine.calibrate.load_resolver) and `[sweep]`,
+    `[tune]`, `[calibration]` dropped; `log` hears the value used. `out` is checked before a
+    calibration runs."""
     from aqmlab.engine.document import text_document, uses_python_keys
 
     if doc is None:
@@ -82,11 +83,11 @@ def _runnable(
             return text, doc
     if not uses_python_keys(doc):
         return dumps_toml(doc), doc
-    from aqmlab.engine.calibrate import LoadResolver
+    from aqmlab.engine.calibrate import load_resolver
 
     if out is not None:
         check_out_dir(out)  # before a calibration runs: `DIR: reason`, nothing created
-    resolved = LoadResolver(doc, label, base_dir, cache=cache, log=log).resolve(doc)
+    resolved = load_resolver(doc, label, base_dir, cache=cache, log=log).resolve(doc)
     return dumps_toml(resolved), doc
 
 

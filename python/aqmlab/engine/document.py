@@ -46,6 +46,4 @@ def file_dir(label: str) -> str:
 def uses_python_keys(doc: dict) -> bool:
     """Whether the document `doc` has a Python-only table or a base [[workload]] with a `load`
     key (a variant's workloads do not count: `load` is resolved only in the base)."""
-    wls = doc.get("workload")
-    has_load = isinstance(wls, list) and any(isinstance(w, dict) and "load" in w for w in wls)
-    return has_load or any(k in doc for k in PYTHON_TABLES)
+    return any(k in doc for k in PYTHON_TABLES) or _core.has_load(doc)

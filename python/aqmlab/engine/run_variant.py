@@ -2,9 +2,8 @@
 `run_text` (a resolved scenario's TOML text) write the run's tables straight into its run
 directory (atomically, `aqmlab.storage.run_dir`) or into a temporary one, and return its `RunResult`
 (aqmlab.storage.record); `variants` names a scenario's variants as the core does. The layer below
-`aqmlab.run()` (aqmlab.engine.api) and the calibration runs (aqmlab.engine.calibrate), which both import
-from here. aqmlab.storage.record (dataclasses, inspect) is imported after the engine has run, when a
-result is made."""
+`aqmlab.run()` (aqmlab.engine.api). aqmlab.storage.record (dataclasses, inspect) is imported after the engine
+has run, when a result is made."""
 
 from __future__ import annotations
 

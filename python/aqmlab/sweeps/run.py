@@ -144,10 +144,10 @@ def _document(scenario, text: str | None) -> tuple[str, dict]:
 def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None) -> Sweep:
     """The resolved runs of the sweep `scenario` (a file with a `[sweep]` table, `text`
     overriding its contents; TOML text; or a document dict), as the core expands them. A run whose document
-    has `load = …` gets it resolved as `aqmlab run` would (aqmlab.engine.calibrate.LoadResolver; `log`
+    has `load = …` gets it resolved as `aqmlab run` would (aqmlab.engine.calibrate.load_resolver; `log`
     hears the values), and its id is that of the document that runs. Raises SweepError (also
     for a sweep too large to run, before it is expanded)."""
-    from aqmlab.engine.calibrate import LoadResolver, doc_has_load
+    from aqmlab.engine.calibrate import load_resolver
 
     file, doc = _document(scenario, text)
     try:
@@ -158,7 +158,7 @@ def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None
     # Relative data files resolve against `sweep.data_dir` (itself relative to the sweep file).
     base_dir = str(Path(file).parent / plan["data_dir"]) or "."
     calibration = doc.get("calibration")
-    loads = LoadResolver(
+    loads = load_resolver(
         base if calibration is None else {**base, "calibration": calibration}, file, base_dir, log=log
     )
     resolved = dumps_toml(loads.resolve(base))  # a bad `load` is reported before the points
@@ -173,7 +173,7 @@ def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None
         raise SweepError(e.file, e.key, e.reason) from None
     out = []
     for r in runs:
-        rdoc = loads.resolve(r["doc"]) if doc_has_load(r["doc"]) else r["doc"]
+        rdoc = loads.resolve(r["doc"]) if _core.has_load(r["doc"]) else r["doc"]
         out.append(
             SweepRun(
                 id=_core.run_id(rdoc) if rdoc is not r["doc"] else r["id"],

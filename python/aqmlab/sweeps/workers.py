@@ -1,6 +1,7 @@
 """Local worker processes that die with the process that started them.
 
-`aqmlab sweep` and `aqmlab calibrate` run simulations in a `ProcessPoolExecutor`. If the driver
+`aqmlab sweep` runs simulations in a `ProcessPoolExecutor` (`aqmlab calibrate` runs its points
+in threads of the core). If the driver
 is killed outright (SIGKILL, an OOM kill, a closed terminal's SIGHUP after the driver died),
 nothing stops its workers: they finish the simulation in hand (minutes) and then wait for work
 that never comes. `pool(n)` starts workers that

@@ -90,10 +90,10 @@ def parse(file: str, overrides: dict | None = None, log=None, columns: tuple = (
     that objectives may name); `load = …` resolves once, in the base, as
     `aqmlab run` resolves it (the tuned keys are the queue's and the transport's, which a
     calibration does not see). Raises TuneError."""
-    from aqmlab.engine.calibrate import LoadResolver
+    from aqmlab.engine.calibrate import load_resolver
 
     def resolve(base: dict) -> dict:
-        return LoadResolver(base, file, Path(file).parent, log=log).resolve(base)
+        return load_resolver(base, file, Path(file).parent, log=log).resolve(base)
 
     try:
         doc = read_document(file)[0]

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import tomli_w
+
+from aqmlab.engine.document import dumps_toml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -205,7 +206,7 @@ def run_aqmlab(scenario: Path, variant: str, seed: int, warmup: str, duration: s
     doc["run"].update(seed=seed, warmup=warmup, duration=duration)
     with tempfile.TemporaryDirectory(prefix="aqmlab-twin-") as d:
         path = Path(d) / scenario.name
-        path.write_text(tomli_w.dumps(doc))
+        path.write_text(dumps_toml(doc))
         return aqmlab.run(path, variant=variant)[variant]
 
 

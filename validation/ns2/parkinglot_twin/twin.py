@@ -41,7 +41,8 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
-import tomli_w
+
+from aqmlab.engine.document import dumps_toml
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -383,7 +384,7 @@ def run_aqmlab(variant: str, seed: int, warmup: str, duration: str):
             f["start"] = warmup
     with tempfile.TemporaryDirectory(prefix="aqmlab-twin-") as dd:
         path = Path(dd) / SCENARIO.name
-        path.write_text(tomli_w.dumps(doc))
+        path.write_text(dumps_toml(doc))
         return aqmlab.run(path, variant=variant)[variant]
 
 

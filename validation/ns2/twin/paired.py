@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import tomli_w
+
+from aqmlab.engine.document import dumps_toml
 
 DIRS = ("fwd", "rev")
 # Generator d's (client box, server box) delay files.
@@ -145,7 +146,7 @@ def replay_scenario(text: str, traces: list[Path]) -> str:
             new[-1]["direction"] = w["direction"]
     doc["workload"] = new
     head = "# Paired twin: the ns-2 run's own connections (validation/ns2/twin/paired.py)\n"
-    return head + tomli_w.dumps(doc)
+    return head + dumps_toml(doc)
 
 
 def per_connection(traces: dict[int, pd.DataFrame], ns2_out: Path, requests: pd.DataFrame,

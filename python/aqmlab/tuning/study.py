@@ -70,7 +70,7 @@ from aqmlab.storage.run_dir import check_out_dir
 from aqmlab.sweeps.run import execute_runs, prepare_out, run_dir, write_sweep_table
 from aqmlab.tuning.search import SUMMARY_COLUMNS, TuneError, parse, validate
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 STUDIES = REPO_ROOT / "studies"
 #: Columns of the results table (mean ± half width each).
 COLUMNS = ("pct_le_1s", "median_rt_ms", "p90_rt_ms", "utilization", "drops_pct", "mean_qlen")

@@ -4,7 +4,8 @@
 //! Model, updated on every ACK from a delivery-rate sample (rate.rs):
 //! - bottleneck bandwidth = windowed maximum of the samples over 10 packet-timed round trips
 //!   (filter.rs); app-limited samples count only if they raise it;
-//! - min RTT = the lowest RTT sample, replaced when 10 s old.
+//! - min RTT = the lowest RTT sample, replaced when 10 s old (a sample equal to it does not
+//!   refresh its age: Linux compares `rtt_us < min_rtt_us`).
 //!
 //! State machine: STARTUP (pacing and cwnd gain 2/ln 2, Linux's fixed point 739/256 = 2.887)
 //! until the bandwidth has not grown by 25 % for 3 non-app-limited rounds ("full bandwidth");
@@ -625,7 +626,7 @@ impl Bbr {
     fn update_min_rtt(&mut self, rs: &RateSample, a: &BbrAck) -> bool {
         let expired = a.now > self.min_rtt_stamp + MIN_RTT_WIN;
         if let Some(rtt) = rs.rtt {
-            if self.min_rtt.is_none_or(|m| rtt <= m) || expired {
+            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = a.now;
             }
@@ -1036,9 +1037,10 @@ mod tests {
             s.round(10, 500_000, 10_000);
         }
         assert_eq!(s.b.mode(), Mode::ProbeBw);
-        // The last 40 ms sample (at 60 ms) set the min-RTT stamp; samples of 50 ms every 10 ms
-        // do not refresh it, so the first ACK after 10.060 s (10.070 s) expires the filter:
-        // PROBE_RTT, min RTT := 50 ms, cwnd saved then capped at 4 segments.
+        // The first 40 ms sample (at 1 ms) set the min-RTT stamp; later samples refresh it only
+        // if lower (Linux: `rtt_us < min_rtt_us`), so neither the equal 40 ms ones nor the
+        // 50 ms ones every 10 ms do, and the first ACK after 10.001 s (10.010 s) expires the
+        // filter: PROBE_RTT, min RTT := 50 ms, cwnd saved then capped at 4 segments.
         let mut entered = None;
         while entered.is_none() {
             let cwnd = s.b.cwnd_segs();
@@ -1066,17 +1068,17 @@ mod tests {
             }
         }
         let (at, cwnd) = entered.unwrap();
-        assert_eq!(at, t(10_070));
+        assert_eq!(at, t(10_010));
         assert_eq!(s.b.mode(), Mode::ProbeRtt);
         assert_eq!(s.b.cwnd_segs(), CWND_MIN);
         assert_eq!(s.b.min_rtt(), Some(SimDuration::from_millis(50)));
         assert_eq!(s.b.prior_cwnd, cwnd);
         // Flight 3 ≤ 4 segments at entry: done after entry + 200 ms and a round (every ACK
-        // here starts one): the first ACK after 10.270 s, at 10.271 s, leaves PROBE_RTT.
+        // here starts one): the first ACK after 10.210 s, at 10.211 s, leaves PROBE_RTT.
         while s.b.mode() == Mode::ProbeRtt {
             s.round(1, 500_000, 3 * MSS);
         }
-        assert_eq!(s.now, t(10_271));
+        assert_eq!(s.now, t(10_211));
         assert_eq!(s.b.mode(), Mode::ProbeBw);
         // cwnd restored from 4: at least the PROBE_BW target, 500 kB/s · 40 ms · 2 = 40
         // segments + 6.

@@ -39,10 +39,11 @@
 //! (BBR v1 does not react to it). ssthresh is "infinite" until DRAIN sets it to one BDP
 //! (it affects nothing here).
 //!
-//! Not modelled: the idle-restart rules
-//! (`CA_EVENT_TX_START`), the `is_ack_delayed` exclusion from the min-RTT filter, undo of
-//! spurious recoveries. Counts are in bytes where Linux counts packets (cwnd still moves in
-//! whole segments).
+//! Not modelled: the idle-restart rules (`CA_EVENT_TX_START`: a new aggregation epoch, gain 1,
+//! no PROBE_RTT until data is delivered), the min RTT seeded from the handshake's RTT at
+//! `bbr_init` (here from the first data ACK), the `is_ack_delayed` exclusion from the min-RTT
+//! filter, undo of spurious recoveries. Counts are in bytes where Linux counts packets (cwnd
+//! still moves in whole segments).
 //!
 //! Validation: unit tests below (gains and pacing values, state transitions on scripted ACK
 //! streams, recovery, the aggregation term in the target), filter.rs, ack_aggregation.rs;

@@ -55,6 +55,14 @@ pub enum KeyRule {
         value: &'static str,
         reason: &'static str,
     },
+    /// `key` given as true only when the choice key `other` (given or from a profile) is one
+    /// of `values`; the error ends with the value: `{reason} ({other} "{value}")`.
+    TrueNeedsChoice {
+        key: &'static str,
+        other: &'static str,
+        values: &'static [&'static str],
+        reason: &'static str,
+    },
     /// `key` must be given (it has no default).
     Required { key: &'static str },
 }
@@ -273,6 +281,18 @@ impl<P: Default + 'static, O: 'static> Declared<O> for Model<P, O> {
                     value,
                     reason,
                 } if has(key) && !is_choice(other, value) => return Err(err(key, reason)),
+                KeyRule::TrueNeedsChoice {
+                    key,
+                    other,
+                    values,
+                    reason,
+                } if has(key) && is_true(key) && !values.iter().any(|v| is_choice(other, v)) => {
+                    let value = match self.param(other).map(|q| (q.access.get)(&p)) {
+                        Some(Value::Choice(c)) => c,
+                        _ => "",
+                    };
+                    return Err(err(key, format!("{reason} ({other} \"{value}\")")));
+                }
                 _ => {}
             }
         }

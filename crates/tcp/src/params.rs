@@ -2,7 +2,8 @@
 //! and the [`TcpConfig`] field each sets; defaults are `TcpConfig::default()` (config.rs, with
 //! their sources). The scenario parser, `aqmlab params tcp`, the table of `docs/tcp.md` and the
 //! default search ranges read this declaration; [`TcpConfig::validate`] holds the cross-key
-//! rules.
+//! rules on values, the key rule the one on a given key (`hystart = true` only with CUBIC: a
+//! profile's HyStart is inert under another variant, as Linux's `tcp_cubic` parameter is).
 //!
 //! Profiles (`profile = "…"`, keys given in the table win):
 //! - `ns2`: ns-2.35 Full-TCP's rules as the twins use them (issue 11; each key's own source);
@@ -21,8 +22,8 @@
 use crate::config::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
 use declare::table::duration_text;
 use declare::{
-    check_ranges, choices, field, Choice, Model, Param, ParamError, Profile, ProfileSet, Range,
-    Syntax, Value,
+    check_ranges, choices, field, Choice, KeyRule, Model, Param, ParamError, Profile, ProfileSet,
+    Range, Syntax, Value,
 };
 use units::SimDuration;
 
@@ -54,7 +55,12 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     kind: "tcp",
     title: "TCP endpoint of every host (`[tcp]`): loss recovery, timers, ACK policy, options",
     params: &[&KEYS],
-    rules: &[],
+    rules: &[KeyRule::TrueNeedsChoice {
+        key: "hystart",
+        other: "variant",
+        values: &["cubic", "cubic_sack"],
+        reason: "HyStart is CUBIC's",
+    }],
     profiles: &[NS2, FREEBSD, LINUX],
     validate: TcpConfig::validate,
     wrap: |c| c,
@@ -294,7 +300,7 @@ const KEYS: [Param<TcpConfig>; 29] = [
         key: "hystart",
         syntax: Syntax::Bool,
         unit: "",
-        range: Range::Any,
+        range: Range::Cross("true: variant cubic or cubic_sack"),
         doc: "CUBIC only: HyStart ends slow start early (ssthresh = cwnd) on an ACK train longer than min RTT/2 or an RTT rise of clamp(min RTT/8, 4, 16 ms), from cwnd 16 segments",
         source: "Linux net/ipv4/tcp_cubic.c (hystart = 1); off: RFC 9438 §4.10 (RFC 5681 slow start)",
         access: field!(hystart),

@@ -57,23 +57,73 @@ fn defaults_and_profiles_are_valid_and_declared() {
 
 #[test]
 fn every_profile_override_changes_the_configuration() {
-    // Each override alone is valid and reaches a field.
+    // Each override is valid beside the profile's own variant (hystart = true needs CUBIC)
+    // and reaches a field.
     for prof in MODEL.profiles() {
         for s in prof.sets {
-            let c = MODEL.assemble(&[(s.key, s.value)], None);
+            let base: Vec<_> = prof
+                .sets
+                .iter()
+                .filter(|x| x.key == "variant" && s.key != "variant")
+                .map(|x| (x.key, x.value))
+                .collect();
+            let without = MODEL.assemble(&base, None).unwrap();
+            let mut given = base.clone();
+            given.push((s.key, s.value));
+            let c = MODEL.assemble(&given, None);
             let c = c.unwrap_or_else(|e| panic!("{} {}: {e}", prof.name, s.key));
             // A profile may restate a default (freebsd's initial_window 2: the host's value,
             // whatever the default becomes); any other value must reach a field.
             let info = MODEL.params().into_iter().find(|p| p.key == s.key).unwrap();
             if info.default != s.value {
-                assert_ne!(
-                    c,
-                    TcpConfig::default(),
-                    "{} {} reaches no field",
-                    prof.name,
-                    s.key
-                );
+                assert_ne!(c, without, "{} {} reaches no field", prof.name, s.key);
             }
         }
     }
+}
+
+#[test]
+fn hystart_given_true_needs_a_cubic_variant() {
+    let bool_ = |k, v| (k, Value::Bool(v));
+    let choice = |k, v| (k, Value::Choice(v));
+    // Given with BBR or the default NewReno: refused at hystart, naming the variant.
+    for (given, variant) in [
+        (
+            vec![bool_("hystart", true), choice("variant", "bbr")],
+            "bbr",
+        ),
+        (vec![bool_("hystart", true)], "newreno"),
+        (
+            vec![bool_("hystart", true), choice("variant", "reno")],
+            "reno",
+        ),
+    ] {
+        let e = MODEL.assemble(&given, None).unwrap_err();
+        assert_eq!(e.key, "hystart");
+        assert_eq!(
+            e.reason,
+            format!("HyStart is CUBIC's (variant \"{variant}\")")
+        );
+    }
+    // With BBR the linux profile's own HyStart is not an error (it never runs), nor is
+    // hystart = false given, nor CUBIC given or from the profile.
+    let c = MODEL
+        .assemble(&[choice("variant", "bbr")], Some("linux"))
+        .unwrap();
+    assert_eq!(c.variant, tcp::Variant::Bbr);
+    MODEL
+        .assemble(&[bool_("hystart", false), choice("variant", "bbr")], None)
+        .unwrap();
+    for v in ["cubic", "cubic_sack"] {
+        let c = MODEL
+            .assemble(&[bool_("hystart", true), choice("variant", v)], None)
+            .unwrap();
+        assert!(c.hystart);
+    }
+    assert!(
+        MODEL
+            .assemble(&[bool_("hystart", true)], Some("linux"))
+            .unwrap()
+            .hystart
+    );
 }

@@ -5,6 +5,7 @@ and under which constraints. Example (scenarios/quickstart_tune.toml):
 
     [tune]
     variant = "red"                      # the variant tuned (required if the file has several)
+    # paired = ["a", "b"]                # or: tune the margin a − b of two variants (below)
     baselines = ["red", "droptail"]      # variants run as written, to compare against
                                          # (default: the tuned variant as written)
     objectives = ["max pct_le_1s"]       # "min COL" / "max COL", COL a summary column; several
@@ -51,6 +52,15 @@ ones.
 Objectives and constraints are computed on the mean over a trial's replications; the
 replications use the same seeds in every trial (common random numbers), so trials differ by their
 parameters, not by their luck.
+
+`paired = ["A", "B"]` (instead of `variant`) tunes a margin between two variants under a setup
+both share: each trial runs A and B with the same values and the same seeds; the key paths are
+written into the base document, so they apply to both (a key that A's or B's own table sets
+would hide the base value: an error); every column is the per-seed difference A − B, averaged
+over the trial's replications; the baseline is the pair as written, and the final re-runs give
+the margin with its 95 % interval over the final seeds (paired by seed). Not with `variant`
+(`tune.paired: give either tune.variant or tune.paired`), `constraints` or `baselines`; exactly
+two distinct names of the file's variants.
 
 Every mistake (unknown key, bad range, log scale with a bound ≤ 0, an unknown objective column,
 a constraint that is not `COL <= NUMBER` / `COL >= NUMBER`, a key its model does not declare, a
@@ -100,7 +110,7 @@ def load_toml(file: str, text: str | None) -> dict:
 
 TUNE_KEYS = (
     "params", "derive", "objectives", "constraints", "trials", "timeout", "replications",
-    "final_replications", "finalists", "seed", "variant", "baselines", "batch", "population",
+    "final_replications", "finalists", "seed", "variant", "baselines", "batch", "population", "paired",
 )  # fmt: skip
 PARAM_KEYS = ("int", "float", "duration", "choice", "search", "log", "step", "when")
 RANGE_KINDS = ("int", "float", "duration", "choice")
@@ -246,6 +256,8 @@ class TuneSpec:
     batch: int
     population: int
     run_seed: int = 1
+    #: `[tune] paired`: the two variants whose margin A − B is tuned (module doc), else None.
+    paired: tuple[str, str] | None = None
 
     # -- resolving trials into scenarios ------------------------------------------------------
 
@@ -279,13 +291,15 @@ class TuneSpec:
                     raise DeriveError(d.path, str(e)) from None
         return out
 
-    def resolve(self, values: dict, seed: int | None) -> dict:
+    def resolve(self, values: dict, seed: int | None, name: str | None = None) -> dict:
         """The resolved scenario document of a configuration: the base without `[tune]`, the
-        variant list reduced to the tuned variant, `values` (tuned and derived keys, as written,
-        `var.` keys skipped) set in its table, and `run.seed` = `seed` (None: as written)."""
+        variant list reduced to the tuned variant (or to `name`, one of a `paired` pair),
+        `values` (tuned and derived keys, as written, `var.` keys skipped) set in its table (in
+        the base when paired), and `run.seed` = `seed` (None: as written)."""
         doc = copy.deepcopy(self.base)
-        if self.variant:
-            doc["variant"] = [v for v in doc["variant"] if v.get("name") == self.variant]
+        keep = name or self.variant
+        if keep:
+            doc["variant"] = [v for v in doc["variant"] if v.get("name") == keep]
         for path, v in values.items():
             if path.startswith("var."):
                 continue
@@ -545,6 +559,39 @@ def _int_key(file: str, t: dict, k: str, lo: int) -> int:
     return v
 
 
+def _parse_paired(file: str, t: dict, names: list[str]) -> tuple[str, str] | None:
+    """`[tune] paired` checked against the file's variant `names` (module doc); None if absent."""
+    if "paired" not in t:
+        return None
+    if "variant" in t:
+        raise TuneError(file, "tune.paired", "give either tune.variant or tune.paired")
+    p = t["paired"]
+    if not isinstance(p, list) or len(p) != 2 or not all(isinstance(x, str) for x in p) or p[0] == p[1]:
+        raise TuneError(file, "tune.paired", "give two distinct variant names")
+    for x in p:
+        if x not in names:
+            raise TuneError(file, "tune.paired", f'no variant "{x}" (variants: {", ".join(names) or "none"})')
+    if "constraints" in t:
+        raise TuneError(file, "tune.constraints", "not allowed with tune.paired")
+    if "baselines" in t:
+        why = "not allowed with tune.paired (the baseline is the pair as written)"
+        raise TuneError(file, "tune.baselines", why)
+    return p[0], p[1]
+
+
+def _check_shared(file: str, base: dict, paired: tuple[str, str], key: str, path: str) -> None:
+    """A paired key must reach both variants: neither may set `path` in its own table."""
+    if path.startswith("var."):
+        return
+    for name in paired:
+        try:
+            get_path(base, f"variant[{name}].{path}")
+        except PathError:
+            continue
+        why = f'variant "{name}" sets it in its own table, so the tuned base value would not apply'
+        raise TuneError(file, key, why)
+
+
 def _string_list(file: str, t: dict, k: str) -> list[str]:
     v = t.get(k, [])
     if isinstance(v, str):
@@ -576,19 +623,21 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
     t = {**t, **{k: v for k, v in (overrides or {}).items() if v is not None}}
 
     names = [v.get("name") for v in base.get("variant", []) if isinstance(v, dict)]
+    paired = _parse_paired(file, t, names)
     variant = t.get("variant")
-    if variant is None and len(names) > 1:
+    if variant is None and len(names) > 1 and paired is None:
         raise TuneError(
             file,
             "tune.variant",
             f"the file has {len(names)} variants ({', '.join(names)}): name the one to tune",
         )
-    if variant is None and len(names) == 1:
+    if variant is None and len(names) == 1 and paired is None:
         variant = names[0]
     if variant is not None and variant not in names:
         raise TuneError(
             file, "tune.variant", f"no variant named {variant!r} (the file has: {', '.join(names) or 'none'})"
         )
+    # paired: the one baseline is the pair as written (None).
     baselines: list[str | None] = _string_list(file, t, "baselines") or [variant]
     for b in baselines:
         if b is not None and b not in names:
@@ -602,6 +651,8 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
     params: list[Param] = []
     for path, raw in raw_params.items():
         params.append(_parse_param(file, path, raw, base, variant, params))
+        if paired:
+            _check_shared(file, base, paired, _q("params", path), path)
     raw_derive = t.get("derive", {})
     if not isinstance(raw_derive, dict):
         raise TuneError(file, "tune.derive", 'must be a table of "key.path" = "expression"')
@@ -609,6 +660,8 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
     derive = []
     for path, raw in raw_derive.items():
         derive.append(_parse_derive(file, path, raw, params, seen))
+        if paired:
+            _check_shared(file, base, paired, _q("derive", path), path)
         seen.add(path)
 
     objectives = []
@@ -679,6 +732,7 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
         batch=_int_key(file, t, "batch", 1),
         population=_int_key(file, t, "population", 2),
         run_seed=run_seed,
+        paired=paired,
     )
 
 

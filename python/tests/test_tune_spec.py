@@ -140,6 +140,46 @@ BAD = [
 ]  # fmt: skip
 
 
+PAIRED = """
+[tune]
+paired = ["red", "droptail"]
+objectives = ["min median_rt_ms"]
+[tune.params]
+"tcp.min_rto" = { duration = ["200ms", "1s"] }
+"""
+
+BAD += [
+    (PAIRED.replace("[tune]\n", '[tune]\nvariant = "red"\n'), "tune.paired",
+     "give either tune.variant or tune.paired"),
+    (PAIRED.replace('objectives = ["min median_rt_ms"]',
+                    'objectives = ["min median_rt_ms"]\nconstraints = ["utilization >= 0.8"]'),
+     "tune.constraints", "not allowed with tune.paired"),
+    (PAIRED.replace('"droptail"]', '"pie"]'), "tune.paired", 'no variant "pie" (variants: droptail, red)'),
+    (PAIRED.replace('["red", "droptail"]', '["red"]'), "tune.paired", "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '["red", "red"]'), "tune.paired",
+     "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '"red"'), "tune.paired", "give two distinct variant names"),
+    (PAIRED.replace('["red", "droptail"]', '["red", "droptail", "red"]'), "tune.paired",
+     "give two distinct variant names"),
+    (PAIRED.replace("[tune]\n", '[tune]\nbaselines = ["red"]\n'), "tune.baselines",
+     "not allowed with tune.paired"),
+    # both variants set queue.limit in their own tables: a base value would reach neither
+    (PAIRED + '"queue.limit" = { int = [50, 500] }\n', 'tune.params."queue.limit"',
+     'variant "red" sets it in its own table'),
+]  # fmt: skip
+
+
+def test_a_paired_trial_writes_the_base_and_runs_each_variant_with_it(tmp_path):
+    spec = parse(str(_spec_file(tmp_path, PAIRED)))
+    validate(spec)
+    assert spec.paired == ("red", "droptail") and spec.variant is None and spec.baselines == [None]
+    for name in ("red", "droptail"):
+        doc = spec.resolve({"tcp.min_rto": "250000us"}, seed=4, name=name)
+        assert [v["name"] for v in doc["variant"]] == [name]
+        assert doc["tcp"] == {"min_rto": "250000us"} and doc["run"]["seed"] == 4
+    assert spec.resolve({"tcp.min_rto": "250000us"}, 4, "red")["variant"][0]["queue"]["min_th"] == 30
+
+
 @pytest.mark.parametrize(("tune", "key", "reason"), BAD)
 def test_invalid_tables_are_rejected_as_file_key_reason(tmp_path, tune, key, reason):
     f = _spec_file(tmp_path, tune)

@@ -9,7 +9,10 @@ holds on its means). Each trial is run `replications` times with the seeds run.s
 (aqmlab.sweep.execute_runs): ordinary run directories `DIR/runs/<id>/`, identified by the hash of
 the resolved scenario, so a configuration that recurs (or a finished run of an interrupted
 trial) is never run twice; a local process pool on all cores by default, or `dask`. A trial's
-objective values are the means over its replications.
+objective values are the means over its replications. With `[tune] paired = ["A", "B"]` a trial
+runs both variants on each seed and every column is the per-seed margin A − B (aqmlab.tunespec),
+averaged over the replications; the final comparison's rows are those margins, so a finalist's
+interval is the margin's 95 % interval over the final seeds, paired by seed.
 
 Determinism: trials are asked in batches of `batch` (trial k is in batch k // batch); every
 trial of a batch is asked before any is run, and the batch is told in trial order. The sampler
@@ -170,6 +173,7 @@ def fingerprint(spec: TuneSpec) -> str:
         "seed": spec.seed,
         "batch": spec.batch,
         "population": spec.population,
+        **({"paired": list(spec.paired)} if spec.paired else {}),
     }
     return hashlib.sha256(_canonical(doc).encode()).hexdigest()[:16]
 
@@ -210,19 +214,40 @@ class Config:
     baseline: str | None = None
 
     def runs(self, spec: TuneSpec, seeds: list[int], name: str) -> list[SweepRun]:
+        """One run per seed; paired: A's and B's run of each seed, in that order (the values
+        passed to an evaluator then name the variant too: `"variant"`)."""
         out = []
         for i, s in enumerate(seeds):
-            doc = spec.baseline(self.baseline, s) if self.values is None else spec.resolve(self.values, s)
-            vals = {**(self.values or {}), "run.seed": s}
-            out.append(SweepRun(run_id(doc), name, i, s, vals, doc, dumps_toml(doc)))
+            if spec.paired is None:
+                doc = spec.baseline(self.baseline, s) if self.values is None else spec.resolve(self.values, s)
+                vals = {**(self.values or {}), "run.seed": s}
+                out.append(SweepRun(run_id(doc), name, i, s, vals, doc, dumps_toml(doc)))
+                continue
+            for v in spec.paired:
+                doc = spec.baseline(v, s) if self.values is None else spec.resolve(self.values, s, v)
+                vals = {**(self.values or {}), "run.seed": s, "variant": v}
+                out.append(SweepRun(run_id(doc), v, i, s, vals, doc, dumps_toml(doc)))
         return out
+
+
+def _value(s: dict, c: str) -> float:
+    # None: a value not measured (steady_state of a short window); bools count as 0/1
+    return math.nan if s.get(c) is None else float(s[c])
+
+
+def per_seed(spec: TuneSpec, summaries: list[dict]) -> list[dict]:
+    """The summaries of one configuration's runs (in `Config.runs` order), one per seed:
+    as they are, or paired, A's minus B's for every column (the margin of that seed)."""
+    if spec.paired is None:
+        return summaries
+    pairs = zip(summaries[::2], summaries[1::2], strict=True)
+    return [{c: _value(a, c) - _value(b, c) for c in SUMMARY_COLUMNS} for a, b in pairs]
 
 
 def _means(summaries: list[dict]) -> dict[str, float]:
     out = {}
     for c in SUMMARY_COLUMNS:
-        # None: a value not measured (steady_state of a short window); bools average as shares
-        v = [math.nan if s.get(c) is None else float(s[c]) for s in summaries]
+        v = [_value(s, c) for s in summaries]  # bools average as shares
         out[c] = float(np.mean(v)) if v else math.nan
     return out
 
@@ -259,7 +284,7 @@ def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: s
             trial.set_user_attr("error", errors[0])
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             continue
-        means = _means(got)
+        means = _means(per_seed(spec, got))
         trial.set_user_attr("mean", means)
         if spec.constraints:
             trial.set_user_attr("constraint", [c.violation(means[c.column]) for c in spec.constraints])
@@ -389,19 +414,26 @@ def final_frame(spec: TuneSpec, configs: list[Config], evaluate: Evaluator, name
     flat = [r for _, rs in plan for r in rs]
     got = dict(zip(map(id, flat), evaluate(flat), strict=True)) if flat else {}
     rows = []
+    step = 2 if spec.paired else 1  # paired: A's and B's run of a seed make one row (A − B)
     for c, rs in plan:
-        for r in rs:
-            s = got.get(id(r))
+        for k in range(0, len(rs), step):
+            group = rs[k : k + step]
+            got_g = [got.get(id(r)) for r in group]
             row = {
                 "config": c.label,
                 "kind": "baseline" if c.values is None else "trial",
-                "seed": r.seed,
-                "run": r.id,
+                "seed": group[0].seed,
+                "run": group[0].id,
             }
-            row.update(
-                {k: (s.get(k, math.nan) if isinstance(s, dict) else math.nan) for k in SUMMARY_COLUMNS}
-            )
-            row["error"] = s if isinstance(s, str) else None
+            if spec.paired:
+                row["run_b"] = group[1].id
+            errors = [g for g in got_g if not isinstance(g, dict)]
+            if errors:
+                row.update(dict.fromkeys(SUMMARY_COLUMNS, math.nan))
+            else:
+                one = per_seed(spec, got_g)[0]
+                row.update({col: one.get(col, math.nan) for col in SUMMARY_COLUMNS})
+            row["error"] = next((g for g in errors if isinstance(g, str)), None)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -447,6 +479,7 @@ def _info(spec: TuneSpec, name: str) -> dict:
     return {
         "scenario": spec.file,
         "variant": spec.variant,
+        "paired": list(spec.paired) if spec.paired else None,
         "run_name": name,
         "baselines": [b or name for b in spec.baselines],
         "objectives": [{"column": o.column, "direction": o.direction} for o in spec.objectives],
@@ -475,6 +508,8 @@ def _info(spec: TuneSpec, name: str) -> dict:
 
 
 def _run_name(spec: TuneSpec) -> str:
+    if spec.paired:
+        return f"{spec.paired[0]} − {spec.paired[1]}"
     if spec.variant:
         return spec.variant
     from aqmlab import _core

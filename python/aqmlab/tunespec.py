@@ -781,12 +781,14 @@ def check_size(spec: TuneSpec) -> str | None:
     scenario as written); else the line announcing it when estimated at a minute or more."""
     from aqmlab import runcost
 
-    search = spec.trials * spec.replications
-    final = (spec.finalists + len(spec.baselines)) * spec.final_replications
+    pair = 2 if spec.paired else 1  # paired: both variants on every seed
+    search = spec.trials * spec.replications * pair
+    final = (spec.finalists + len(spec.baselines)) * spec.final_replications * pair
     runs = search + final
     size = (
         f"{spec.trials} trials × {spec.replications} replications + ({spec.finalists} finalists + "
         f"{len(spec.baselines)} baselines) × {spec.final_replications} final replications"
+        + (" × 2 variants" if spec.paired else "")
     )
     key = "tune.trials" if search >= final else "tune.final_replications"
     text = dumps_toml(spec.baseline(spec.baselines[0], None))

@@ -64,7 +64,7 @@ from aqmlab.document import dumps_toml
 from aqmlab.io import read_summary
 from aqmlab.stats import t_ci
 from aqmlab.sweep import SweepRun, _write_text_atomic, execute_runs, prepare_out, run_dir, write_sweep_table
-from aqmlab.tunespec import SUMMARY_COLUMNS, DeriveError, TuneSpec, check_size, parse, run_id, validate
+from aqmlab.tunespec import DeriveError, TuneSpec, check_size, parse, run_id, validate
 from aqmlab.tunestore import FINAL_TABLE, STUDY_DB, STUDY_NAME, quiet_optuna
 
 LEVEL = 0.95
@@ -91,8 +91,11 @@ class TuneStoreError(ValueError):
 class SimEvaluator:
     """Runs through the sweep machinery into `out/runs/<id>/` and reads the summaries back."""
 
-    def __init__(self, spec: TuneSpec, out: Path, jobs: int | None, dask: str | None):
-        self.spec, self.out, self.jobs, self.dask = spec, out, jobs, dask
+    def __init__(
+        self, spec: TuneSpec, out: Path, jobs: int | None, dask: str | None,
+        metrics: Callable[[Path], dict] | None = None,
+    ):  # fmt: skip
+        self.spec, self.out, self.jobs, self.dask, self.metrics = spec, out, jobs, dask, metrics
 
     def __call__(self, runs: list[SweepRun]) -> list[dict | str]:
         execute_runs(
@@ -103,6 +106,8 @@ class SimEvaluator:
             d = run_dir(self.out, r)
             if (d / "summary.json").is_file():
                 got[r.id] = read_summary(d)
+                if self.metrics is not None:  # --metrics: the study's columns of this run
+                    got[r.id] = {**got[r.id], **self.metrics(d)}
             else:
                 err = d / "error.txt"
                 got[r.id] = (
@@ -241,12 +246,12 @@ def per_seed(spec: TuneSpec, summaries: list[dict]) -> list[dict]:
     if spec.paired is None:
         return summaries
     pairs = zip(summaries[::2], summaries[1::2], strict=True)
-    return [{c: _value(a, c) - _value(b, c) for c in SUMMARY_COLUMNS} for a, b in pairs]
+    return [{c: _value(a, c) - _value(b, c) for c in spec.columns} for a, b in pairs]
 
 
-def _means(summaries: list[dict]) -> dict[str, float]:
+def _means(spec: TuneSpec, summaries: list[dict]) -> dict[str, float]:
     out = {}
-    for c in SUMMARY_COLUMNS:
+    for c in spec.columns:
         v = [_value(s, c) for s in summaries]  # bools average as shares
         out[c] = float(np.mean(v)) if v else math.nan
     return out
@@ -284,7 +289,7 @@ def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: s
             trial.set_user_attr("error", errors[0])
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             continue
-        means = _means(per_seed(spec, got))
+        means = _means(spec, per_seed(spec, got))
         trial.set_user_attr("mean", means)
         if spec.constraints:
             trial.set_user_attr("constraint", [c.violation(means[c.column]) for c in spec.constraints])
@@ -429,10 +434,10 @@ def final_frame(spec: TuneSpec, configs: list[Config], evaluate: Evaluator, name
                 row["run_b"] = group[1].id
             errors = [g for g in got_g if not isinstance(g, dict)]
             if errors:
-                row.update(dict.fromkeys(SUMMARY_COLUMNS, math.nan))
+                row.update(dict.fromkeys(spec.columns, math.nan))
             else:
                 one = per_seed(spec, got_g)[0]
-                row.update({col: one.get(col, math.nan) for col in SUMMARY_COLUMNS})
+                row.update({col: one.get(col, math.nan) for col in spec.columns})
             row["error"] = next((g for g in errors if isinstance(g, str)), None)
             rows.append(row)
     return pd.DataFrame(rows)
@@ -528,17 +533,24 @@ def tune(
     progress: bool = False,
     evaluate: Callable[[dict, int], dict] | None = None,
     report: bool = True,
+    metrics: str | None = None,
 ) -> pd.DataFrame:
     """Tune `scenario`'s `[tune]` parameters into `out` (module doc) and return the trials (one
     row per trial, see `trials_frame`; also `out/trials.parquet`). `trials`, `timeout`, `seed`
     override the table's. `evaluate(values, seed) → summary dict` replaces the simulation (a
     synthetic objective; nothing is written under `out/runs/`). `df.attrs["final"]` holds the
-    final comparison, `df.attrs["comparisons"]` the paired tests. Raises TuneError before
-    anything runs."""
+    final comparison, `df.attrs["comparisons"]` the paired tests. `metrics`: a study whose
+    per-run metrics join each run's summary as columns (aqmlab.tunemetrics). Raises TuneError
+    before anything runs."""
     file = os.fspath(scenario)
+    columns, of_run = (), None
+    if metrics is not None:
+        from aqmlab.tunemetrics import study_metrics
+
+        columns, of_run = study_metrics(metrics)
     spec = parse(
         file, overrides={"trials": trials, "timeout": timeout, "seed": seed},
-        log=lambda m: print(m, file=sys.stderr, flush=True),
+        log=lambda m: print(m, file=sys.stderr, flush=True), columns=columns,
     )  # fmt: skip
     validate(spec)
     line = check_size(spec)  # refuses a tune too large; else says when it is long
@@ -549,7 +561,7 @@ def tune(
     out = Path(out)
     prepare_out(out)
     name = _run_name(spec)
-    ev: Evaluator = function_evaluator(evaluate) if evaluate else SimEvaluator(spec, out, jobs, dask)
+    ev: Evaluator = function_evaluator(evaluate) if evaluate else SimEvaluator(spec, out, jobs, dask, of_run)
     study = open_study(spec, out)
     info = _info(spec, name)
     _write_text_atomic(out / TUNE_INFO, json.dumps(info, indent=2) + "\n")

@@ -258,6 +258,13 @@ class TuneSpec:
     run_seed: int = 1
     #: `[tune] paired`: the two variants whose margin A − B is tuned (module doc), else None.
     paired: tuple[str, str] | None = None
+    #: Columns a run has besides the summary's (`aqmlab tune --metrics STUDY`, aqmlab.tunemetrics).
+    extra_columns: tuple[str, ...] = ()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column of a run's results: the summary's and `extra_columns`."""
+        return SUMMARY_COLUMNS + self.extra_columns
 
     # -- resolving trials into scenarios ------------------------------------------------------
 
@@ -601,10 +608,15 @@ def _string_list(file: str, t: dict, k: str) -> list[str]:
     return v
 
 
-def parse(file: str, text: str | None = None, overrides: dict | None = None, log=None) -> TuneSpec:
+def parse(
+    file: str, text: str | None = None, overrides: dict | None = None, log=None, columns: tuple = ()
+) -> TuneSpec:
     """Parse the `[tune]` table of `file` (`text` overrides reading it; `overrides`: values of
-    `trials`, `timeout`, `seed` given on the command line, None = as in the file). Checks
-    everything that does not need the core (see `validate`). Raises TuneError."""
+    `trials`, `timeout`, `seed` given on the command line, None = as in the file; `columns`:
+    run columns besides the summary's that objectives may name). Checks everything that does
+    not need the core (see `validate`). Raises TuneError."""
+    known = SUMMARY_COLUMNS + tuple(columns)
+    what = "a summary column" if not columns else "a summary or --metrics column"
     base = load_toml(file, text)
     if "tune" not in base:
         raise TuneError(file, "tune", "no [tune] table: nothing to tune (see aqmlab.tunespec)")
@@ -669,11 +681,11 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
         m = _OBJECTIVE.match(text_o)
         if not m:
             raise TuneError(file, "tune.objectives", f'{text_o!r}: want "min COLUMN" or "max COLUMN"')
-        if m.group(2) not in SUMMARY_COLUMNS:
+        if m.group(2) not in known:
             raise TuneError(
                 file,
                 "tune.objectives",
-                f"{m.group(2)!r}: not a summary column (columns: {', '.join(SUMMARY_COLUMNS)})",
+                f"{m.group(2)!r}: not {what} (columns: {', '.join(known)})",
             )
         objectives.append(Objective(m.group(2), "minimize" if m.group(1).startswith("min") else "maximize"))
     if not objectives:
@@ -687,11 +699,11 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
             raise TuneError(
                 file, "tune.constraints", f'{text_c!r}: want "COLUMN >= NUMBER" or "COLUMN <= NUMBER"'
             )
-        if m.group(1) not in SUMMARY_COLUMNS:
+        if m.group(1) not in known:
             raise TuneError(
                 file,
                 "tune.constraints",
-                f"{m.group(1)!r}: not a summary column (columns: {', '.join(SUMMARY_COLUMNS)})",
+                f"{m.group(1)!r}: not {what} (columns: {', '.join(known)})",
             )
         constraints.append(Constraint(m.group(1), m.group(2), float(m.group(3)), text_c.strip()))
 
@@ -733,6 +745,7 @@ def parse(file: str, text: str | None = None, overrides: dict | None = None, log
         population=_int_key(file, t, "population", 2),
         run_seed=run_seed,
         paired=paired,
+        extra_columns=tuple(columns),
     )
 
 

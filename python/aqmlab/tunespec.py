@@ -44,7 +44,9 @@ PATH, listed before it, took one of those values; an inactive key is not written
 Key paths are those of sweeps (crates/scenario/src/sweep/path.rs): `queue.min_th`, `tcp.min_rto`,
 `workload[0].rate`, `var.NAME` (a tuned variable only derived values read). With `variant`
 set, a path names a key of that variant's configuration: it is written into the variant's own
-table (`variant[NAME].queue.min_th`), which the core merges over the base. Setting a table's
+table (`variant[NAME].queue.min_th`), which the core merges over the base; a path into an
+array the variant's table lacks (`workload[0].rate`) is set in a copy of the base's array there
+(a variant's array replaces the base's whole). Setting a table's
 `kind` to another kind than the one it has replaces that table by `{ kind = … }` (as a variant
 with another kind does), so the other keys come from the new kind's defaults and the tuned
 ones.
@@ -314,6 +316,7 @@ class TuneSpec:
             if path.endswith(".kind") or path == "kind":
                 _set_kind(doc, self.base, self.variant, path, v)
             else:
+                _copy_array(doc, self.variant, path)
                 set_path(doc, target, v)
         if seed is not None:
             set_path(doc, "run.seed", seed)
@@ -331,6 +334,19 @@ class TuneSpec:
     def seeds(self, n: int) -> list[int]:
         """The seeds of n replications: run.seed, run.seed + 1, … (the same for every trial)."""
         return [self.run_seed + i for i in range(n)]
+
+
+def _copy_array(doc: dict, variant: str | None, path: str) -> None:
+    """A variant's array (`workload`) replaces the base's whole (crates/scenario merge.rs): before
+    a tuned key goes into an element of an array the variant's table lacks, the table gets a copy
+    of the base's array."""
+    head = path.split(".", 1)[0]
+    if not variant or "[" not in head:
+        return
+    name = head.split("[", 1)[0]
+    table = next(v for v in doc["variant"] if v.get("name") == variant)
+    if name not in table and isinstance(doc.get(name), list):
+        table[name] = copy.deepcopy(doc[name])
 
 
 def _set_kind(doc: dict, base: dict, variant: str | None, path: str, kind) -> None:

@@ -77,6 +77,16 @@ def test_a_trial_resolves_into_the_variants_table_with_derived_values_and_common
     ]
 
 
+def test_a_workload_key_of_a_variant_is_set_in_a_copy_of_the_base_workloads(tmp_path):
+    f = _spec_file(tmp_path, GOOD + '"workload[0].rate" = { float = [100, 300] }\n')
+    spec = parse(str(f))
+    validate(spec)
+    doc = spec.resolve({"queue.min_th": 10, "workload[0].rate": 150.0}, None)
+    # the variant's workload list replaces the base's: it is the base's with the tuned rate
+    assert doc["variant"][0]["workload"] == [{**doc["workload"][0], "rate": 150.0}]
+    assert doc["workload"][0]["rate"] == 225.0 and doc["variant"][0]["queue"]["min_th"] == 10
+
+
 def test_a_kind_choice_replaces_the_table_and_conditional_keys_follow_it(tmp_path):
     f = _spec_file(tmp_path, """
 [tune]

@@ -11,7 +11,9 @@ seeds, and applies the verdict's rule to them, exactly as `aqmlab reproduce` doe
 `--set` keys are the key paths of `aqmlab reproduce`'s overrides (aqmlab.reproduce: under
 `sweep.grid.`, `sweep.zip.`, `sweep.derive.` the rest is one key, applied only to files that
 have it); a VALUE is read as JSON (`2`, `false`, `[90, 98]`, `"round(3100 * var.load / 98)"`)
-and otherwise taken as a string (`200ms`). `--variants` keeps only those variants of each file
+and otherwise taken as a string (`200ms`); a KEY ending in `?` (`workload[6].rate?`) is set only
+in files that have that key (the 1CL file has fewer workloads than the 3CL one). `--variants`
+keeps only those variants of each file
 (the rows the rule reads), to spare runs. Prints the verdict's outcome and evidence.
 
 Validation: python/tests/test_sensitivity.py.
@@ -37,6 +39,22 @@ def parse_value(text: str):
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def _present(doc: dict, overrides: dict) -> dict:
+    """`overrides` without the `KEY?` entries whose key `doc` lacks (the `?` dropped)."""
+    from aqmlab import _core
+
+    out = {}
+    for k, v in overrides.items():
+        if k.endswith("?"):
+            try:
+                _core.get_key(doc, k[:-1])
+            except ValueError:
+                continue
+            k = k[:-1]
+        out[k] = v
+    return out
 
 
 def check_setting(
@@ -73,7 +91,8 @@ def check_setting(
         table = by_id[tid]
         if table.scenario not in frames:
             src = sdir / table.scenario
-            doc = apply_overrides(read_document(src)[0], overrides, str(src))
+            doc = read_document(src)[0]
+            doc = apply_overrides(doc, _present(doc, overrides), str(src))
             if variants:
                 doc["variant"] = [v for v in doc.get("variant", []) if v.get("name") in variants]
                 if not doc["variant"]:

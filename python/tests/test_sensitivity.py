@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from aqmlab.sensitivity import check_setting, parse_value
+from aqmlab.sensitivity import _present, check_setting, parse_value
 from aqmlab.studies.compare import Outcome
 
 
@@ -15,6 +15,12 @@ def test_set_values_are_json_or_text():
     assert parse_value("[90, 98]") == [90, 98]
     assert parse_value('"round(3100 * var.load / 98)"') == "round(3100 * var.load / 98)"
     assert parse_value("200ms") == "200ms"
+
+
+def test_a_key_with_a_question_mark_is_set_only_where_the_file_has_it():
+    doc = {"workload": [{"rate": 50.0}, {"rate": 50.0}]}
+    got = _present(doc, {"workload[1].rate?": 48.0, "workload[6].rate?": 48.0, "tcp.min_rto": "1s"})
+    assert got == {"workload[1].rate": 48.0, "tcp.min_rto": "1s"}
 
 
 def test_unknown_verdicts_and_tables_are_named(tmp_path):

@@ -4,6 +4,7 @@
     aqmlab report DIR [DIR ...] [--out report.png] [--xmax 2.0]
     aqmlab sweep SCENARIO --out DIR [--jobs N] [--dask tcp://host:8786]   (aqmlab.sweeps.run)
     aqmlab tune SCENARIO --out DIR [--trials N] [--timeout S] [--jobs N] [--dask ADDR] [--seed S]
+                [--metrics STUDY]
                                                                             (aqmlab.tuning.search)
     aqmlab tune-study tuning --out DIR [--quick] [--jobs N] [--dask ADDR] [--publish]
                                                                             (aqmlab.tuning.study)
@@ -155,6 +156,11 @@ def _add_tune(sub) -> None:
     tu.add_argument("--jobs", type=int, metavar="N", help="local processes (default: all cores)")
     tu.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (tcp://host:8786)")
     tu.add_argument("--seed", type=int, metavar="S", help="the sampler's seed (default: [tune] seed)")
+    tu.add_argument(
+        "--metrics", metavar="STUDY",
+        help="add STUDY's per-run metrics as columns the objectives may name (aqmlab.tuning.metrics; "
+        "e.g. weigle-multi's e2e_median_rt_ms, http_loss_pct)",
+    )  # fmt: skip
     tu.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -248,7 +254,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     df = tune(
         args.scenario, args.out, trials=args.trials, timeout=args.timeout, jobs=args.jobs, dask=args.dask,
-        seed=args.seed, progress=not args.quiet,
+        seed=args.seed, progress=not args.quiet, metrics=args.metrics,
     )  # fmt: skip
     print_summary(df, Path(args.out))
     return 0

@@ -309,3 +309,61 @@ def test_dask_gives_the_trials_of_the_local_pool(tmp_path):
     for rid in pool["runs"].str.split(",").sum():
         a = (tmp_path / "pool" / "runs" / rid / "summary.json").read_bytes()
         assert a == (tmp_path / "dask" / "runs" / rid / "summary.json").read_bytes()
+
+
+PAIRED = """
+[tune]
+paired = ["red", "droptail"]
+objectives = ["min median_rt_ms"]
+trials = 8
+replications = 2
+final_replications = 3
+finalists = 2
+batch = 4
+[tune.params]
+"var.x" = { float = [-4, 4] }
+"""
+
+
+def margin_pair(values: dict, seed: int) -> dict:
+    """A (red): median x² + 10·seed; B (droptail): median 2x + 3·seed. So the per-seed margin
+    A − B is x² − 2x + 7·seed; the pair as written (no x) is x = 0."""
+    x = values.get("var.x", 0.0)
+    if values["variant"] == "red":
+        return {"median_rt_ms": x * x + 10 * seed, "pct_le_1s": 50.0}
+    return {"median_rt_ms": 2 * x + 3 * seed, "pct_le_1s": 40.0 + x}
+
+
+def test_a_paired_tune_optimises_the_per_seed_margin_of_two_variants(tmp_path):
+    f = tmp_path / "paired.toml"
+    f.write_text(_base_text() + PAIRED, encoding="utf-8")
+    calls = []
+
+    def fn(values: dict, seed: int) -> dict:
+        calls.append((values["variant"], seed, values.get("var.x")))
+        return margin_pair(values, seed)
+
+    df = aqmlab.tune(f, tmp_path / "out", evaluate=fn)
+    assert len(df) == 8 and (df["state"] == "COMPLETE").all()
+    assert "tuned: the margin red − droptail" in (tmp_path / "out" / "report.md").read_text()
+    # A trial's objective: the margin averaged over seeds 1 and 2, x² − 2x + 7 · 1.5.
+    for _, r in df.iterrows():
+        x = r["var.x"]
+        assert r["median_rt_ms"] == pytest.approx(x * x - 2 * x + 10.5)
+        # both variants ran with the trial's value and the same two seeds (the search's 32 calls)
+        want = {(v, s) for v in ("red", "droptail") for s in (1, 2)}
+        assert {(v, s) for v, s, cx in calls[:32] if cx == x} == want
+    # The final rows are the per-seed margins: the pair as written (x = 0) gives 7·seed; the best
+    # finalist x² − 2x + 7·seed, so best − baseline = x² − 2x on every seed (half width 0).
+    final = df.attrs["final"]
+    base = final[final["config"] == "baseline red − droptail"]
+    assert list(base["seed"]) == [1, 2, 3] and list(base["median_rt_ms"]) == pytest.approx([7, 14, 21])
+    assert list(base["pct_le_1s"]) == pytest.approx([10, 10, 10])  # 50 − 40
+    best = df.loc[df["median_rt_ms"].idxmin()]
+    xb = best["var.x"]
+    rows = final[final["config"] == f"trial {int(best['number'])}"]
+    assert list(rows["median_rt_ms"]) == pytest.approx([xb * xb - 2 * xb + 7 * s for s in (1, 2, 3)])
+    assert list(rows["pct_le_1s"]) == pytest.approx([10 - xb] * 3)
+    vs_base = next(c for c in df.attrs["comparisons"] if c["b"] == "baseline red − droptail")
+    assert vs_base["diff"] == pytest.approx(xb * xb - 2 * xb)
+    assert vs_base["half"] == pytest.approx(0, abs=1e-9)

@@ -130,3 +130,18 @@ def test_study_rejects_bad_verdict_definitions():
         Study("s", "p", (), verdicts=(Verdict("b", "claim", " ", v.check),))
     with pytest.raises(ValueError, match="causes: unknown verdict ids: zz"):
         Study("s", "p", (), verdicts=(v,), causes={"zz": "open: x"})
+
+
+def test_the_four_searched_verdicts_show_their_sensitivity_result_as_the_cause():
+    # issue 34 item 6: each open verdict of seeds 000 and 002 now names its sensitivity search
+    # (a tune file under studies/NAME/sensitivity/) in the cause a failing result shows.
+    for name, ids in (("christiansen", ("c00-altq-default-worse", "c00-util-tuning")),
+                      ("weigle-multi", ("wm-pi-rem-minimal-loss", "wm-dt-rem-beats-rem-dt"))):  # fmt: skip
+        st = load(name)
+        paper = [VerdictResult(v.id, v.claim, H, "e") for v in st.verdicts]
+        ours = [VerdictResult(v.id, v.claim, F, "e") for v in st.verdicts]
+        rows = {r.id: r for r in verdict_table(st, ours, paper)}
+        for i in ids:
+            assert rows[i].cause == st.causes[i] and rows[i].cause.startswith("sensitivity: ")
+            tune_file = rows[i].cause.split("studies/", 1)[1].split(")", 1)[0].split(";", 1)[0]
+            assert (ROOT / "studies" / tune_file).is_file(), tune_file

@@ -382,14 +382,29 @@ VERDICTS = (
     ),
 )
 
-#: Documented causes (Study.causes), from studies/weigle-multi/README.md ("Published results and the
-#: two readings", 2026-11-26).
+#: What the sensitivity searches of issue 34 item 6 covered (studies/weigle-multi/README.md,
+#: "Sensitivity searches"): TCP details and load the paper does not state.
+_SPACE = "min RTO 200 ms-1 s, delayed ACKs off/100 ms, initial window 1-4, load ±5 %"
+#: Documented causes (Study.causes), from studies/weigle-multi/README.md.
 CAUSES = {
-    "wm-pi-rem-minimal-loss": "open for PI: long-lived 0.36-0.52 %, HTTP 0.97-1.49 % under both readings "
-    "of REM's ECN rule; REM's half is the tested setup difference of that rule (ns-2's markpkts_: HTTP "
-    "loss 0.86 → 0.31 % at 1CL, docs/reproductions/weigle-multi-ns2-rem-markpkts/)",
-    "wm-dt-rem-beats-rem-dt": "open: the same under both readings of REM's ECN rule (2CL medians 465 vs "
-    "452-458 ms, equal HTTP loss; studies/weigle-multi/README.md)",
+    "wm-pi-rem-minimal-loss": (
+        f"sensitivity: PI's half holds nowhere beyond noise in {_SPACE} (24 trials minimising 3CL "
+        "HTTP loss, studies/weigle-multi/sensitivity/pi_minimal_loss.toml); nearest: min RTO 447 ms, "
+        "delayed ACKs 100 ms, initial window 1, 96.8 % of the rate, where at seeds 1-3 full length "
+        "PI's HTTP loss is 0.43 ± 0.27 / 0.55 ± 0.34 / 0.72 ± 0.30 % (1/2/3CL, within noise of 0.5; "
+        "as written 0.97-1.49 %) and its long-lived loss 0.11-0.26 %. REM's half is the tested "
+        "difference of REM's ECN rule (ns-2's markpkts_: HTTP loss 0.86 → 0.31 % at 1CL, "
+        "docs/reproductions/weigle-multi-ns2-rem-markpkts/)"
+    ),
+    "wm-dt-rem-beats-rem-dt": (
+        f"sensitivity: holds nowhere beyond noise in {_SPACE} (24 + 20 paired trials on the median "
+        "and on the HTTP-loss margin, studies/weigle-multi/sensitivity/dt_rem_beats_rem_dt.toml; "
+        "rem_dt_loss.toml); nearest: min RTO 461 ms, initial window 1, +5 % load, where at seeds 1-3 "
+        "full length all three parts are within noise (median REM-DT − DT-REM 41 ± 68 ms, ≤ 1 s "
+        "3.1 ± 4.0 points, HTTP loss REM-DT 4.88 % vs 1.5 × DT-REM 4.98 %: −0.10 ± 3.18); as written "
+        "the loss part fails (2.70 vs 2.77 %). Searched in the as-stated reading of REM's ECN rule "
+        "only (as written the same under both readings)"
+    ),
 }
 
 STUDY = Study(

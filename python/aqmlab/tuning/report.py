@@ -272,6 +272,13 @@ def cdf_groups(d: Path, final: pd.DataFrame, labels: list[str]) -> list[Group]:
     return out
 
 
+def _tuned(info: dict) -> str:
+    if info.get("paired"):
+        a, b = info["paired"]
+        return f"the margin {a} − {b} (both variants with the same values and seeds; every column is A − B)"
+    return info["variant"] or info["run_name"]
+
+
 def write_tune_report(tune_dir: str | os.PathLike, study=None, xmax: float = 2.0) -> tuple[Path, Path]:
     """Write report.html and report.md into `tune_dir` (module doc); returns the two paths.
     `study`: the Optuna study (loaded from DIR/study.db when None)."""
@@ -329,7 +336,9 @@ def write_tune_report(tune_dir: str | os.PathLike, study=None, xmax: float = 2.0
     if final is not None and len(final):
         labels = list(dict.fromkeys(final["config"]))
         best = [x for x in info.get("finalists", [])][:1]
-        gs = cdf_groups(d, final, best + [x for x in labels if x.startswith("baseline")])
+        # paired: a final row is a margin of two runs, so there is no one CDF to draw
+        shown = [] if info.get("paired") else best + [x for x in labels if x.startswith("baseline")]
+        gs = cdf_groups(d, final, shown)
         if gs:
             sections.append(("figure", "Response-time CDF: best vs baselines", fig_cdf(gs, xmax)))
     title = f"Tuning report: {_shown_path(info.get('scenario'), d.name)}"
@@ -339,7 +348,7 @@ def write_tune_report(tune_dir: str | os.PathLike, study=None, xmax: float = 2.0
         f"{len(df)} trials ({len(done)} complete, {len(failed)} failed), sampler {info['sampler']} "
         f"(seed {info['seed']}, batches of {info['batch']}); objectives: {obj_text}; constraints: {cons}; "
         f"{info['replications']} replication(s) per trial with common seeds; tuned: "
-        f"{info['variant'] or info['run_name']}; command: aqmlab tune "
+        f"{_tuned(info)}; command: aqmlab tune "
         f"{_shown_path(info.get('scenario'), '')} --out DIR --trials {info['trials']} --seed {info['seed']}."
     )
     return write_sections(d, title, intro, sections)

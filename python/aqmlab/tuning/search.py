@@ -11,7 +11,10 @@ holds on its means). Each trial is run `replications` times with the seeds run.s
 (aqmlab.sweeps.run.execute_runs): ordinary run directories `DIR/runs/<id>/`, identified by the hash of
 the resolved scenario, so a configuration that recurs (or a finished run of an interrupted
 trial) is never run twice; a local process pool on all cores by default, or `dask`. A trial's
-objective values are the means over its replications.
+objective values are the means over its replications. With `[tune] paired = ["A", "B"]` a trial
+runs both variants on each seed and every column is the per-seed margin A − B (the core's tune space),
+averaged over the replications; the final comparison's rows are those margins, so a finalist's
+interval is the margin's 95 % interval over the final seeds, paired by seed.
 
 Determinism: trials are asked in batches of `batch` (trial k is in batch k // batch); every
 trial of a batch is asked before any is run, and the batch is told in trial order. The sampler
@@ -149,8 +152,11 @@ class TuneStoreError(ValueError):
 class SimEvaluator:
     """Runs through the sweep machinery into `out/runs/<id>/` and reads the summaries back."""
 
-    def __init__(self, spec: TuneSpec, out: Path, jobs: int | None, dask: str | None):
-        self.spec, self.out, self.jobs, self.dask = spec, out, jobs, dask
+    def __init__(
+        self, spec: TuneSpec, out: Path, jobs: int | None, dask: str | None,
+        metrics: Callable[[Path], dict] | None = None,
+    ):  # fmt: skip
+        self.spec, self.out, self.jobs, self.dask, self.metrics = spec, out, jobs, dask, metrics
 
     def __call__(self, runs: list[SweepRun]) -> list[dict | str]:
         execute_runs(
@@ -161,6 +167,8 @@ class SimEvaluator:
             d = run_dir(self.out, r)
             if (d / "summary.json").is_file():
                 got[r.id] = read_summary(d)
+                if self.metrics is not None:  # --metrics: the study's columns of this run
+                    got[r.id] = {**got[r.id], **self.metrics(d)}
             else:
                 err = d / "error.txt"
                 got[r.id] = (
@@ -240,6 +248,7 @@ def fingerprint(spec: TuneSpec) -> str:
         "seed": spec.seed,
         "batch": spec.batch,
         "population": spec.population,
+        **({"paired": list(spec.paired)} if spec.paired else {}),
     }
     return hashlib.sha256(_canonical(doc).encode()).hexdigest()[:16]
 
@@ -280,19 +289,40 @@ class Config:
     baseline: str | None = None
 
     def runs(self, spec: TuneSpec, seeds: list[int], name: str) -> list[SweepRun]:
+        """One run per seed; paired: A's and B's run of each seed, in that order (the values
+        passed to an evaluator then name the variant too: `"variant"`)."""
         out = []
         for i, s in enumerate(seeds):
-            doc = spec.baseline(self.baseline, s) if self.values is None else spec.resolve(self.values, s)
-            vals = {**(self.values or {}), "run.seed": s}
-            out.append(SweepRun(_core.run_id(doc), name, i, s, vals, doc, dumps_toml(doc)))
+            if spec.paired is None:
+                doc = spec.baseline(self.baseline, s) if self.values is None else spec.resolve(self.values, s)
+                vals = {**(self.values or {}), "run.seed": s}
+                out.append(SweepRun(_core.run_id(doc), name, i, s, vals, doc, dumps_toml(doc)))
+                continue
+            for v in spec.paired:
+                doc = spec.baseline(v, s) if self.values is None else spec.resolve(self.values, s, v)
+                vals = {**(self.values or {}), "run.seed": s, "variant": v}
+                out.append(SweepRun(_core.run_id(doc), v, i, s, vals, doc, dumps_toml(doc)))
         return out
 
 
-def _means(summaries: list[dict]) -> dict[str, float]:
+def _value(s: dict, c: str) -> float:
+    # None: a value not measured (steady_state of a short window); bools count as 0/1
+    return math.nan if s.get(c) is None else float(s[c])
+
+
+def per_seed(spec: TuneSpec, summaries: list[dict]) -> list[dict]:
+    """The summaries of one configuration's runs (in `Config.runs` order), one per seed:
+    as they are, or paired, A's minus B's for every column (the margin of that seed)."""
+    if spec.paired is None:
+        return summaries
+    pairs = zip(summaries[::2], summaries[1::2], strict=True)
+    return [{c: _value(a, c) - _value(b, c) for c in spec.columns} for a, b in pairs]
+
+
+def _means(spec: TuneSpec, summaries: list[dict]) -> dict[str, float]:
     out = {}
-    for c in SUMMARY_COLUMNS:
-        # None: a value not measured (steady_state of a short window); bools average as shares
-        v = [math.nan if s.get(c) is None else float(s[c]) for s in summaries]
+    for c in spec.columns:
+        v = [_value(s, c) for s in summaries]  # bools average as shares
         out[c] = float(np.mean(v)) if v else math.nan
     return out
 
@@ -329,7 +359,7 @@ def _tell_batch(study, spec: TuneSpec, batch: list, evaluate: Evaluator, name: s
             trial.set_user_attr("error", errors[0])
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             continue
-        means = _means(got)
+        means = _means(spec, per_seed(spec, got))
         trial.set_user_attr("mean", means)
         if spec.constraints:
             trial.set_user_attr("constraint", [c.violation(means[c.column]) for c in spec.constraints])
@@ -459,19 +489,26 @@ def final_frame(spec: TuneSpec, configs: list[Config], evaluate: Evaluator, name
     flat = [r for _, rs in plan for r in rs]
     got = dict(zip(map(id, flat), evaluate(flat), strict=True)) if flat else {}
     rows = []
+    step = 2 if spec.paired else 1  # paired: A's and B's run of a seed make one row (A − B)
     for c, rs in plan:
-        for r in rs:
-            s = got.get(id(r))
+        for k in range(0, len(rs), step):
+            group = rs[k : k + step]
+            got_g = [got.get(id(r)) for r in group]
             row = {
                 "config": c.label,
                 "kind": "baseline" if c.values is None else "trial",
-                "seed": r.seed,
-                "run": r.id,
+                "seed": group[0].seed,
+                "run": group[0].id,
             }
-            row.update(
-                {k: (s.get(k, math.nan) if isinstance(s, dict) else math.nan) for k in SUMMARY_COLUMNS}
-            )
-            row["error"] = s if isinstance(s, str) else None
+            if spec.paired:
+                row["run_b"] = group[1].id
+            errors = [g for g in got_g if not isinstance(g, dict)]
+            if errors:
+                row.update(dict.fromkeys(spec.columns, math.nan))
+            else:
+                one = per_seed(spec, got_g)[0]
+                row.update({col: one.get(col, math.nan) for col in spec.columns})
+            row["error"] = next((g for g in errors if isinstance(g, str)), None)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -517,6 +554,7 @@ def _info(spec: TuneSpec, name: str) -> dict:
     return {
         "scenario": spec.file,
         "variant": spec.variant,
+        "paired": list(spec.paired) if spec.paired else None,
         "run_name": name,
         "baselines": [b or name for b in spec.baselines],
         "objectives": [{"column": o.column, "direction": o.direction} for o in spec.objectives],
@@ -545,6 +583,8 @@ def _info(spec: TuneSpec, name: str) -> dict:
 
 
 def _run_name(spec: TuneSpec) -> str:
+    if spec.paired:
+        return f"{spec.paired[0]} − {spec.paired[1]}"
     if spec.variant:
         return spec.variant
     return _core.variant_documents(spec.baseline(None), spec.file)[0][0]
@@ -561,17 +601,24 @@ def tune(
     progress: bool = False,
     evaluate: Callable[[dict, int], dict] | None = None,
     report: bool = True,
+    metrics: str | None = None,
 ) -> pd.DataFrame:
     """Tune `scenario`'s `[tune]` parameters into `out` (module doc) and return the trials (one
     row per trial, see `trials_frame`; also `out/trials.parquet`). `trials`, `timeout`, `seed`
     override the table's. `evaluate(values, seed) → summary dict` replaces the simulation (a
     synthetic objective; nothing is written under `out/runs/`). `df.attrs["final"]` holds the
-    final comparison, `df.attrs["comparisons"]` the paired tests. Raises TuneError before
-    anything runs."""
+    final comparison, `df.attrs["comparisons"]` the paired tests. `metrics`: a study whose
+    per-run metrics join each run's summary as columns (aqmlab.tuning.metrics). Raises TuneError
+    before anything runs."""
     file = os.fspath(scenario)
+    columns, of_run = (), None
+    if metrics is not None:
+        from aqmlab.tuning.metrics import study_metrics
+
+        columns, of_run = study_metrics(metrics)
     spec = parse(
         file, overrides={"trials": trials, "timeout": timeout, "seed": seed},
-        log=lambda m: print(m, file=sys.stderr, flush=True),
+        log=lambda m: print(m, file=sys.stderr, flush=True), columns=columns,
     )  # fmt: skip
     validate(spec)
     line = check_size(spec)  # refuses a tune too large; else says when it is long
@@ -582,7 +629,7 @@ def tune(
     out = Path(out)
     prepare_out(out)
     name = _run_name(spec)
-    ev: Evaluator = function_evaluator(evaluate) if evaluate else SimEvaluator(spec, out, jobs, dask)
+    ev: Evaluator = function_evaluator(evaluate) if evaluate else SimEvaluator(spec, out, jobs, dask, of_run)
     study = open_study(spec, out)
     info = _info(spec, name)
     write_atomic(out / TUNE_INFO, json.dumps(info, indent=2) + "\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab.studies import Study, Verdict, load
+from aqmlab.studies import Reading, Study, Verdict, load
 from aqmlab.studies.compare import Outcome, get, lt
 from aqmlab.studies.paper_tables import read_paper
 from aqmlab.studies.verdicts import (
@@ -109,7 +109,12 @@ def test_weigle2006_has_no_paper_numbers_and_documented_causes():
     assert by["w06-ecn-beats-drops"].cause.startswith("ns-2.35 fails it too at its nearest setting")
     # fails only in the byte-mode reading, whose setup difference the cause names
     assert by["w06-ared5-flows-drops"].cause.startswith("a setup difference that was tested: byte mode")
-    assert by["w06-sack-helps-large"].cause == OPEN  # nothing documented
+    assert by["w06-sack-helps-large"].cause == OPEN  # nothing documented as stated
+    # ... but the model-load reading, where it fails, documents its setup difference, and only there
+    ml = {r.id: r for r in verdict_table(st, [VerdictResult(v.id, v.claim, F, "e") for v in st.verdicts],
+                                         paper, reading=st.reading("model-load"))}  # fmt: skip
+    assert ml["w06-sack-helps-large"].cause.startswith("a setup difference that was tested: the load")
+    assert ml["w06-ecn-beats-drops"].cause == by["w06-ecn-beats-drops"].cause  # the study's, kept
 
 
 def test_every_study_has_41_quoted_verdicts_with_stable_ids():
@@ -130,6 +135,8 @@ def test_study_rejects_bad_verdict_definitions():
         Study("s", "p", (), verdicts=(Verdict("b", "claim", " ", v.check),))
     with pytest.raises(ValueError, match="causes: unknown verdict ids: zz"):
         Study("s", "p", (), verdicts=(v,), causes={"zz": "open: x"})
+    with pytest.raises(ValueError, match="reading r: causes: unknown verdict ids: zz"):
+        Study("s", "p", (), verdicts=(v,), readings=(Reading("r", "about", causes={"zz": "open: x"}),))
 
 
 def test_the_four_searched_verdicts_show_their_sensitivity_result_as_the_cause():

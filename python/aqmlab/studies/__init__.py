@@ -83,13 +83,15 @@ class Reading:
     file says; a value of None removes the key (its default, or the profile's, applies).
     `overrides` are sweep-file key paths → values applied to every sweep file as quick-mode
     overrides are (aqmlab.studies.reproduce; e.g. `sweep.derive.workload[0].rate` for another load
-    calibration). `about` says which reading of the paper it is and its source."""
+    calibration). `about` says which reading of the paper it is and its source. `causes`: causes
+    that hold under this reading only (verdict id → text), over the study's own."""
 
     name: str
     about: str
     queue_options: dict[str, object] = field(default_factory=dict)
     kinds: tuple[str, ...] = ("red", "ared")
     overrides: dict[str, object] = field(default_factory=dict)
+    causes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -124,9 +126,13 @@ class Study:
         for v in self.verdicts:
             if not v.id or not v.quote.strip():
                 raise ValueError(f"study {self.name}: verdict {v.claim!r}: needs an id and a quote")
-        unknown = sorted(set(self.causes) - set(ids))
-        if unknown:
-            raise ValueError(f"study {self.name}: causes: unknown verdict ids: {', '.join(unknown)}")
+        for where, causes in [
+            ("causes", self.causes),
+            *((f"reading {r.name}: causes", r.causes) for r in self.readings),
+        ]:
+            unknown = sorted(set(causes) - set(ids))
+            if unknown:
+                raise ValueError(f"study {self.name}: {where}: unknown verdict ids: {', '.join(unknown)}")
 
     def reading(self, name: str | None) -> Reading | None:
         """The reading called `name` (None or the default: no changes); ValueError if unknown."""

@@ -383,7 +383,7 @@ def reproduce(
 
         ns2 = explain_published(study, ns2, REPO_ROOT / "docs" / "reproductions" /
                                 (study.name + (f"-{rd.name}" if rd else "")) / "ns2")  # fmt: skip
-    verdicts = verdict_table(study, evaluate(study, results), evaluate(study, paper_results(paper)), ns2)
+    verdicts = verdict_table(study, evaluate(study, results), evaluate(study, paper_results(paper)), ns2, rd)
     md, htm = write_report(out, study, joined, verdicts, list(sweeps.values()), command, date, quick, rd,
                            ns2_about if ns2 is not None else None)  # fmt: skip
     return md, htm, verdicts

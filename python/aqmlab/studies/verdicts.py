@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from aqmlab.studies import Study
+from aqmlab.studies import Reading, Study
 from aqmlab.studies.compare import Check, Outcome
 
 NS2_FAILS = "ns-2.35 fails it too on the stated setup"
@@ -143,8 +143,11 @@ def verdict_table(
     aqmlab: list[VerdictResult],
     paper: list[VerdictResult],
     ns2: list[VerdictResult] | None = None,
+    reading: Reading | None = None,
 ) -> list[VerdictRow]:
-    """The verdict table of `study` from the three evaluations (`ns2` None: not run)."""
+    """The verdict table of `study` from the three evaluations (`ns2` None: not run), with the
+    causes of `reading` (if any) over the study's."""
+    causes = {**study.causes, **(reading.causes if reading is not None else {})}
     rows = []
     for i, v in enumerate(study.verdicts):
         n = ns2[i] if ns2 is not None else None
@@ -156,7 +159,7 @@ def verdict_table(
                 aqmlab[i],
                 n,
                 paper[i],
-                cause(aqmlab[i], n, paper[i], study.causes.get(v.id)),
+                cause(aqmlab[i], n, paper[i], causes.get(v.id)),
             )
         )
     return rows

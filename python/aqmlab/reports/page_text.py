@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import os
 from pathlib import Path
@@ -28,3 +29,20 @@ def write_atomic(path: Path, data: bytes | str) -> None:
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     os.replace(tmp, path)
+
+
+def html_figure(name: str, png: bytes, heading: str = "h2") -> list[str]:
+    """A figure of an HTML page: its heading and the PNG embedded as a data URL."""
+    b64 = base64.b64encode(png).decode("ascii")
+    return [
+        f"<{heading}>{html.escape(name)}</{heading}>",
+        f'<img alt="{html.escape(name)}" src="data:image/png;base64,{b64}">',
+    ]
+
+
+def html_page(title: str, css: str, body: list[str]) -> str:
+    """A self-contained HTML page of `body`'s elements, one a line."""
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(title)
+        + f"</title><style>{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )  # fmt: skip

@@ -36,7 +36,6 @@ Validation: python/tests/test_reproduce.py.
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import html
 import math
@@ -47,7 +46,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from aqmlab.reports.page_text import html_table, md_table, write_atomic
+from aqmlab.reports.page_text import html_figure, html_page, html_table, md_table, write_atomic
 from aqmlab.reports.run_report import fmt_value
 from aqmlab.storage.run_dir import check_out_dir
 from aqmlab.studies import Reading, Study, Table
@@ -280,16 +279,9 @@ def write_report(
             data = png.read_bytes()
             write_atomic(out / rel, data)
             md += [f"### {name}", "", f"![{name}]({rel})", ""]
-            b64 = base64.b64encode(data).decode("ascii")
-            body += [
-                f"<h3>{html.escape(name)}</h3>",
-                f'<img alt="{html.escape(name)}" src="data:image/png;base64,{b64}">',
-            ]
+            body += html_figure(name, data, "h3")
 
-    page = (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(title)
-        + f"</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )  # fmt: skip
+    page = html_page(title, _CSS, body)
     md_path, html_path = out / "report.md", out / "report.html"
     write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))
     write_atomic(html_path, page.encode("utf-8"))

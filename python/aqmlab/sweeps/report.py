@@ -29,7 +29,6 @@ Validation: python/tests/test_sweep_report.py.
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import itertools
@@ -41,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.reports.page_text import html_table, md_table, write_atomic
+from aqmlab.reports.page_text import html_figure, html_page, html_table, md_table, write_atomic
 from aqmlab.reports.run_report import COLUMNS, fmt_value
 from aqmlab.reports.stats import band_crossovers, cdf_band, crossovers, rt_by_size, summary_ci
 from aqmlab.reports.summary_table import steady_cell
@@ -506,18 +505,8 @@ def write_sections(d: Path, title: str, intro: str, sections: list[tuple]) -> tu
             fname = f"fig{n_fig}.png"
             write_atomic(fig_dir / fname, png)
             md += [f"## {name}", "", f"![{name}](report/{fname})", ""]
-            b64 = base64.b64encode(png).decode("ascii")
-            body += [
-                f"<h2>{html.escape(name)}</h2>",
-                f'<img alt="{html.escape(name)}" src="data:image/png;base64,{b64}">',
-            ]
-    page = (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>'
-        + html.escape(title)
-        + f"</title><style>{_CSS}</style></head><body>\n"
-        + "\n".join(body)
-        + "\n</body></html>\n"
-    )
+            body += html_figure(name, png)
+    page = html_page(title, _CSS, body)
     html_path, md_path = d / "report.html", d / "report.md"
     write_atomic(html_path, page.encode("utf-8"))
     write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))

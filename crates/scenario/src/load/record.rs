@@ -7,7 +7,7 @@ use super::parameter::Parameter;
 use super::settings::Settings;
 use super::text::{fixed, g};
 use super::SCHEMA;
-use crate::sweep::canonical::py_float;
+use crate::sweep::canonical::json_float;
 use std::path::{Path, PathBuf};
 
 /// One measured point: parameter value and offered loads, bit/s.
@@ -361,7 +361,7 @@ impl Json {
         match self {
             Json::Null => out.push_str("null"),
             Json::Int(i) => out.push_str(&i.to_string()),
-            Json::Num(f) => out.push_str(&json_number(*f)),
+            Json::Num(f) => out.push_str(&json_float(*f)),
             Json::Str(s) => out.push_str(&super::hash::ascii_json(
                 &crate::sweep::canonical::value_json(&toml::Value::String(s.clone())),
             )),
@@ -391,17 +391,6 @@ impl Json {
                 out.push('}');
             }
         }
-    }
-}
-
-/// A float as Python's JSON encoder writes it.
-fn json_number(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else {
-        py_float(f)
     }
 }
 

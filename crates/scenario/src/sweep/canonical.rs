@@ -91,7 +91,7 @@ fn write_json_str(s: &str, out: &mut String) {
 }
 
 /// A float as Python's JSON encoder writes it: `repr`, and `NaN` / `Infinity` / `-Infinity`.
-fn json_float(f: f64) -> String {
+pub(crate) fn json_float(f: f64) -> String {
     if f.is_nan() {
         "NaN".into()
     } else if f.is_infinite() {

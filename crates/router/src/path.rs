@@ -16,8 +16,8 @@
 use crate::ipv4::{self, Headers};
 use crate::report::PathCounters;
 use crate::spec::PathSpec;
-use aqm::{Discipline, DropReason, LinkInfo, PacketClass, PacketMeta, QueueDisc, Verdict};
-use metrics::{LinkMonitor, QueueMonitor};
+use aqm::{Discipline, DropReason, Lane, LinkInfo, PacketClass, PacketMeta, QueueDisc, Verdict};
+use metrics::{LaneSojourns, LinkMonitor, QueueMonitor};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use units::{Rate, Rng, SimDuration, SimTime};
@@ -101,6 +101,8 @@ pub struct Path {
     queue_mon: QueueMonitor,
     link_mon: LinkMonitor,
     drops: Vec<(PacketMeta, DropReason)>,
+    /// A coupled dual queue's per-queue sojourns (`metrics::sojourn`; None for other queues).
+    lanes: Option<LaneSojourns>,
 }
 
 impl Path {
@@ -118,7 +120,6 @@ impl Path {
             name: spec.name.clone(),
             rate: spec.rate,
             fixed_delay: spec.delay + spec.access_delay,
-            disc,
             rng: units::stream(seed, &format!("link:{}", spec.name)),
             slots: Vec::new(),
             free: Vec::new(),
@@ -132,6 +133,8 @@ impl Path {
             queue_mon: QueueMonitor::new(&spec.name, 0),
             link_mon: LinkMonitor::new(&spec.name),
             drops: Vec::new(),
+            lanes: disc.has_lanes().then(LaneSojourns::default),
+            disc,
         })
     }
 
@@ -254,6 +257,15 @@ impl Path {
         }
         let mut s = self.slots[m.id as usize].take().expect("stored packet");
         self.free.push(m.id);
+        if let Some(lanes) = self.lanes.as_mut() {
+            // The queue the packet left, as the simulator counts it (`sim::lanes`).
+            let sojourn_ns = t.as_nanos().saturating_sub(m.enqueued_at.as_nanos());
+            match self.disc.dequeued_lane() {
+                Some(Lane::L) => lanes.l.add(sojourn_ns),
+                Some(Lane::C) => lanes.c.add(sojourn_ns),
+                None => {}
+            }
+        }
         if marked && ipv4::set_ce(&mut s.buf) {
             self.counters.marked_packets += 1;
             self.queue_mon.on_dequeue_mark();
@@ -352,6 +364,18 @@ impl Path {
     /// Packets stored in the queue now.
     pub fn queue_len(&self) -> u32 {
         self.disc.len_packets()
+    }
+
+    /// A coupled dual queue's per-queue sojourns so far (None for other queues).
+    pub fn lanes(&self) -> Option<&LaneSojourns> {
+        self.lanes.as_ref()
+    }
+
+    /// Forget the per-queue sojourns counted so far (at the warm-up's end).
+    pub fn reset_lanes(&mut self) {
+        if let Some(l) = self.lanes.as_mut() {
+            *l = LaneSojourns::default();
+        }
     }
 
     /// Wire bytes whose transmission started so far.

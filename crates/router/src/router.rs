@@ -16,7 +16,7 @@ use crate::path::{Departure, Offered, Path};
 use crate::report::RouterReport;
 use crate::spec::RouterSpec;
 use experiment::MonitorConfig;
-use metrics::{DropCounts, Recorder, SummaryTotals};
+use metrics::{DropCounts, LaneSojourns, Recorder, SummaryTotals};
 use units::SimTime;
 
 /// Direction of a packet through the router.
@@ -162,6 +162,7 @@ impl Router {
                     stats: self.fwd.queue_stats().clone(),
                     tx_bytes: self.fwd.tx_bytes(),
                 });
+                self.fwd.reset_lanes();
             }
             if t == self.next_sample {
                 for p in [&mut self.fwd, &mut self.rev] {
@@ -221,12 +222,13 @@ impl Router {
                 },
                 measured_ns: (end - self.warmup).as_nanos(),
                 forced_defined: self.fwd.defines_forced_split(),
-                // Per-queue sojourns of a dual queue: recorded by the simulator only.
-                dual_queue: None,
+                dual_queue: self.fwd.lanes().map(LaneSojourns::summary),
             },
             None => SummaryTotals {
                 bottleneck_bps: self.fwd.rate().bps,
                 forced_defined: self.fwd.defines_forced_split(),
+                // As the simulator: a dual queue's keys, empty, when the run ended before the warm-up.
+                dual_queue: self.fwd.lanes().map(|_| LaneSojourns::default().summary()),
                 ..SummaryTotals::default()
             },
         };

@@ -2,7 +2,7 @@
 
 mod common;
 
-use aqm::{CodelParams, DisciplineParams, DropReason};
+use aqm::{CodelParams, DisciplineParams, DropReason, DualPi2Params};
 use common::*;
 use router::ipv4::{self, header_checksum};
 use router::path::{Departure, Offered, Path};
@@ -288,4 +288,31 @@ fn non_tcp_packets_are_forwarded_too() {
     p.offer(SimTime::ZERO, b, &h, SimDuration::ZERO);
     let d = drain(&mut p, ms(10));
     assert_eq!(d[0].1.release, us(1100));
+}
+
+#[test]
+fn a_dual_queue_counts_each_departure_in_the_queue_it_left() {
+    // Three ECT(1) (L) then three Not-ECT (C) packets of 1500 B at t = 0 on 10 Mbps: the first
+    // goes straight onto the idle link (sojourn 0), the rest leave 1.2 ms apart, L first (the
+    // time-shifted FIFO gives L priority while C's head waited less than L's + 40 ms).
+    // L: 0, 1.2, 2.4 ms (mean 1.2); C: 3.6, 4.8, 6.0 ms (mean 4.8, max 6.0).
+    let q = DisciplineParams::DualPi2(DualPi2Params::default());
+    let mut p = Path::new(&path_spec(10, 10, q), 1).unwrap();
+    for tos in [ECT1, ECT1, ECT1, 0, 0, 0] {
+        let b = data(1500, tos);
+        let h = ipv4::parse(&b).unwrap();
+        p.offer(SimTime::ZERO, b, &h, SimDuration::ZERO);
+    }
+    assert_eq!(drain(&mut p, SimTime::from_secs(1)).len(), 6);
+    let s = p.lanes().expect("a dual queue has lanes").summary();
+    assert_eq!((s.l_departures, s.c_departures), (3, 3));
+    assert!((s.l_sojourn_mean_ms - 1.2).abs() < 1e-9, "{s:?}");
+    assert!((s.c_sojourn_mean_ms - 4.8).abs() < 1e-9, "{s:?}");
+    assert_eq!((s.l_sojourn_max_ms, s.c_sojourn_max_ms), (2.4, 6.0));
+    assert_eq!((s.l_sojourn_p50_ms, s.c_sojourn_p50_ms), (1.2, 4.8));
+    // Other queues keep none.
+    assert!(Path::new(&path_spec(10, 10, droptail(100)), 1)
+        .unwrap()
+        .lanes()
+        .is_none());
 }

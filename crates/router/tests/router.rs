@@ -170,3 +170,32 @@ fn a_parking_lot_is_refused_with_the_reason() {
     let e = RouterSpec::from_experiment(&exps[0].experiment).unwrap_err();
     assert!(e.contains("dumbbell") && e.contains("parking lot"), "{e}");
 }
+
+#[test]
+fn a_dual_queues_sojourns_in_the_totals_count_from_the_warm_up() {
+    let mut s = spec(None);
+    s.fwd.queue = aqm::DisciplineParams::DualPi2(aqm::DualPi2Params::default());
+    let mut r = Router::new(&s).unwrap();
+    // Before the 0.5 s warm-up: 4 L packets (forgotten at the warm-up). After: 2 C packets at
+    // 0.6 s, sojourns 0 and 1.2 ms (1500 B at 10 Mbps).
+    for _ in 0..4 {
+        r.offer(SimTime::ZERO, Direction::Fwd, data(1500, ECT1));
+    }
+    for _ in 0..2 {
+        r.offer(SimTime::from_millis(600), Direction::Fwd, data(1500, 0));
+    }
+    let mut t = SimTime::from_millis(600);
+    while t < SimTime::from_secs(1) {
+        t = r.next_wakeup().min(SimTime::from_secs(1));
+        while r.poll(t, Direction::Fwd).is_some() {}
+        while r.poll(t, Direction::Rev).is_some() {}
+    }
+    let d = r.finish(SimTime::from_secs(1)).totals.dual_queue.unwrap();
+    assert_eq!((d.l_departures, d.c_departures), (0, 2));
+    assert_eq!((d.c_sojourn_mean_ms, d.c_sojourn_max_ms), (0.6, 1.2));
+    // A drop-tail bottleneck has no such keys.
+    let plain = Router::new(&spec(None))
+        .unwrap()
+        .finish(SimTime::from_secs(1));
+    assert!(plain.totals.dual_queue.is_none());
+}

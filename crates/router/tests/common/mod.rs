@@ -11,6 +11,8 @@ pub const SERVER: [u8; 4] = [10, 2, 0, 2];
 pub const SYN: u8 = 0x02;
 pub const ACK: u8 = 0x10;
 pub const ECT0: u8 = 0b10;
+/// ECT(1), the L4S identifier (RFC 9331).
+pub const ECT1: u8 = 0b01;
 
 /// An IPv4/TCP packet of `total` bytes (20 + 20 + payload) with a valid header checksum.
 pub fn tcp(

@@ -208,9 +208,10 @@ fn closed_loop_matches_the_generator_with_instant_responses() {
     let mut compared = 0;
     for w in 0..4u32 {
         let got = by_w.remove(&w).unwrap_or_default();
-        // Requests the reference opens well before the end (the last ~0.3 s may differ by the
-        // real responses' ~ms of delay accumulated over the pages).
-        let want: Vec<Opened> = instant_reference(seed, w as usize, &cfg, secs - 0.3);
+        // Requests the reference opens well before the end: a closed loop carries each real
+        // response's delay (~ms, more when a loaded machine stalls the loop) into every later
+        // request, so the last 0.5 s may differ.
+        let want: Vec<Opened> = instant_reference(seed, w as usize, &cfg, secs - 0.5);
         assert!(
             want.len() >= 8,
             "workload {w}: only {} requests",
@@ -222,7 +223,7 @@ fn closed_loop_matches_the_generator_with_instant_responses() {
              responses {} before {} s",
             got.len(),
             want.len(),
-            secs - 0.3
+            secs - 0.5
         );
         for (k, (r, &(t, user, page, req, resp))) in got.iter().zip(&want).enumerate() {
             assert_eq!(
@@ -231,9 +232,10 @@ fn closed_loop_matches_the_generator_with_instant_responses() {
                 "workload {w}, request {k}"
             );
             assert!(r.completed, "workload {w}, request {k} incomplete");
+            // Never early; late by the delays accumulated so far (bounded for a stalled machine).
             let late = r.start_ns as f64 / 1e9 - t;
             assert!(
-                (-0.001..0.05).contains(&late),
+                (-0.001..0.25).contains(&late),
                 "workload {w}, request {k}: opened at {:.4} s, the reference at {t:.4} s",
                 r.start_ns as f64 / 1e9
             );

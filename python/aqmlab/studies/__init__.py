@@ -10,6 +10,8 @@ paper's own numbers and the paper's conclusions as checks. Layout of one study `
                                 table,row,metric,value   (row = the paper's row label, e.g.
                                 "load=98,qlen=60"; metric = a summary column name such as
                                 kb_per_s, drops_pct, mean_qlen, median_rt_ms, pct_le_1s)
+        verdicts.csv            the paper's conclusions: id,claim,quote (`read_verdicts`)
+        causes.csv              documented causes of failing verdicts: reading,verdict,cause
     python/aqmlab/studies/NAME.py
         STUDY = Study(...)      the definition below
 
@@ -20,13 +22,18 @@ aqmlab mean ± 95 % CI, difference) and evaluates the verdicts.
 
 from __future__ import annotations
 
+import csv
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
 from aqmlab.studies.compare import Check
+
+#: The repository's studies/ folder: studies/NAME/ holds study NAME's data.
+STUDIES_DIR = Path(__file__).resolve().parents[3] / "studies"
 
 
 @dataclass(frozen=True)
@@ -165,3 +172,35 @@ def load(name: str) -> Study:
 
     mod = importlib.import_module(f"aqmlab.studies.{name.replace('-', '_')}")
     return mod.STUDY
+
+
+def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of the UTF-8 CSV file `path`, whose header must be `columns`."""
+    with path.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        if tuple(reader.fieldnames or ()) != columns:
+            raise ValueError(f"{path}: header: expected {','.join(columns)}")
+        return list(reader)
+
+
+def read_verdicts(
+    name: str, checks: Mapping[str, Callable[[dict[str, pd.DataFrame]], Check]]
+) -> tuple[Verdict, ...]:
+    """Study `name`'s verdicts: the claims and the paper's quoted sentences of
+    studies/NAME/verdicts.csv (id,claim,quote), in its order, each checked by `checks[id]`.
+    ValueError naming the file for an id without a check or a check without a row."""
+    path = STUDIES_DIR / name / "verdicts.csv"
+    rows = _csv_rows(path, ("id", "claim", "quote"))
+    ids = [r["id"] for r in rows]
+    for what, missing in (("no check", set(ids) - set(checks)), ("no row", set(checks) - set(ids))):
+        if missing:
+            raise ValueError(f"{path}: {', '.join(sorted(missing))}: {what}")
+    return tuple(Verdict(r["id"], r["claim"], r["quote"], checks[r["id"]]) for r in rows)
+
+
+def read_causes(name: str, reading: str = "") -> dict[str, str]:
+    """Study `name`'s documented causes (verdict id → text, Study.causes) under `reading` (""
+    for the study's own, else a Reading's name), from studies/NAME/causes.csv
+    (reading,verdict,cause)."""
+    rows = _csv_rows(STUDIES_DIR / name / "causes.csv", ("reading", "verdict", "cause"))
+    return {r["verdict"]: r["cause"] for r in rows if r["reading"] == reading}

@@ -469,3 +469,24 @@ def test_the_published_modern_and_christiansen_studies_refuse_ns2_with_a_reason(
         err = capsys.readouterr().err
         assert err.startswith(f"aqmlab: error: {name}: --ns2: ") and words in err
         assert not out.exists()  # refused before anything ran or was written
+
+
+def test_add_run_columns_reads_ok_runs_only(tmp_path):
+    from aqmlab.studies import add_run_columns
+
+    sweep = pd.DataFrame({"run": ["a", "b", "c"], "status": ["ok", "failed", "ok"]})
+    seen = []
+
+    def of_run(d):
+        seen.append(d)
+        return {"x": {"a": 1.5, "c": 4.0}[d.name], "y": 2}
+
+    got = add_run_columns(sweep, tmp_path, of_run)
+    assert seen == [tmp_path / "runs" / "a", tmp_path / "runs" / "c"]  # the failed run is not read
+    assert got["x"].tolist()[::2] == [1.5, 4.0] and math.isnan(got["x"][1])
+    assert got["y"].tolist()[::2] == [2, 2] and math.isnan(got["y"][1])
+    assert list(sweep.columns) == ["run", "status"]  # the caller's table is left as it was
+    # named columns: only those, NaN where a run gives none; a table that has them all is returned as is
+    got = add_run_columns(sweep, tmp_path, lambda d: {"x": 1.0}, ("x", "z"))
+    assert got["x"].tolist()[::2] == [1.0, 1.0] and got["z"].isna().all()
+    assert add_run_columns(got, tmp_path, of_run, ("x", "z")) is got

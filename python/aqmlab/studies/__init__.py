@@ -174,6 +174,27 @@ def load(name: str) -> Study:
     return mod.STUDY
 
 
+def add_run_columns(
+    sweep: pd.DataFrame,
+    sweep_dir: str | os.PathLike,
+    of_run: Callable[[Path], dict[str, float]],
+    columns: tuple[str, ...] | None = None,
+) -> pd.DataFrame:
+    """`sweep` (a sweep table) with the per-run columns `of_run(run directory)` of each ok run
+    (`sweep_dir/runs/<run id>`) added, NaN for the other runs (a Table's `run_metrics`):
+    `columns`, or None for the keys `of_run` returns. A table that has all of `columns` already
+    (a sweep shared by several tables) is returned unchanged."""
+    if columns is not None and all(c in sweep.columns for c in columns):
+        return sweep
+    df = sweep.copy()
+    runs = Path(sweep_dir) / "runs"
+    rows = [of_run(runs / r["run"]) if r["status"] == "ok" else {} for _, r in df.iterrows()]
+    extra = pd.DataFrame(rows, index=df.index, columns=None if columns is None else list(columns))
+    for c in extra.columns:
+        df[c] = pd.to_numeric(extra[c])
+    return df
+
+
 def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
     """The rows of the UTF-8 CSV file `path`, whose header must be `columns`."""
     with path.open(encoding="utf-8", newline="") as f:

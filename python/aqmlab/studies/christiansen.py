@@ -65,12 +65,11 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, read_causes, read_verdicts
+from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -192,15 +191,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
     from aqmlab.storage.run_dir import load_run
 
-    df = sweep.copy()
-    rows = [
-        metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])) if r["status"] == "ok" else {}
-        for _, r in df.iterrows()
-    ]
-    extra = pd.DataFrame(rows, index=df.index)
-    for c in extra.columns:
-        df[c] = pd.to_numeric(extra[c])
-    return df
+    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)))
 
 
 def _b14(load: int):

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import Study, Table, read_causes, read_verdicts
+from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, le, lt
 from aqmlab.studies.modern_flows import FLOW_COLUMNS, flow_columns
 from aqmlab.studies.weigle2006 import censored_quantile
@@ -102,20 +102,6 @@ def workload_median_ms(requests: pd.DataFrame, warmup_ns: int, workloads: tuple[
     return censored_quantile(rt, len(q) - len(done), 0.5)
 
 
-def _add_columns(sweep: pd.DataFrame, sweep_dir, columns: tuple[str, ...], of_run) -> pd.DataFrame:
-    """`sweep` with `columns` from `of_run(run directory)` for each ok run (NaN for the rest)."""
-    if all(c in sweep.columns for c in columns):
-        return sweep
-    df = sweep.copy()
-    rows = [
-        of_run(Path(sweep_dir) / "runs" / r["run"]) if r["status"] == "ok" else {} for _, r in df.iterrows()
-    ]
-    extra = pd.DataFrame(rows, index=df.index, columns=list(columns))
-    for c in columns:
-        df[c] = pd.to_numeric(extra[c])
-    return df
-
-
 def mix_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """The prague-mix sweep with MIX_COLUMNS added from each ok run's request table."""
     from aqmlab.storage.run_dir import load_run
@@ -127,12 +113,12 @@ def mix_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
             "l4s_median_rt_ms": workload_median_ms(run.requests, run.warmup_ns, L4S_WORKLOADS),
         }
 
-    return _add_columns(sweep, sweep_dir, MIX_COLUMNS, of_run)
+    return add_run_columns(sweep, sweep_dir, of_run, MIX_COLUMNS)
 
 
 def flow_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """A long-flow sweep with FLOW_COLUMNS added from each ok run's pcaps."""
-    return _add_columns(sweep, sweep_dir, FLOW_COLUMNS, flow_columns)
+    return add_run_columns(sweep, sweep_dir, flow_columns, FLOW_COLUMNS)
 
 
 # --- the rules ----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ import pandas as pd
 
 from aqmlab.reports.stats import CI
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, read_causes, read_verdicts
+from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, lt, note
 
 #: Workload indices in every sweep file of the study: the FTP (bulk) flows, the HTTP flows.
@@ -181,18 +181,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     sweep is shared by several tables) is returned unchanged."""
     from aqmlab.storage.run_dir import load_run
 
-    if all(c in sweep.columns for c in RUN_COLUMNS):
-        return sweep
-    df = sweep.copy()
-    rows = []
-    for _, r in df.iterrows():
-        rows.append(
-            metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])) if r["status"] == "ok" else {}
-        )
-    extra = pd.DataFrame(rows, index=df.index, columns=list(RUN_COLUMNS))
-    for c in RUN_COLUMNS:
-        df[c] = pd.to_numeric(extra[c])
-    return df
+    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)), RUN_COLUMNS)
 
 
 # --------------------------------------------------------------------------------------------

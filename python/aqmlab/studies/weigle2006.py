@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, Verdict, read_causes, read_verdicts
+from aqmlab.studies import Reading, Study, Table, Verdict, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -168,20 +168,9 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike, sec54: str | 
     sec54 = SEC54 if sec54 is None else sec54
     if sec54 not in SEC54_POLICIES:
         raise ValueError(f"sec54: {sec54!r}: expected one of {', '.join(SEC54_POLICIES)}")
-    if all(c in sweep.columns for c in RUN_COLUMNS):
-        if sec54 == "flag":
-            return sweep
-        df = sweep.copy()
-    else:
-        df = sweep.copy()
-        rows = [
-            metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])) if r["status"] == "ok" else {}
-            for _, r in df.iterrows()
-        ]
-        extra = pd.DataFrame(rows, index=df.index, columns=list(RUN_COLUMNS))
-        for c in RUN_COLUMNS:
-            df[c] = pd.to_numeric(extra[c])
+    df = add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)), RUN_COLUMNS)
     if sec54 == "reject":
+        df = df.copy()  # the caller's table stays as it was
         df.loc[(df["status"] == "ok") & (df["sec54_long_response"] == 0), "status"] = REJECTED
     return df
 

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, read_causes, read_verdicts
+from aqmlab.studies import Reading, Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import Check, Est, Outcome, all_of, best, ge, get, gt, le, lowest, lt, mean_of
 
 #: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
@@ -114,17 +113,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
     from aqmlab.storage.run_dir import load_run
 
-    df = sweep.copy()
-    rows = []
-    for _, r in df.iterrows():
-        if r["status"] == "ok":
-            rows.append(metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])))
-        else:
-            rows.append({})
-    extra = pd.DataFrame(rows, index=df.index)
-    for c in extra.columns:
-        df[c] = pd.to_numeric(extra[c])
-    return df
+    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)))
 
 
 def row_label(row: pd.Series) -> str | None:

@@ -490,3 +490,25 @@ def test_add_run_columns_reads_ok_runs_only(tmp_path):
     got = add_run_columns(sweep, tmp_path, lambda d: {"x": 1.0}, ("x", "z"))
     assert got["x"].tolist()[::2] == [1.0, 1.0] and got["z"].isna().all()
     assert add_run_columns(got, tmp_path, of_run, ("x", "z")) is got
+
+
+def test_publish_copies_the_figures_and_the_named_files(tmp_path):
+    from aqmlab.studies.reproduce import publish
+    from aqmlab.tuning.study import publish as publish_tuning
+
+    out = tmp_path / "out"
+    (out / "figures").mkdir(parents=True)
+    (out / "figures" / "a.png").write_bytes(b"png")
+    (out / "report.md").write_text("# r\n")
+    (out / "results.csv").write_text("x\n1\n")
+    (out / "comparisons.csv").write_text("y\n2\n")
+    (out / "study.json").write_text("{}\n")
+    got = publish(out, "s", root=tmp_path)
+    dest = tmp_path / "docs" / "reproductions" / "s"
+    assert got == dest / "report.md" and got.read_text() == "# r\n"
+    assert sorted(p.name for p in dest.rglob("*") if p.is_file()) == ["a.png", "report.md"]
+    got = publish_tuning(out, quick=True, root=tmp_path)
+    dest = tmp_path / "docs" / "reproductions" / "tuning-quick"
+    assert got == dest / "report.md" and (dest / "results.csv").read_text() == "x\n1\n"
+    names = sorted(p.name for p in dest.rglob("*") if p.is_file())
+    assert names == ["a.png", "comparisons.csv", "report.md", "results.csv"]  # not study.json

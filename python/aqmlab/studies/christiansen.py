@@ -202,17 +202,13 @@ def _vs(load: int):
     return lambda r: str(r["variant"]) if _load(r) == load else None
 
 
-def _get(results: dict[str, pd.DataFrame], table: str, row: str, metric: str) -> Est:
-    return get(results, table, row, metric)
-
-
 def _loads(results: dict[str, pd.DataFrame], table: str) -> set[int]:
     return {int(r.split()[0].removeprefix("load=")) for r in rows(results, table)}
 
 
 def _all(results: dict[str, pd.DataFrame], table: str, prefix: str, metric: str) -> dict[str, Est]:
     """Every row of `table` starting with `prefix` → its `metric` (KeyError if none)."""
-    out = {r: _get(results, table, r, metric) for r in rows(results, table, prefix)}
+    out = {r: get(results, table, r, metric) for r in rows(results, table, prefix)}
     if not out:
         raise KeyError(f"Table {table}: no rows {prefix!r}…")
     return out
@@ -237,8 +233,8 @@ def v1_low_load_same(results: dict[str, pd.DataFrame]) -> Check:
         red = _all(results, "B.6", f"load={load} ", "pct_le_1s")
         r = _best_row(red)
         td = f"load={load} qlen={TD_BDP_QLEN}"
-        t1, r1 = _get(results, "B.4", td, "pct_le_1s"), red[r]
-        tm, rm = _get(results, "B.4", td, "median_rt_ms"), _get(results, "B.6", r, "median_rt_ms")
+        t1, r1 = get(results, "B.4", td, "pct_le_1s"), red[r]
+        tm, rm = get(results, "B.4", td, "median_rt_ms"), get(results, "B.6", r, "median_rt_ms")
         name = r.split(" ", 1)[1]
         parts += [
             within(r1, t1, 5.0, f"{load} %: ≤1 s % best RED ({name}) vs TD qlen {TD_BDP_QLEN}"),
@@ -252,8 +248,8 @@ def v2_high_load_red_no_better(results: dict[str, pd.DataFrame]) -> Check:
     """V2 (module doc)."""
     parts = []
     for t, load in (("B.17", 98), ("B.18", 110)):
-        red = best(_get(results, t, v, "pct_le_1s") for v in ("red_overall", "red_best"))
-        td = best(_get(results, t, v, "pct_le_1s") for v in ("td_120", "td_190"))
+        red = best(get(results, t, v, "pct_le_1s") for v in ("red_overall", "red_best"))
+        td = best(get(results, t, v, "pct_le_1s") for v in ("td_120", "td_190"))
         parts.append(le(red - td, 5.0, f"{load} %: ≤1 s best RED − best TD (points)"))
     return all_of(parts)
 
@@ -262,10 +258,10 @@ def v3_default_worse(results: dict[str, pd.DataFrame]) -> Check:
     """V3 (module doc)."""
     t = "B.14 (98 %)"
     d1, b1 = (
-        _get(results, t, "load=98 altq_default", "pct_le_1s"),
-        _get(results, t, "load=98 best_98", "pct_le_1s"),
+        get(results, t, "load=98 altq_default", "pct_le_1s"),
+        get(results, t, "load=98 best_98", "pct_le_1s"),
     )
-    dm, bm = (_get(results, t, f"load=98 {v}", "median_rt_ms") for v in ("altq_default", "best_98"))
+    dm, bm = (get(results, t, f"load=98 {v}", "median_rt_ms") for v in ("altq_default", "best_98"))
     return all_of(
         [
             le(d1, b1 - 5, "98 %: ≤1 s % default vs best − 5"),
@@ -279,7 +275,7 @@ def v4_min_th_5_poor(results: dict[str, pd.DataFrame]) -> Check:
     parts = []
     for load in (90, 98):
         small_row = f"load={load} min_th=5 max_th=15"
-        small = _get(results, "B.6", small_row, "pct_le_1s")
+        small = get(results, "B.6", small_row, "pct_le_1s")
         others = {
             r: v for r, v in _all(results, "B.6", f"load={load} ", "pct_le_1s").items() if r != small_row
         }
@@ -331,7 +327,7 @@ def v6_one_threshold_marginal(results: dict[str, pd.DataFrame]) -> Check:
     parts = []
     for table, name, want in series:
         have = set(rows(results, table))
-        vals = [_get(results, table, r, "pct_le_1s") for r in want if r in have]
+        vals = [get(results, table, r, "pct_le_1s") for r in want if r in have]
         if not vals:
             raise KeyError(f"Table {table}: none of the rows {want[0]!r}…")
         parts.append(
@@ -352,16 +348,16 @@ def v7_high_max_p_hurts(results: dict[str, pd.DataFrame]) -> Check:
             rs = [r for r in rows(results, "B.9", f"load={load} ") if r.endswith(f" max_p=1/{p}")]
             if not rs:
                 raise KeyError(f"Table B.9: no max_p 1/{p} rows at {load} %")
-            mean[p] = mean_of([_get(results, "B.9", r, "pct_le_1s") for r in rs])
+            mean[p] = mean_of([get(results, "B.9", r, "pct_le_1s") for r in rs])
         parts += [lt(mean[4], mean[p], f"{load} %: mean ≤1 s % max_p 1/4 vs 1/{p}") for p in (10, 20)]
     return all_of(parts)
 
 
 def v8_util_tuning(results: dict[str, pd.DataFrame]) -> Check:
     """V8 (module doc)."""
-    util = _get(results, "B.12", "load=98 highest_util", "pct_le_1s")
-    best98 = _get(results, "B.12", "load=98 best_98", "pct_le_1s")
-    at90 = [_get(results, "B.12", f"load=90 {v}", "pct_le_1s") for v in B12_ROWS[90]]
+    util = get(results, "B.12", "load=98 highest_util", "pct_le_1s")
+    best98 = get(results, "B.12", "load=98 best_98", "pct_le_1s")
+    at90 = [get(results, "B.12", f"load=90 {v}", "pct_le_1s") for v in B12_ROWS[90]]
     return all_of(
         [
             le(util, best98 - 5, "98 %: ≤1 s % highest_util vs best_98 − 5"),
@@ -372,8 +368,8 @@ def v8_util_tuning(results: dict[str, pd.DataFrame]) -> Check:
 
 def v9_small_thresholds_retransmit(results: dict[str, pd.DataFrame]) -> Check:
     """V9 (module doc)."""
-    small = _get(results, "6.2", "red_5_15", "retx_pct")
-    large = _get(results, "6.2", "red_60_180", "retx_pct")
+    small = get(results, "6.2", "red_5_15", "retx_pct")
+    large = get(results, "6.2", "red_60_180", "retx_pct")
     return ge(small, 2 * large, "requests with a retransmission %: (5, 15) vs 2 × (60, 180)")
 
 
@@ -381,7 +377,7 @@ def v10_data_retx_dominate(results: dict[str, pd.DataFrame]) -> Check:
     """V10 (module doc)."""
     parts = []
     for row in ("red_5_15", "red_60_180"):
-        c = {m: _get(results, "6.2", row, m) for m in ("s_pct", "f_pct", "d_pct", "sfd_pct", "retx_pct")}
+        c = {m: get(results, "6.2", row, m) for m in ("s_pct", "f_pct", "d_pct", "sfd_pct", "retx_pct")}
         parts += [
             gt(c["d_pct"], c[m], f"{row}: D+ vs {m[:-4].upper()}+ %") for m in ("s_pct", "f_pct", "sfd_pct")
         ]

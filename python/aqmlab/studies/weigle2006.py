@@ -190,12 +190,6 @@ def sack_row(row: pd.Series) -> str:
     return f"load={load_pct(row)},tcp={row['tcp.variant']},queue={row['variant']}"
 
 
-def val(res: Results, table: str, row: str, metric: str) -> Est:
-    """The value (mean and interval) of `metric` at paper row `row` of `table` (KeyError naming
-    what is missing)."""
-    return get(res, table, row, metric)
-
-
 def loads_present(res: Results, table: str, queues: Iterable[str], want: Iterable[int]) -> list[int]:
     """The loads among `want` at which every queue of `queues` has a row (quick mode runs fewer
     loads); KeyError if there is none."""
@@ -208,7 +202,7 @@ def loads_present(res: Results, table: str, queues: Iterable[str], want: Iterabl
 
 
 def _q(res: Results, table: str, load: int, queue: str, metric: str) -> Est:
-    return val(res, table, f"load={load},queue={queue}", metric)
+    return get(res, table, f"load={load},queue={queue}", metric)
 
 
 # --- load calibration --------------------------------------------------------------------
@@ -263,7 +257,7 @@ def reno_equals_sack(res: Results) -> Check:
         srow = row.replace(",tcp=reno,", ",tcp=sack,")
         what = row.replace(",tcp=reno", "")
         for m in ("median_rt_ms", "p75_rt_ms"):
-            a, b = val(res, SACK_TABLE, row, m), val(res, SACK_TABLE, srow, m)
+            a, b = get(res, SACK_TABLE, row, m), get(res, SACK_TABLE, srow, m)
             if row.endswith("queue=DT-148q"):
                 parts.append(ge(b, 0.9 * a, f"{what} {m[:-6]} ms: SACK vs 0.9 × Reno"))
             else:
@@ -526,7 +520,7 @@ def ared5_many_flows_with_drops(res: Results) -> Check:
 
 
 def _large(res: Results, tcp: str, queue: str, metric: str = "large_median_rt_ms") -> Est:
-    return val(res, SACK_TABLE, f"load=80,tcp={tcp},queue={queue}", metric)
+    return get(res, SACK_TABLE, f"load=80,tcp={tcp},queue={queue}", metric)
 
 
 def _finite(x: Est, what: str) -> Check:

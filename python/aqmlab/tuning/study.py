@@ -535,13 +535,9 @@ def write_report(
         for _, r in res[res["cell"] == c.name].iterrows():
             t = next((t for (cell, fam), t in tunes.items() if cell == c.name and fam == r["config"]), None)
             params = _fmt_values(t["values"]) if t else "as written (baseline)"
-            if t is None:
-                for fam in net.families:
-                    doc = scenario_doc(net, fam, c.load, record["quick"])
-                    v = _variant(doc, r["config"])
-                    if v is not None:
-                        params = _fmt_values(v["queue"])
-                        break
+            v = None if t else _variant(read_document(cell_file(net, c.load))[0], r["config"])
+            if v is not None:  # a baseline: as its cell file writes it
+                params = _fmt_values(v["queue"])
             tri = f"{t['trials']} ({t['feasible']})" if t else ""
             if t and not t["best_feasible"]:
                 tri += " no feasible trial: best infeasible one"
@@ -610,14 +606,11 @@ def _contour_figure(tune_dir: Path) -> Path | None:
 
 
 def publish(out: Path, quick: bool, root: Path = REPO_ROOT) -> Path:
-    """Copy report.md, the CSVs, study.json and the figures to docs/reproductions/tuning[-quick]/."""
-    dest = root / "docs" / "reproductions" / ("tuning-quick" if quick else "tuning")
-    (dest / "figures").mkdir(parents=True, exist_ok=True)
-    for png in sorted((out / "figures").glob("*.png")):
-        shutil.copyfile(png, dest / "figures" / png.name)
-    for name in ("report.md", "results.csv", "comparisons.csv"):
-        shutil.copyfile(out / name, dest / name)
-    return dest / "report.md"
+    """Copy report.md, the CSVs and the figures to docs/reproductions/tuning[-quick]/."""
+    from aqmlab.studies.reproduce import publish as publish_report
+
+    name = "tuning-quick" if quick else "tuning"
+    return publish_report(out, name, root, ("report.md", "results.csv", "comparisons.csv"))
 
 
 def add_parser(sub, help: str) -> None:

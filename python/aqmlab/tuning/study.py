@@ -70,6 +70,7 @@ from aqmlab.reports.page_text import write_atomic
 from aqmlab.reports.stats import t_ci
 from aqmlab.storage.run_dir import check_out_dir
 from aqmlab.sweeps.run import execute_runs, prepare_out, run_dir, write_sweep_table
+from aqmlab.tuning.param_values import duration_ms
 from aqmlab.tuning.search import SUMMARY_COLUMNS, TuneError, parse, validate
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -98,14 +99,13 @@ class Network:
     loads: tuple[int, ...]
     quick_loads: tuple[int, ...]
     families: tuple[Family, ...]
-    baselines: tuple[str, ...]  # variant names run as written in the final (from the families' files)
+    baselines: tuple[str, ...]  # variant names run as written in the final (from the cell files)
     compare: tuple[tuple[str, str], ...]  # (a, b) labels: a − b
     search_run: dict
-    final_run: dict | None  # None: the base scenario's own [run]
     quick_search_run: dict
     quick_final_run: dict
     final_replications: int = 5
-    quick_trials: dict = field(default_factory=dict)
+    quick_trials: dict = field(default_factory=dict)  # family file → quick-mode trials (default 3)
 
 
 def _variant(doc: dict, name: str) -> dict | None:
@@ -132,7 +132,6 @@ SEED000 = Network(
     # measurement: 10 min gave 95 % utilization at 90 % load, against 90 % after 20 min), then
     # the first 5 of its 70 measured minutes.
     search_run={"warmup": "20min", "duration": "5min"},
-    final_run=None,  # 20 min warm-up + 70 min, the thesis's
     final_replications=4,
     quick_search_run={"warmup": "5min", "duration": "2min"},
     quick_final_run={"warmup": "5min", "duration": "3min"},
@@ -165,10 +164,8 @@ SEED001 = Network(
         ("PIE (tuned)", "drop-tail (tuned)"),
     ),  # fmt: skip
     search_run={"warmup": "120s", "duration": "240s"},  # the paper's warm-up, then 4 min
-    final_run=None,  # 120 s warm-up, then 250,000 responses or 38 min, the paper's
     quick_search_run={"warmup": "60s", "duration": "90s"},
     quick_final_run={"warmup": "60s", "duration": "120s"},
-    quick_trials={f"seed001_{k}.toml": 3 for k in ("ared", "pi", "codel", "pie", "droptail")},
 )
 
 STUDIES_KNOWN = {"tuning": (SEED000, SEED001)}
@@ -226,8 +223,9 @@ def scenario_doc(net: Network, fam: Family, load: int, quick: bool, final: bool 
         tune["batch"] = 2
     doc["tune"] = tune
     run = dict(doc.get("run", {}))
+    # a final run at full length is the cell's own [run]: the seed's lengths
     length = (
-        (net.quick_final_run if quick else net.final_run)
+        (net.quick_final_run if quick else None)
         if final
         else (net.quick_search_run if quick else net.search_run)
     )
@@ -495,8 +493,8 @@ def _fmt_values(vals: dict) -> str:
         if k.startswith("var."):
             continue
         k = k.removeprefix("queue.")
-        if isinstance(v, str) and v.endswith("us") and v[:-2].isdigit():
-            v = f"{int(v[:-2]) / 1000:.3g}ms"  # a searched duration, written in µs
+        if duration_ms(v) is not None:  # a searched duration, written in µs
+            v = f"{duration_ms(v):.3g}ms"
         out.append(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}")
     return ", ".join(out)
 

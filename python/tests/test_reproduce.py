@@ -512,3 +512,18 @@ def test_publish_copies_the_figures_and_the_named_files(tmp_path):
     assert got == dest / "report.md" and (dest / "results.csv").read_text() == "x\n1\n"
     names = sorted(p.name for p in dest.rglob("*") if p.is_file())
     assert names == ["a.png", "comparisons.csv", "report.md", "results.csv"]  # not study.json
+
+
+def test_a_study_gives_its_run_metrics_and_run_checks_to_tables_without_their_own():
+    def mine(sweep, d):
+        return sweep
+
+    def its_own(sweep, d):
+        return sweep
+
+    label = lambda r: None  # noqa: E731
+    plain = Table("1", "t", "a.toml", ("x",), label)
+    own = Table("2", "t", "a.toml", ("x",), label, run_metrics=its_own, run_checks=("c",))
+    st = Study("s", "p", (plain, own), run_metrics=mine, run_checks=("ok54",))
+    assert [(t.run_metrics, t.run_checks) for t in st.tables] == [(mine, ("ok54",)), (its_own, ("c",))]
+    assert Study("s", "p", (plain,)).tables == (plain,)  # no default: the tables as given

@@ -25,7 +25,7 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -124,8 +124,19 @@ class Study:
     ns2_refused: str | None = None
     """Why the study's grid has no ns-2.35 counterpart (None: `--ns2` runs it in ns-2.35); the
     report says so and `aqmlab reproduce NAME --ns2` stops with it."""
+    run_metrics: Callable[[pd.DataFrame, str | os.PathLike], pd.DataFrame] | None = None
+    """Optional: the `Table.run_metrics` of every table that gives none (the study's per-run
+    columns, said once); `run_checks` likewise."""
+    run_checks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        tables = tuple(
+            replace(
+                t, run_metrics=t.run_metrics or self.run_metrics, run_checks=t.run_checks or self.run_checks
+            )
+            for t in self.tables
+        )
+        object.__setattr__(self, "tables", tables)  # frozen: the tables with the study's defaults
         ids = [v.id for v in self.verdicts]
         dup = sorted({i for i in ids if ids.count(i) > 1})
         if dup:

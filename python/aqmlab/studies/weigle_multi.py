@@ -290,7 +290,6 @@ def _tables() -> tuple[Table, ...]:
             scenario=f"table1_{n}cl.toml",
             metrics=TABLE_METRICS,
             row_label=row_label,
-            run_metrics=run_metrics,
         )
         for n in (1, 2, 3)
     )
@@ -336,6 +335,7 @@ STUDY = Study(
     tables=_tables(),
     verdicts=VERDICTS,
     causes=CAUSES,
+    run_metrics=run_metrics,  # every table's row metrics
     # Quick: 60 s warm-up kept (the long-lived flows start at 60 s), 150 s measured, one seed:
     # 36 runs × ≈ 4 s on one core.
     quick_overrides={"run.duration": "150s", "sweep.replications": 1},

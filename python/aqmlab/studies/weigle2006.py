@@ -330,18 +330,12 @@ def little_benefit_below_80(res: Results) -> Check:
     return all_of(parts)
 
 
-def _shorter(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
-    """Per quantile share: `a`'s response time < `b`'s."""
+def _by_quantile(
+    cmp, res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]
+) -> list[Check]:
+    """Per quantile share: `cmp(a's response time, b's)` (lt: `a` shorter; gt: `a` longer)."""
     return [
-        lt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
-        for s in shares
-    ]
-
-
-def _longer(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
-    """Per quantile share: `a`'s response time > `b`'s."""
-    return [
-        gt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
+        cmp(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
         for s in shares
     ]
 
@@ -375,7 +369,11 @@ def ecn5_beats_dt_at_80(res: Results) -> Check:
         for s in (90, 95)
     ]
     return all_of(
-        [all_of(_shorter(res, LOAD_TABLE, 80, a, b, (10, 25, 50)), prefix="ECN shorter: "), worse, *marginal]
+        [
+            all_of(_by_quantile(lt, res, LOAD_TABLE, 80, a, b, (10, 25, 50)), prefix="ECN shorter: "),
+            worse,
+            *marginal,
+        ]
     )
 
 
@@ -388,8 +386,8 @@ def tradeoff_at_105(res: Results) -> Check:
     du = _q(res, LOAD_TABLE, 105, b, "utilization") - _q(res, LOAD_TABLE, 105, a, "utilization")
     return all_of(
         [
-            all_of(_shorter(res, LOAD_TABLE, 105, a, b, (10, 25)), prefix="ECN shorter: "),
-            all_of(_longer(res, LOAD_TABLE, 105, a, b, (75, 90)), prefix="ECN longer: "),
+            all_of(_by_quantile(lt, res, LOAD_TABLE, 105, a, b, (10, 25)), prefix="ECN shorter: "),
+            all_of(_by_quantile(gt, res, LOAD_TABLE, 105, a, b, (75, 90)), prefix="ECN longer: "),
             ge(du, 0.02, "DT-148q utilization − ECN's"),
         ]
     )
@@ -434,15 +432,18 @@ def ared5_vs_ared60(res: Results) -> Check:
         parts.append(
             all_of(
                 [
-                    *_shorter(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (10,)),
-                    *_longer(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (90,)),
+                    *_by_quantile(lt, res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (10,)),
+                    *_by_quantile(gt, res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (90,)),
                 ],
                 prefix=f"{ld}% ARED-5ms vs ARED-60ms: ",
             )
         )
     for q in ("DT-148q", "ARED-60ms"):
         parts.append(
-            all_of(_shorter(res, LOAD_TABLE, 105, q, "ARED-5ms", (75, 90)), prefix=f"105% {q} vs ARED-5ms: ")
+            all_of(
+                _by_quantile(lt, res, LOAD_TABLE, 105, q, "ARED-5ms", (75, 90)),
+                prefix=f"105% {q} vs ARED-5ms: ",
+            )
         )
     return all_of(parts)
 

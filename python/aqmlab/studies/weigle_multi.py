@@ -142,12 +142,9 @@ def _rows(n_cl: int, aqm: str) -> list[str]:
     return ["-".join(c) for c in itertools.product(("DT", aqm), repeat=n_cl) if aqm in c]
 
 
-def _dt(n: int) -> str:
-    return "-".join(["DT"] * n)
-
-
-def _all(n: int, aqm: str) -> str:
-    return "-".join([aqm] * n)
+def _all(n: int, queue: str) -> str:
+    """The row with `queue` ("DT" or an AQM) on each of the `n` congested links."""
+    return "-".join([queue] * n)
 
 
 def check_dt_best_goodput(res) -> Check:
@@ -155,7 +152,7 @@ def check_dt_best_goodput(res) -> Check:
     AQM row)."""
     parts = []
     for n in (1, 2, 3):
-        dt = _v(res, n, _dt(n), "ll_goodput_kbps")
+        dt = _v(res, n, _all(n, "DT"), "ll_goodput_kbps")
         best_row = max(
             (r for a in AQMS for r in _rows(n, a)), key=lambda r: _v(res, n, r, "ll_goodput_kbps").mean
         )
@@ -171,7 +168,7 @@ def check_goodput_falls_with_aqm_routers(res) -> Check:
     numbers pass (largest rise: REM 998 → 1003 kbps, +0.5 %)."""
     parts = []
     for a in AQMS:
-        means = [_v(res, 3, _dt(3), "ll_goodput_kbps")]
+        means = [_v(res, 3, _all(3, "DT"), "ll_goodput_kbps")]
         for k in (1, 2, 3):
             ks = [r for r in _rows(3, a) if r.split("-").count(a) == k]
             means.append(mean_of([_v(res, 3, r, "ll_goodput_kbps") for r in ks]))
@@ -227,7 +224,7 @@ def check_aqm_lowers_response_times(res) -> Check:
     the all-AQM row (the improvement is largest with an AQM router on every congested link)."""
     parts = []
     for n in (1, 2, 3):
-        dt_m, dt_1 = _v(res, n, _dt(n), "e2e_median_rt_ms"), _v(res, n, _dt(n), "e2e_pct_le_1s")
+        dt_m, dt_1 = _v(res, n, _all(n, "DT"), "e2e_median_rt_ms"), _v(res, n, _all(n, "DT"), "e2e_pct_le_1s")
         for a in AQMS:
             full = _all(n, a)
             m, p1 = _v(res, n, full, "e2e_median_rt_ms"), _v(res, n, full, "e2e_pct_le_1s")
@@ -246,11 +243,11 @@ def check_more_links_slower(res) -> Check:
     largest rise (3CL − 1CL, ms)."""
     parts, rises = [], {}
     for a in ("DT", *AQMS):
-        ms = [_v(res, n, _dt(n) if a == "DT" else _all(n, a), "e2e_median_rt_ms") for n in (1, 2, 3)]
+        ms = [_v(res, n, _all(n, a), "e2e_median_rt_ms") for n in (1, 2, 3)]
         parts += [lt(ms[0], ms[1], f"{a} median 1CL vs 2CL"), lt(ms[1], ms[2], f"{a} median 2CL vs 3CL")]
         rises[a] = ms[2] - ms[0]
     for n in (1, 2, 3):
-        dt = _v(res, n, _dt(n), "e2e_median_rt_ms")
+        dt = _v(res, n, _all(n, "DT"), "e2e_median_rt_ms")
         parts += [gt(dt, _v(res, n, _all(n, a), "e2e_median_rt_ms"), f"{n}CL median DT vs {a}") for a in AQMS]
     parts.append(gt(rises["DT"], best(rises[a] for a in AQMS), "DT's rise vs the largest AQM rise (ms)"))
     return all_of(parts)

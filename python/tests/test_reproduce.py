@@ -469,3 +469,61 @@ def test_the_published_modern_and_christiansen_studies_refuse_ns2_with_a_reason(
         err = capsys.readouterr().err
         assert err.startswith(f"aqmlab: error: {name}: --ns2: ") and words in err
         assert not out.exists()  # refused before anything ran or was written
+
+
+def test_add_run_columns_reads_ok_runs_only(tmp_path):
+    from aqmlab.studies import add_run_columns
+
+    sweep = pd.DataFrame({"run": ["a", "b", "c"], "status": ["ok", "failed", "ok"]})
+    seen = []
+
+    def of_run(d):
+        seen.append(d)
+        return {"x": {"a": 1.5, "c": 4.0}[d.name], "y": 2}
+
+    got = add_run_columns(sweep, tmp_path, of_run)
+    assert seen == [tmp_path / "runs" / "a", tmp_path / "runs" / "c"]  # the failed run is not read
+    assert got["x"].tolist()[::2] == [1.5, 4.0] and math.isnan(got["x"][1])
+    assert got["y"].tolist()[::2] == [2, 2] and math.isnan(got["y"][1])
+    assert list(sweep.columns) == ["run", "status"]  # the caller's table is left as it was
+    # named columns: only those, NaN where a run gives none; a table that has them all is returned as is
+    got = add_run_columns(sweep, tmp_path, lambda d: {"x": 1.0}, ("x", "z"))
+    assert got["x"].tolist()[::2] == [1.0, 1.0] and got["z"].isna().all()
+    assert add_run_columns(got, tmp_path, of_run, ("x", "z")) is got
+
+
+def test_publish_copies_the_figures_and_the_named_files(tmp_path):
+    from aqmlab.studies.reproduce import publish
+    from aqmlab.tuning.study import publish as publish_tuning
+
+    out = tmp_path / "out"
+    (out / "figures").mkdir(parents=True)
+    (out / "figures" / "a.png").write_bytes(b"png")
+    (out / "report.md").write_text("# r\n")
+    (out / "results.csv").write_text("x\n1\n")
+    (out / "comparisons.csv").write_text("y\n2\n")
+    (out / "study.json").write_text("{}\n")
+    got = publish(out, "s", root=tmp_path)
+    dest = tmp_path / "docs" / "reproductions" / "s"
+    assert got == dest / "report.md" and got.read_text() == "# r\n"
+    assert sorted(p.name for p in dest.rglob("*") if p.is_file()) == ["a.png", "report.md"]
+    got = publish_tuning(out, quick=True, root=tmp_path)
+    dest = tmp_path / "docs" / "reproductions" / "tuning-quick"
+    assert got == dest / "report.md" and (dest / "results.csv").read_text() == "x\n1\n"
+    names = sorted(p.name for p in dest.rglob("*") if p.is_file())
+    assert names == ["a.png", "comparisons.csv", "report.md", "results.csv"]  # not study.json
+
+
+def test_a_study_gives_its_run_metrics_and_run_checks_to_tables_without_their_own():
+    def mine(sweep, d):
+        return sweep
+
+    def its_own(sweep, d):
+        return sweep
+
+    label = lambda r: None  # noqa: E731
+    plain = Table("1", "t", "a.toml", ("x",), label)
+    own = Table("2", "t", "a.toml", ("x",), label, run_metrics=its_own, run_checks=("c",))
+    st = Study("s", "p", (plain, own), run_metrics=mine, run_checks=("ok54",))
+    assert [(t.run_metrics, t.run_checks) for t in st.tables] == [(mine, ("ok54",)), (its_own, ("c",))]
+    assert Study("s", "p", (plain,)).tables == (plain,)  # no default: the tables as given

@@ -132,7 +132,7 @@ def _results(goodput, ll_loss, http_loss, median, le1):
     """Hand-made results: every Table I row, metrics from functions of (n_cl, row)."""
     out = {}
     for n in (1, 2, 3):
-        rows = [wm._dt(n)] + [r for a in wm.AQMS for r in wm._rows(n, a)]
+        rows = [wm._all(n, "DT")] + [r for a in wm.AQMS for r in wm._rows(n, a)]
         out[wm.TABLE_IDS[n]] = pd.DataFrame(
             {
                 "row": rows,

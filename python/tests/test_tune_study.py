@@ -122,6 +122,13 @@ def test_the_study_scenarios_set_load_length_and_constraint():
     assert final["run"]["duration"] == "70min" and final["tune"]["constraints"] == ["utilization >= 0.855"]
     ared = scenario_doc(SEED001, SEED001.families[0], 80, quick=False)
     assert [w["rate"] for w in ared["workload"]] == [108.0, 108.0]
+    # a cell's variants join a family only as the baselines it names: DT-148q is dumbbell.toml's
+    assert [v["name"] for v in ared["variant"]] == ["ared", "DT-148q"]
+    assert ared["variant"][1]["queue"] == {"kind": "droptail", "limit": 148, "ns2_off_by_one": True}
+    assert [v["name"] for v in final["variant"]] == ["droptail", "td_120"]  # no `thesis` here
+    severe = scenario_doc(SEED001, SEED001.families[1], 105, quick=True)
+    assert [w["rate"] for w in severe["workload"]] == [141.75, 141.75]  # 135.0 conn/s per unit of load
+    assert severe["tune"]["constraints"] == ["utilization >= 0.95"] and severe["tune"]["trials"] == 3
     assert ared["topology"]["delaybox"]["rtt"]["file"].startswith("/")  # runs from OUT/scenarios/
     assert "stop_after_responses" not in ared["run"]
     full = scenario_doc(SEED001, SEED001.families[0], 80, quick=False, final=True)
@@ -144,6 +151,7 @@ def test_a_bad_study_file_is_reported_as_file_key_reason_before_anything_runs(tm
 
     studies = tmp_path / "studies"
     shutil.copytree(tunestudy.STUDIES / "tuning", studies / "tuning")
+    (tmp_path / "scenarios").symlink_to(tunestudy.REPO_ROOT / "scenarios")  # the cells' `extends`
     monkeypatch.setattr(tunestudy, "STUDIES", studies)
     red = studies / "tuning" / "seed000_red.toml"
     red.write_text(red.read_text().replace("int = [3, 150]", "int = [150, 3]"))
@@ -155,4 +163,7 @@ def test_a_bad_study_file_is_reported_as_file_key_reason_before_anything_runs(tm
     assert not (out / "tunes").exists()
     red.write_text("[run]\nseed = 2\n" + red.read_text())
     with pytest.raises(StudyError, match=r"seed000_red\.toml: run: only \[\[variant\]\] and \[tune\]"):
+        tunestudy.write_scenarios(cells("tuning", quick=True), out, quick=True)
+    (studies / "tuning" / "seed000_98.toml").unlink()
+    with pytest.raises(StudyError, match=r"seed000_98\.toml: \(file\): cannot read the file"):
         tunestudy.write_scenarios(cells("tuning", quick=True), out, quick=True)

@@ -4,6 +4,7 @@ cells of the ns-2.35 and paper columns."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -152,3 +153,63 @@ def test_the_four_searched_verdicts_show_their_sensitivity_result_as_the_cause()
             assert rows[i].cause == st.causes[i] and rows[i].cause.startswith("sensitivity: ")
             tune_file = rows[i].cause.split("studies/", 1)[1].split(")", 1)[0].split(";", 1)[0]
             assert (ROOT / "studies" / tune_file).is_file(), tune_file
+
+
+def _study_dir(tmp_path, monkeypatch, verdicts: str, causes: str = "reading,verdict,cause\n") -> None:
+    import aqmlab.studies as studies
+
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "verdicts.csv").write_text(verdicts, encoding="utf-8")
+    (tmp_path / "s" / "causes.csv").write_text(causes, encoding="utf-8")
+    monkeypatch.setattr(studies, "STUDIES_DIR", tmp_path)
+
+
+def test_read_verdicts_pairs_each_row_with_its_check(tmp_path, monkeypatch):
+    from aqmlab.studies import read_causes, read_verdicts
+
+    _study_dir(
+        tmp_path, monkeypatch,
+        'id,claim,quote\nb,"B, second","§2: ""x"""\na,A first,§1: "y"\n',
+        'reading,verdict,cause\n,a,open: tried x\nr1,b,tested: y\n,b,"open: z, w"\n',
+    )  # fmt: skip
+
+    def check_a(res):
+        return "A"
+
+    def check_b(res):
+        return "B"
+
+    vs = read_verdicts("s", {"a": check_a, "b": check_b})
+    # the file's order, its texts unquoted, each id's own check
+    assert [(v.id, v.claim, v.quote, v.check) for v in vs] == [
+        ("b", "B, second", '§2: "x"', check_b),
+        ("a", "A first", '§1: "y"', check_a),
+    ]
+    assert read_causes("s") == {"a": "open: tried x", "b": "open: z, w"}
+    assert read_causes("s", "r1") == {"b": "tested: y"}
+
+
+def test_read_verdicts_refuses_a_row_without_check_and_a_check_without_row(tmp_path, monkeypatch):
+    from aqmlab.studies import read_verdicts
+
+    _study_dir(tmp_path, monkeypatch, "id,claim,quote\na,A,q\nb,B,q\n")
+    path = tmp_path / "s" / "verdicts.csv"
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: b: no check$"):
+        read_verdicts("s", {"a": len})
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: c: no row$"):
+        read_verdicts("s", {"a": len, "b": len, "c": len})
+    path.write_text("id,text,quote\na,A,q\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: header: expected id,claim,quote$"):
+        read_verdicts("s", {"a": len})
+
+
+def test_study_verdict_texts_come_from_the_study_folder():
+    from aqmlab.studies import read_causes
+
+    st = load("weigle2006")
+    assert [v.id for v in st.verdicts][:2] == ["w06-reno-sack-same", "w06-ecn-beats-drops"]
+    assert st.verdicts[1].quote.startswith('§6.3: "Up to 90% load, ARED + ECN-5 ms delivers superior')
+    assert st.verdicts[1].check.__name__ == "ecn_beats_drops"
+    tail = "p75 22.5 s against 6.7 s (docs/reproductions/weigle2006/ns2-nearest/report.md)"
+    assert st.causes["w06-tradeoff-105"].endswith(tail)
+    assert set(read_causes("weigle2006", "model-load")) == {"w06-ecn5-small-queue", "w06-sack-helps-large"}

@@ -10,6 +10,8 @@ paper's own numbers and the paper's conclusions as checks. Layout of one study `
                                 table,row,metric,value   (row = the paper's row label, e.g.
                                 "load=98,qlen=60"; metric = a summary column name such as
                                 kb_per_s, drops_pct, mean_qlen, median_rt_ms, pct_le_1s)
+        verdicts.csv            the paper's conclusions: id,claim,quote (`read_verdicts`)
+        causes.csv              documented causes of failing verdicts: reading,verdict,cause
     python/aqmlab/studies/NAME.py
         STUDY = Study(...)      the definition below
 
@@ -20,13 +22,18 @@ aqmlab mean ± 95 % CI, difference) and evaluates the verdicts.
 
 from __future__ import annotations
 
+import csv
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import pandas as pd
 
 from aqmlab.studies.compare import Check
+
+#: The repository's studies/ folder: studies/NAME/ holds study NAME's data.
+STUDIES_DIR = Path(__file__).resolve().parents[3] / "studies"
 
 
 @dataclass(frozen=True)
@@ -117,8 +124,19 @@ class Study:
     ns2_refused: str | None = None
     """Why the study's grid has no ns-2.35 counterpart (None: `--ns2` runs it in ns-2.35); the
     report says so and `aqmlab reproduce NAME --ns2` stops with it."""
+    run_metrics: Callable[[pd.DataFrame, str | os.PathLike], pd.DataFrame] | None = None
+    """Optional: the `Table.run_metrics` of every table that gives none (the study's per-run
+    columns, said once); `run_checks` likewise."""
+    run_checks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        tables = tuple(
+            replace(
+                t, run_metrics=t.run_metrics or self.run_metrics, run_checks=t.run_checks or self.run_checks
+            )
+            for t in self.tables
+        )
+        object.__setattr__(self, "tables", tables)  # frozen: the tables with the study's defaults
         ids = [v.id for v in self.verdicts]
         dup = sorted({i for i in ids if ids.count(i) > 1})
         if dup:
@@ -165,3 +183,56 @@ def load(name: str) -> Study:
 
     mod = importlib.import_module(f"aqmlab.studies.{name.replace('-', '_')}")
     return mod.STUDY
+
+
+def add_run_columns(
+    sweep: pd.DataFrame,
+    sweep_dir: str | os.PathLike,
+    of_run: Callable[[Path], dict[str, float]],
+    columns: tuple[str, ...] | None = None,
+) -> pd.DataFrame:
+    """`sweep` (a sweep table) with the per-run columns `of_run(run directory)` of each ok run
+    (`sweep_dir/runs/<run id>`) added, NaN for the other runs (a Table's `run_metrics`):
+    `columns`, or None for the keys `of_run` returns. A table that has all of `columns` already
+    (a sweep shared by several tables) is returned unchanged."""
+    if columns is not None and all(c in sweep.columns for c in columns):
+        return sweep
+    df = sweep.copy()
+    runs = Path(sweep_dir) / "runs"
+    rows = [of_run(runs / r["run"]) if r["status"] == "ok" else {} for _, r in df.iterrows()]
+    extra = pd.DataFrame(rows, index=df.index, columns=None if columns is None else list(columns))
+    for c in extra.columns:
+        df[c] = pd.to_numeric(extra[c])
+    return df
+
+
+def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of the UTF-8 CSV file `path`, whose header must be `columns`."""
+    with path.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        if tuple(reader.fieldnames or ()) != columns:
+            raise ValueError(f"{path}: header: expected {','.join(columns)}")
+        return list(reader)
+
+
+def read_verdicts(
+    name: str, checks: Mapping[str, Callable[[dict[str, pd.DataFrame]], Check]]
+) -> tuple[Verdict, ...]:
+    """Study `name`'s verdicts: the claims and the paper's quoted sentences of
+    studies/NAME/verdicts.csv (id,claim,quote), in its order, each checked by `checks[id]`.
+    ValueError naming the file for an id without a check or a check without a row."""
+    path = STUDIES_DIR / name / "verdicts.csv"
+    rows = _csv_rows(path, ("id", "claim", "quote"))
+    ids = [r["id"] for r in rows]
+    for what, missing in (("no check", set(ids) - set(checks)), ("no row", set(checks) - set(ids))):
+        if missing:
+            raise ValueError(f"{path}: {', '.join(sorted(missing))}: {what}")
+    return tuple(Verdict(r["id"], r["claim"], r["quote"], checks[r["id"]]) for r in rows)
+
+
+def read_causes(name: str, reading: str = "") -> dict[str, str]:
+    """Study `name`'s documented causes (verdict id → text, Study.causes) under `reading` (""
+    for the study's own, else a Reading's name), from studies/NAME/causes.csv
+    (reading,verdict,cause)."""
+    rows = _csv_rows(STUDIES_DIR / name / "causes.csv", ("reading", "verdict", "cause"))
+    return {r["verdict"]: r["cause"] for r in rows if r["reading"] == reading}

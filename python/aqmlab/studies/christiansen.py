@@ -65,12 +65,11 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, Verdict
+from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -192,15 +191,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
     from aqmlab.storage.run_dir import load_run
 
-    df = sweep.copy()
-    rows = [
-        metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])) if r["status"] == "ok" else {}
-        for _, r in df.iterrows()
-    ]
-    extra = pd.DataFrame(rows, index=df.index)
-    for c in extra.columns:
-        df[c] = pd.to_numeric(extra[c])
-    return df
+    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)))
 
 
 def _b14(load: int):
@@ -211,17 +202,13 @@ def _vs(load: int):
     return lambda r: str(r["variant"]) if _load(r) == load else None
 
 
-def _get(results: dict[str, pd.DataFrame], table: str, row: str, metric: str) -> Est:
-    return get(results, table, row, metric)
-
-
 def _loads(results: dict[str, pd.DataFrame], table: str) -> set[int]:
     return {int(r.split()[0].removeprefix("load=")) for r in rows(results, table)}
 
 
 def _all(results: dict[str, pd.DataFrame], table: str, prefix: str, metric: str) -> dict[str, Est]:
     """Every row of `table` starting with `prefix` → its `metric` (KeyError if none)."""
-    out = {r: _get(results, table, r, metric) for r in rows(results, table, prefix)}
+    out = {r: get(results, table, r, metric) for r in rows(results, table, prefix)}
     if not out:
         raise KeyError(f"Table {table}: no rows {prefix!r}…")
     return out
@@ -246,8 +233,8 @@ def v1_low_load_same(results: dict[str, pd.DataFrame]) -> Check:
         red = _all(results, "B.6", f"load={load} ", "pct_le_1s")
         r = _best_row(red)
         td = f"load={load} qlen={TD_BDP_QLEN}"
-        t1, r1 = _get(results, "B.4", td, "pct_le_1s"), red[r]
-        tm, rm = _get(results, "B.4", td, "median_rt_ms"), _get(results, "B.6", r, "median_rt_ms")
+        t1, r1 = get(results, "B.4", td, "pct_le_1s"), red[r]
+        tm, rm = get(results, "B.4", td, "median_rt_ms"), get(results, "B.6", r, "median_rt_ms")
         name = r.split(" ", 1)[1]
         parts += [
             within(r1, t1, 5.0, f"{load} %: ≤1 s % best RED ({name}) vs TD qlen {TD_BDP_QLEN}"),
@@ -261,8 +248,8 @@ def v2_high_load_red_no_better(results: dict[str, pd.DataFrame]) -> Check:
     """V2 (module doc)."""
     parts = []
     for t, load in (("B.17", 98), ("B.18", 110)):
-        red = best(_get(results, t, v, "pct_le_1s") for v in ("red_overall", "red_best"))
-        td = best(_get(results, t, v, "pct_le_1s") for v in ("td_120", "td_190"))
+        red = best(get(results, t, v, "pct_le_1s") for v in ("red_overall", "red_best"))
+        td = best(get(results, t, v, "pct_le_1s") for v in ("td_120", "td_190"))
         parts.append(le(red - td, 5.0, f"{load} %: ≤1 s best RED − best TD (points)"))
     return all_of(parts)
 
@@ -271,10 +258,10 @@ def v3_default_worse(results: dict[str, pd.DataFrame]) -> Check:
     """V3 (module doc)."""
     t = "B.14 (98 %)"
     d1, b1 = (
-        _get(results, t, "load=98 altq_default", "pct_le_1s"),
-        _get(results, t, "load=98 best_98", "pct_le_1s"),
+        get(results, t, "load=98 altq_default", "pct_le_1s"),
+        get(results, t, "load=98 best_98", "pct_le_1s"),
     )
-    dm, bm = (_get(results, t, f"load=98 {v}", "median_rt_ms") for v in ("altq_default", "best_98"))
+    dm, bm = (get(results, t, f"load=98 {v}", "median_rt_ms") for v in ("altq_default", "best_98"))
     return all_of(
         [
             le(d1, b1 - 5, "98 %: ≤1 s % default vs best − 5"),
@@ -288,7 +275,7 @@ def v4_min_th_5_poor(results: dict[str, pd.DataFrame]) -> Check:
     parts = []
     for load in (90, 98):
         small_row = f"load={load} min_th=5 max_th=15"
-        small = _get(results, "B.6", small_row, "pct_le_1s")
+        small = get(results, "B.6", small_row, "pct_le_1s")
         others = {
             r: v for r, v in _all(results, "B.6", f"load={load} ", "pct_le_1s").items() if r != small_row
         }
@@ -340,7 +327,7 @@ def v6_one_threshold_marginal(results: dict[str, pd.DataFrame]) -> Check:
     parts = []
     for table, name, want in series:
         have = set(rows(results, table))
-        vals = [_get(results, table, r, "pct_le_1s") for r in want if r in have]
+        vals = [get(results, table, r, "pct_le_1s") for r in want if r in have]
         if not vals:
             raise KeyError(f"Table {table}: none of the rows {want[0]!r}…")
         parts.append(
@@ -361,16 +348,16 @@ def v7_high_max_p_hurts(results: dict[str, pd.DataFrame]) -> Check:
             rs = [r for r in rows(results, "B.9", f"load={load} ") if r.endswith(f" max_p=1/{p}")]
             if not rs:
                 raise KeyError(f"Table B.9: no max_p 1/{p} rows at {load} %")
-            mean[p] = mean_of([_get(results, "B.9", r, "pct_le_1s") for r in rs])
+            mean[p] = mean_of([get(results, "B.9", r, "pct_le_1s") for r in rs])
         parts += [lt(mean[4], mean[p], f"{load} %: mean ≤1 s % max_p 1/4 vs 1/{p}") for p in (10, 20)]
     return all_of(parts)
 
 
 def v8_util_tuning(results: dict[str, pd.DataFrame]) -> Check:
     """V8 (module doc)."""
-    util = _get(results, "B.12", "load=98 highest_util", "pct_le_1s")
-    best98 = _get(results, "B.12", "load=98 best_98", "pct_le_1s")
-    at90 = [_get(results, "B.12", f"load=90 {v}", "pct_le_1s") for v in B12_ROWS[90]]
+    util = get(results, "B.12", "load=98 highest_util", "pct_le_1s")
+    best98 = get(results, "B.12", "load=98 best_98", "pct_le_1s")
+    at90 = [get(results, "B.12", f"load=90 {v}", "pct_le_1s") for v in B12_ROWS[90]]
     return all_of(
         [
             le(util, best98 - 5, "98 %: ≤1 s % highest_util vs best_98 − 5"),
@@ -381,8 +368,8 @@ def v8_util_tuning(results: dict[str, pd.DataFrame]) -> Check:
 
 def v9_small_thresholds_retransmit(results: dict[str, pd.DataFrame]) -> Check:
     """V9 (module doc)."""
-    small = _get(results, "6.2", "red_5_15", "retx_pct")
-    large = _get(results, "6.2", "red_60_180", "retx_pct")
+    small = get(results, "6.2", "red_5_15", "retx_pct")
+    large = get(results, "6.2", "red_60_180", "retx_pct")
     return ge(small, 2 * large, "requests with a retransmission %: (5, 15) vs 2 × (60, 180)")
 
 
@@ -390,7 +377,7 @@ def v10_data_retx_dominate(results: dict[str, pd.DataFrame]) -> Check:
     """V10 (module doc)."""
     parts = []
     for row in ("red_5_15", "red_60_180"):
-        c = {m: _get(results, "6.2", row, m) for m in ("s_pct", "f_pct", "d_pct", "sfd_pct", "retx_pct")}
+        c = {m: get(results, "6.2", row, m) for m in ("s_pct", "f_pct", "d_pct", "sfd_pct", "retx_pct")}
         parts += [
             gt(c["d_pct"], c[m], f"{row}: D+ vs {m[:-4].upper()}+ %") for m in ("s_pct", "f_pct", "sfd_pct")
         ]
@@ -402,116 +389,24 @@ def v10_data_retx_dominate(results: dict[str, pd.DataFrame]) -> Check:
     return all_of(parts)
 
 
-#: What the sensitivity searches of issue 34 item 6 covered (studies/christiansen/README.md,
-#: "Sensitivity searches"): keys the thesis does not state.
-_SPACE = (
-    "delayed ACKs off/100/200 ms, initial window 1-4, reverse and access buffers 20-480 packets, "
-    "+0.04-40 ms of base RTT, load ±5 %"
-)
 #: Documented causes (Study.causes), from studies/christiansen/README.md.
-CAUSES = {
-    "c00-altq-default-worse": (
-        f"sensitivity: holds nowhere beyond noise in {_SPACE} (24 paired trials, "
-        "studies/christiansen/sensitivity/altq_default_worse.toml); nearest: delayed ACKs 100 ms, "
-        "initial window 1, reverse buffer 162, access buffer 353, 95.6 % load, where at seeds 1-3 "
-        "full length the default's median is 390 vs 338 ms (thesis 402 vs 326) but its margin over "
-        "1.1 × the best's is 17.9 ± 42.9 ms (within noise; as written −30.1 ± 14.1). Also tried: "
-        "ALTQ's backlog gate, the thesis's 98 % as 100.5 %"
-    ),
-    "c00-util-tuning": (
-        f"sensitivity: holds nowhere in {_SPACE} (24 paired trials, "
-        "studies/christiansen/sensitivity/util_tuning.toml): its best (reverse buffer 319, access "
-        "buffer 158, +3.3 ms RTT, 93.7 % load) at seeds 1-3 full length puts highest_util level "
-        "with best_98 within 1 s (92.3 vs 86.8 %; best_98 − highest_util −0.4 ± 5.7 points against "
-        "the 5 needed). Also tried: ALTQ's backlog gate, the thesis's 98 % as 100.5 %"
-    ),
-}
+CAUSES = read_causes("christiansen")
 
-VERDICTS = (
-    Verdict(
-        "c00-low-load-same",
-        "At ≤ 90 % load the best-tuned RED and tail-drop with 1-2 × BDP of buffer give about the same "
-        "response times (B.4, B.6)",
-        '§5.4: "Contrary to expectations, for offered loads near or below the levels of link saturation '
-        "(90% or less), there is little difference in end-to-end response times between the best-tuned RED "
-        "and tail-drop tail-drop queuing configured with 1-2 times the bandwidth-delay product in buffer "
-        'space."',
-        v1_low_load_same,
-    ),
-    Verdict(
-        "c00-high-load-red-no-better",
-        "Above 90 % load tuned RED is at most somewhat better than the best tail-drop (B.17, B.18)",
-        '§5.4: "At loads that approach link saturation (above 90%), RED can be carefully tuned to yield '
-        "performance somewhat superior to properly configured tail-drop. In our experiments, the difference "
-        "is significant only between 90% and 100% loads because response times degrade so rapidly above "
-        "this level that any 'improvement' from tuning RED(or tail-drop) is, at best, a second-order "
-        'effect."',
-        v2_high_load_red_no_better,
-    ),
-    Verdict(
-        "c00-altq-default-worse",
-        "ALTQ's default RED parameters are worse than tuned ones at 98 % (B.14)",
-        '§5.2.2: "Clearly some parameter settings produce results that are considerably less desirable '
-        "than our recommended ones, however, the effects of 'bad' settings is most significant at 98% "
-        'load." Table 5.3: "The experiment with a queue length of 60 corresponds to the default setting '
-        'of RED in the ALTQ distribution."',
-        v3_default_worse,
-    ),
-    Verdict(
-        "c00-min-th-5-poor",
-        "min_th = 5 (Floyd's guideline) gives poor response times at 90 and 98 % (B.6)",
-        '§5.2.2: "Figure 5.7 shows the response time distributions for the 90% and 98% offered loads, '
-        "respectively. These results clearly show that a naive application of the guidelines in [25] with a "
-        'min_th of 5 would result in poor performance of Web-dominated traffic."',
-        v4_min_th_5_poor,
-    ),
-    Verdict(
-        "c00-110-bad",
-        "At 110 % load response times are quite bad, and changing RED's thresholds does not improve on "
-        "tail-drop (B.4, B.6)",
-        '§5.2.2: "Like tail-drop results, response times at loads of 110% are quite bad and are not '
-        'improved by changing the RED settings for (min_th, max_th)."',
-        v5_overload_bad,
-    ),
-    Verdict(
-        "c00-one-threshold",
-        "Varying min_th or max_th alone changes response times only marginally at 90 % (B.7, B.8)",
-        '§5.2.2: "The results from these experiments, in general, show only marginal changes in response '
-        'times (or link utilization)"',
-        v6_one_threshold_marginal,
-    ),
-    Verdict(
-        "c00-max-p-quarter",
-        "max_p = 1/4 lowers response-time performance at every load (B.9)",
-        '§5.2.2: "These experiments showed that at all load levels, the setting of max_p to 0.25 has a '
-        'negative impact on performance, because too many packets are dropped."',
-        v7_high_max_p_hurts,
-    ),
-    Verdict(
-        "c00-util-tuning",
-        "Tuning RED for link utilisation costs response times at 98 %, not at 90 % (B.12)",
-        '§5.2.2: "For 90% load, there are relatively small differences between tuning for highest link '
-        "utilization or lowest drop rates and tuning for response times. At 98% loads, tuning for highest "
-        'link utilization has potentially serious effects on response times."',
-        v8_util_tuning,
-    ),
-    Verdict(
-        "c00-small-th-retx",
-        "RED (5, 15) gives far more requests with retransmissions than (60, 180) at 98 % (Table 6.2)",
-        '§6.1.2: "From Table 6.2 we can see that there is a clear difference in retransmission '
-        "characteristics for the two experiments. In the experiment with (min_th, max_th) = (5, 15), we see "
-        "that 56.1% of all the flows have no retransmissions, while in the experiment with the larger "
-        'thresholds it is 87.1% of the flows that have no retransmissions."',
-        v9_small_thresholds_retransmit,
-    ),
-    Verdict(
-        "c00-data-retx",
-        "Data retransmissions dominate; SYN and FIN retransmissions play a significant role (Table 6.2)",
-        '§6.1.2: "Looking at the distribution between the different classes of retransmissions it is '
-        "clear that datapacket retransmissions is the dominant class, but SYN and FIN retransmissions play "
-        'a significant role."',
-        v10_data_retx_dominate,
-    ),
+#: The paper's conclusions (studies/christiansen/verdicts.csv) and the rule that checks each.
+VERDICTS = read_verdicts(
+    "christiansen",
+    {
+        "c00-low-load-same": v1_low_load_same,
+        "c00-high-load-red-no-better": v2_high_load_red_no_better,
+        "c00-altq-default-worse": v3_default_worse,
+        "c00-min-th-5-poor": v4_min_th_5_poor,
+        "c00-110-bad": v5_overload_bad,
+        "c00-one-threshold": v6_one_threshold_marginal,
+        "c00-max-p-quarter": v7_high_max_p_hurts,
+        "c00-util-tuning": v8_util_tuning,
+        "c00-small-th-retx": v9_small_thresholds_retransmit,
+        "c00-data-retx": v10_data_retx_dominate,
+    },
 )
 
 

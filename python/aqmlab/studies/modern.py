@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import Study, Table, Verdict
+from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, le, lt
 from aqmlab.studies.modern_flows import FLOW_COLUMNS, flow_columns
 from aqmlab.studies.weigle2006 import censored_quantile
@@ -102,20 +102,6 @@ def workload_median_ms(requests: pd.DataFrame, warmup_ns: int, workloads: tuple[
     return censored_quantile(rt, len(q) - len(done), 0.5)
 
 
-def _add_columns(sweep: pd.DataFrame, sweep_dir, columns: tuple[str, ...], of_run) -> pd.DataFrame:
-    """`sweep` with `columns` from `of_run(run directory)` for each ok run (NaN for the rest)."""
-    if all(c in sweep.columns for c in columns):
-        return sweep
-    df = sweep.copy()
-    rows = [
-        of_run(Path(sweep_dir) / "runs" / r["run"]) if r["status"] == "ok" else {} for _, r in df.iterrows()
-    ]
-    extra = pd.DataFrame(rows, index=df.index, columns=list(columns))
-    for c in columns:
-        df[c] = pd.to_numeric(extra[c])
-    return df
-
-
 def mix_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """The prague-mix sweep with MIX_COLUMNS added from each ok run's request table."""
     from aqmlab.storage.run_dir import load_run
@@ -127,12 +113,12 @@ def mix_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
             "l4s_median_rt_ms": workload_median_ms(run.requests, run.warmup_ns, L4S_WORKLOADS),
         }
 
-    return _add_columns(sweep, sweep_dir, MIX_COLUMNS, of_run)
+    return add_run_columns(sweep, sweep_dir, of_run, MIX_COLUMNS)
 
 
 def flow_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
     """A long-flow sweep with FLOW_COLUMNS added from each ok run's pcaps."""
-    return _add_columns(sweep, sweep_dir, FLOW_COLUMNS, flow_columns)
+    return add_run_columns(sweep, sweep_dir, flow_columns, FLOW_COLUMNS)
 
 
 # --- the rules ----------------------------------------------------------------------------
@@ -271,172 +257,28 @@ def fq_codel_rtt_fair(res: Results) -> Check:
     )
 
 
-# --- the sources --------------------------------------------------------------------------
-
-_RFC8289 = (
-    'RFC 8289 (CoDel), Abstract: "This document describes CoDel (Controlled Delay) -- a general '
-    'framework that controls bufferbloat-generated excess delay in modern networking environments."'
-)
-_RFC8033 = (
-    'RFC 8033 (PIE), Abstract: "This document presents a lightweight active queue management design '
-    'called "PIE" (Proportional Integral controller Enhanced) that can effectively control the average '
-    'queuing latency to a target value."'
-)
-_BBR = (
-    "BBR (Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00, 2017, "
-    'Abstract, the same BBR v1): "Relative to loss-based congestion control algorithms such as Reno '
-    "[RFC5681] or CUBIC [draft-ietf-tcpm-cubic], BBR offers substantially higher throughput for "
-    "bottlenecks with shallow buffers or random losses, and substantially lower queueing delays for "
-    'bottlenecks with deep buffers (avoiding "bufferbloat")."'
-)
-_RFC8290_WEB = (
-    'RFC 8290 (FQ-CoDel), Abstract: "It provides isolation for low-rate traffic such as DNS, web, and '
-    'videoconferencing traffic."'
-)
-_RFC8290_MIX = (
-    'RFC 8290 (FQ-CoDel), Abstract: "FQ-CoDel mixes packets from multiple flows and reduces the impact '
-    'of head-of-line blocking from bursty traffic."'
-)
-_RFC8033_UTIL = (
-    'RFC 8033 (PIE), Abstract: "Simulation results, theoretical analysis, and Linux testbed results '
-    "have shown that PIE can ensure low latency and achieve high link utilization under various "
-    'congestion situations."'
-)
-_RFC9330 = (
-    'RFC 9330 (L4S architecture), Abstract: "The aim is for L4S latency and throughput to be usually '
-    'much better (and rarely worse) while typically not impacting Classic performance."'
-)
-_DUALQ = (
-    'draft-ietf-tsvwg-aqm-dualq-coupled-18 (2021, which became RFC 9332), Abstract: "The coupling '
-    "acts like a semi-permeable membrane: isolating the sub-millisecond average queuing delay and zero "
-    "congestion loss of L4S from Classic latency and loss; but pooling the capacity between any "
-    'combination of Scalable and Classic flows with roughly equivalent throughput per flow."'
-)
-_MA2017 = (
-    "Ma et al. 2017, Fairness of Congestion-Based Congestion Control: Experimental Evaluation and "
-    'Analysis (arXiv:1706.09115), as summarised at emergentmind.com/topics/fair-bbr-bbq: "when '
-    "multiple BBR flows with different RTTs compete, bandwidth allocation is highly skewed. For "
-    "example, in a 100 Mbps bottleneck with a 10 ms-RTT flow and a 50 ms-RTT flow, the 10 ms flow "
-    'receives just 6.3 Mbps, while the 50 ms flow achieves 87.3 Mbps."'
+#: The literature's statements (studies/modern/verdicts.csv) and the rule that checks each.
+VERDICTS = read_verdicts(
+    "modern",
+    {
+        "mod-aqms-cut-median": aqms_cut_median,
+        "mod-bbr-short-dt-queue": bbr_shorter_dt_queue,
+        "mod-bbr-loss-under-aqm": bbr_loss_under_aqm,
+        "mod-fq-codel-best-median": fq_codel_best_median,
+        "mod-aqm-utilization": aqm_keeps_utilization,
+        "mod-l4s-half-faster": l4s_half_faster,
+        "mod-classic-unharmed": classic_unharmed,
+        "mod-dualpi2-l-p99": dualpi2_l_sub_ms,
+        "mod-dualpi2-balance": coexist_balanced("DualPI2"),
+        "mod-fq-codel-balance": coexist_balanced("FQ-CoDel"),
+        "mod-bbr-long-rtt-wins": bbr_long_rtt_wins,
+        "mod-cubic-fairer-than-bbr": cubic_fairer_than_bbr,
+        "mod-fq-codel-rtt-fair": fq_codel_rtt_fair,
+    },
 )
 
-VERDICTS = (
-    Verdict(
-        "mod-aqms-cut-median",
-        "At 90 % load with CUBIC, every AQM beats DT-148q's median response time by ≥ 20 %",
-        f"{_RFC8289} {_RFC8033}",
-        aqms_cut_median,
-    ),
-    Verdict(
-        "mod-bbr-short-dt-queue",
-        "At 90 % load through DT-148q, BBR keeps a shorter mean queue than CUBIC",
-        _BBR,
-        bbr_shorter_dt_queue,
-    ),
-    Verdict(
-        "mod-bbr-loss-under-aqm",
-        "At 90 % load, BBR's loss rate under CoDel and PIE is ≥ 2 × CUBIC's",
-        f"{_BBR} (BBR v1 does not reduce its rate on loss, so the AQMs' drops do not slow it.)",
-        bbr_loss_under_aqm,
-    ),
-    Verdict(
-        "mod-fq-codel-best-median",
-        "At 90 % load with CUBIC, FQ-CoDel has the lowest median response time of the six queues",
-        _RFC8290_WEB,
-        fq_codel_best_median,
-    ),
-    Verdict(
-        "mod-aqm-utilization",
-        "At 90 % load with CUBIC, PIE and CoDel keep utilisation within 2 points of DT-148q's",
-        _RFC8033_UTIL,
-        aqm_keeps_utilization,
-    ),
-    Verdict(
-        "mod-l4s-half-faster",
-        "Half Prague through DualPI2 at 90 % load: the Prague half's median ≤ the CUBIC half's",
-        _RFC9330,
-        l4s_half_faster,
-    ),
-    Verdict(
-        "mod-classic-unharmed",
-        "Half Prague through DualPI2 at 90 % load: the CUBIC half's median ≤ 1.1 × all-CUBIC's",
-        _RFC9330,
-        classic_unharmed,
-    ),
-    Verdict(
-        "mod-dualpi2-l-p99",
-        "Half Prague through DualPI2 at 90 % load: the L queue's mean and p99 sojourn ≤ 1 ms",
-        f"{_DUALQ} (The quote speaks of the average; the statement holds the tail to it too, the "
-        "p99 the issue names.)",
-        dualpi2_l_sub_ms,
-    ),
-    Verdict(
-        "mod-dualpi2-balance",
-        "Prague vs CUBIC at equal RTT through DualPI2: Jain index ≥ 0.9",
-        _DUALQ,
-        coexist_balanced("DualPI2"),
-    ),
-    Verdict(
-        "mod-fq-codel-balance",
-        "Prague vs CUBIC at equal RTT through FQ-CoDel: Jain index ≥ 0.9",
-        _RFC8290_MIX,
-        coexist_balanced("FQ-CoDel"),
-    ),
-    Verdict(
-        "mod-bbr-long-rtt-wins",
-        "BBR 10 vs 160 ms through DT-1000q: the 160 ms flow gets more",
-        _MA2017,
-        bbr_long_rtt_wins,
-    ),
-    Verdict(
-        "mod-cubic-fairer-than-bbr",
-        "10 vs 160 ms through DT-1000q: CUBIC's Jain index > BBR's",
-        _MA2017,
-        cubic_fairer_than_bbr,
-    ),
-    Verdict(
-        "mod-fq-codel-rtt-fair",
-        "10 vs 160 ms through FQ-CoDel: Jain index ≥ 0.9 with CUBIC and with BBR",
-        _RFC8290_MIX,
-        fq_codel_rtt_fair,
-    ),
-)
-
-#: Documented causes (Study.causes) of verdicts aqmlab fails, from studies/modern/README.md.
-CAUSES = {
-    "mod-aqms-cut-median": "CoDel's own behaviour: its code matches RFC 8289 and Linux codel_dequeue; under "
-    "this traffic (~120 new connections/s each way, 90 % of responses within the initial window) its "
-    "interval/√count drop rate ramps too slowly, so the forward sojourn stays above 5 ms in 91-93 % of "
-    "the 100 ms rows (mean 67-82 ms; 57-59 % of the forward packets are ACKs). Tested "
-    "(studies/modern/codel_interval.toml, seeds 1-3): with a 20 ms interval CoDel's median is 287-328 ms, "
-    "below 0.8 × DT-148q's in each seed; at the RFC's 100 ms it is 399-476 ms "
-    '(studies/modern/README.md, "CoDel\'s standing queue")',
-    "mod-bbr-short-dt-queue": "the claim is BBR's steady state with long flows (here too: two long "
-    "flows through DT-1000q, BBR 327 against CUBIC 826 packets); web load at 90 % runs a loop instead: "
-    "arrivals are open-loop, so slower responses mean more connections in progress, each keeping its "
-    "window, so a fuller queue and more loss. CUBIC's decrease holds it (seed 1: on average 242 responses in "
-    "progress, the 148-packet buffer at its limit in 46 % of the 100 ms rows, 9.1 % dropped); BBR v1, "
-    "which keeps its window and pacing rate through loss (Linux's loss response, as modelled), runs to "
-    "1201 in progress, at the limit in 78 % of the rows, 27.4 % dropped; the two agree for the first 60 "
-    "s and part after. Not the buffer's depth: through DT-1000q with web load BBR's queue is longer too "
-    "(653 against 616, seed 1). No bug found in aqmlab's BBR (studies/modern/bbr_trace.toml; README "
-    '"BBR\'s queue and loss")',
-    "mod-bbr-loss-under-aqm": "PIE, not BBR: PIE holds the queue near its 15 ms target for both "
-    "senders (mean 32.4 and 32.9 packets) by dropping, so CUBIC already loses 15.0 % (CoDel: 3.4 %), "
-    "timeout-bound (a response over 100 segments takes 27 timeouts; CoDel 2.1) and no longer the "
-    "loss-responsive reference the statement assumes. BBR does drop 1.86 × CUBIC's packets (184k against "
-    "99k, seed 1), 1.58 × as a share of arrivals, which grow with the retransmissions; under CoDel, which"
-    " lets a standing queue grow instead, the statement holds (studies/modern/bbr_trace.toml; README "
-    '"BBR\'s queue and loss")',
-    "mod-dualpi2-l-p99": "the link's packet time and Prague's initial windows: at 10 Mbps a 1500-byte"
-    " packet takes 1.2 ms, so one packet ahead in the L queue, or the C packet on the wire, is already "
-    "more than 1 ms (seeds 1-3 at 90 %: L mean 2.2-2.8 ms, p50 1.2-1.4, p99 12.9-17.0; C p99 60-73 ms), "
-    "and a response's first 10 segments leave unpaced (as Linux), a burst of up to 12 ms that the 1 ms "
-    "step answers a round trip later: with Prague's initial window 2 the L p99 halves (seed 1: 12.9 to "
-    "6.5 ms). The same traffic at 100 Mbps (rates × 10, seed 1): L mean 0.36 ms, p99 2.0 ms: the average "
-    "is sub-millisecond there, the tail not (studies/modern/dualpi2_100mbps.toml, "
-    'dualpi2_prague_iw2.toml; README "The L queue at 10 Mbps")',
-}
+#: Documented causes (Study.causes), from studies/modern/README.md.
+CAUSES = read_causes("modern")
 
 STUDY = Study(
     name="modern",

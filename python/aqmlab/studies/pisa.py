@@ -44,7 +44,7 @@ import pandas as pd
 
 from aqmlab.reports.stats import CI
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, Verdict
+from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, lt, note
 
 #: Workload indices in every sweep file of the study: the FTP (bulk) flows, the HTTP flows.
@@ -181,18 +181,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     sweep is shared by several tables) is returned unchanged."""
     from aqmlab.storage.run_dir import load_run
 
-    if all(c in sweep.columns for c in RUN_COLUMNS):
-        return sweep
-    df = sweep.copy()
-    rows = []
-    for _, r in df.iterrows():
-        rows.append(
-            metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])) if r["status"] == "ok" else {}
-        )
-    extra = pd.DataFrame(rows, index=df.index, columns=list(RUN_COLUMNS))
-    for c in RUN_COLUMNS:
-        df[c] = pd.to_numeric(extra[c])
-    return df
+    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)), RUN_COLUMNS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -339,151 +328,39 @@ def fragile_share_kept(results: Results) -> Check:
     return all_of(parts)
 
 
-VERDICTS = (
-    Verdict(
-        "pisa-gain-std",
-        "PISA delivers ≥ 20 % more web objects than PI in the standard experiment (Table 5.4: +22 %)",
-        'Abstract: "By avoiding timeouts, PISA improves object transmission rate by 22% over PI in '
-        'moderate congestion and by up to 40% in heavy congestion." §6.1, p. 47: "Under moderate '
-        'congestion, PISA sends 22% more objects"',
-        _gain_at_least("5.4", "PISA", 0.20),
-    ),
-    Verdict(
-        "pimc-gain-std",
-        "PIMC delivers ≥ 15 % more web objects than PI in the standard experiment (Table 5.4: +18 %)",
-        '§6.1, p. 47: "PIMC transmit only 18% more objects with a drop rate of 2.62 packets/second."',
-        _gain_at_least("5.4", "PIMC", 0.15),
-    ),
-    Verdict(
-        "pisa-gain-ftp50",
-        "With 50 FTP flows PISA delivers ≥ 30 % more objects than PI (Table 5.7: +32.7 %)",
-        '§5.6.1, p. 41: "Even under heavy congestion both PISA and PIMC are able to increase the '
-        'object transmission rate by about 33%."',
-        _gain_at_least("5.7", "PISA", 0.30),
-    ),
-    Verdict(
-        "pisa-gain-5mbps",
-        "At 5 Mbps PISA delivers ≥ 35 % more objects than PI (Table 5.9: +41 %)",
-        '§5.6.2, p. 43: "by avoiding timeout of dropped packets, PISA improves object sending rate '
-        'significantly by 41% and PIMC does by 40%."',
-        _gain_at_least("5.9", "PISA", 0.35),
-    ),
-    Verdict(
-        "pisa-beats-pimc",
-        "PISA performs at least as well as PIMC for web objects (§6.1; Tables 5.4, 5.7, 5.9)",
-        '§6.1, p. 47: "The results of this thesis show that PISA performs better than PIMC and PI. '
-        "[...] All of experiments show that PISA performs better with HTTP flows than PIMC and PI by "
-        'avoiding timeouts for packet drops."',
-        pisa_beats_pimc,
-    ),
-    Verdict(
-        "pisa-lowest-queue",
-        "PISA keeps the lowest average queue of the three PI queues (Table 5.2: 162 vs 197, 195; "
-        "Table 5.6: 202 vs 208, 218)",
-        '§5.2, p. 31: "PISA has the smallest queue length." §5.6.1, p. 39: "Although the queue '
-        'length with 50 FTP and 100 HTTP flows increases, PISA still has the lowest queue length"',
-        pisa_lowest_queue,
-    ),
-    Verdict(
-        "pisa-pimc-fewer-drops",
-        "PISA and PIMC drop fewer packets per second than PI (Tables 5.2, 5.6, 5.8)",
-        '§5.6.1, p. 39: "In total flows, PISA reduces 3.7 packets/second of drop rate and PIMC '
-        'decreases 1 packet/second of drop rate." §6.1, p. 47: "Under moderate congestion, PISA '
-        "sends 22% more objects with a drop rate of 3.73 packets/second and PIMC [...] 2.62 "
-        "packets/second. Under heavy congestion conditions, PI drops packets at the rate of 27.34 "
-        "packets/second. Since PISA only drops packets at 22.97 packets/second and PIMC only drops "
-        'packets at 20.24 packets/second"',
-        fewer_drops_than_pi,
-    ),
-    Verdict(
-        "pisa-droptail-few-drops",
-        "Drop-tail with 800 packets drops almost nothing beside PI, but holds a long queue (Tables 5.1, "
-        "5.2: 0.014 vs 4.4 drops/s, 505 vs 197 packets)",
-        '§5.1, p. 29: "While the average drop rate of Drop Tail is almost zero, PI drops about 4.5 '
-        'packets out of 1260.22 packets a second (0.38%)." §5.4, p. 34: "Drop Tail has the longest '
-        'packet delay for FTP and HTTP flows because of a large queue length."',
-        droptail_no_drops,
-    ),
-    Verdict(
-        "pimc-fragile-share",
-        "PIMC (and PISA) do not treat fragile 2000-ms HTTP flows worse than PI: their share of "
-        "objects stays PI's (§5.7, Tables 5.10-5.11: 5.7 % with every queue)",
-        "§5.7, p. 44: \"fragile flows with PIMC transfer 5.7% of total Web objects, the same as PI's and "
-        'PISA\'s. PIMC does not make HTTP flow performance worse." p. 45: "Fragile flows of PIMC have '
-        '5.7 %, the same as that of PI and do not decrease the performance of fragile flows."',
-        fragile_share_kept,
-    ),
+#: The paper's conclusions (studies/pisa/verdicts.csv) and the rule that checks each.
+VERDICTS = read_verdicts(
+    "pisa",
+    {
+        "pisa-gain-std": _gain_at_least("5.4", "PISA", 0.20),
+        "pimc-gain-std": _gain_at_least("5.4", "PIMC", 0.15),
+        "pisa-gain-ftp50": _gain_at_least("5.7", "PISA", 0.30),
+        "pisa-gain-5mbps": _gain_at_least("5.9", "PISA", 0.35),
+        "pisa-beats-pimc": pisa_beats_pimc,
+        "pisa-lowest-queue": pisa_lowest_queue,
+        "pisa-pimc-fewer-drops": fewer_drops_than_pi,
+        "pisa-droptail-few-drops": droptail_no_drops,
+        "pimc-fragile-share": fragile_share_kept,
+    },
 )
 
-_TRIED = (
-    "ns-2.35 on the same setup (the quick grid, docs/reproductions/pisa/ns2/) delivers PI's objects as "
-    "aqmlab does (Table 5.4: 27348 ± 1436 vs 27043 ± 44; thesis 28313), so the engine is not the cause; "
-    "PISA and PIMC are not in ns-2.35. The five setup candidates, one at a time and all together "
-    "(studies/pisa/README.md, 'Candidate causes'; studies/pisa/candidates/*.toml, seeds 1-3): ns-2's "
-    "one-way agents without a handshake, initial ssthresh 50, no window cap, Pareto II sizes, 2004 ns-2's "
-    "RTO defaults"
-)
-#: Documented causes (Study.causes) of verdicts aqmlab fails, from studies/pisa/README.md.
-CAUSES = {
-    "pisa-gain-std": f"open: tried: {_TRIED}: PISA's gain stays +5.9 to +6.9 % (all five +6.3 ± 1.2 %; "
-    "baseline +6.6 ± 1.3 %); holds nowhere in this space",
-    "pimc-gain-std": f"open: tried: {_TRIED}: PIMC's gain stays +1.1 to +1.6 % (all five +2.9 ± 0.8 %; "
-    "baseline +1.2 ± 0.8 %); holds nowhere in this space",
-    "pisa-gain-ftp50": "setup difference tested, in part: 2004 ns-2's initial RTO of 6 s "
-    "(studies/pisa/candidates/ftp50_rto2004.toml) raises PISA's gain from +8.9 ± 0.9 % to +13.0 ± 1.6 % "
-    "(PI's ~620 SYN retransmissions a run wait 6 s instead of 3 s; PISA's 3 do not matter); the rest of "
-    f"the gap to +32.7 % is open: tried: {_TRIED}: the others leave it at +8.1 to +9.2 %, all five "
-    "+12.6 ± 0.9 %; holds nowhere in this space",
-    "pisa-gain-5mbps": f"open: tried: {_TRIED} (here the baseline and all five together at 5 Mbps): "
-    "PISA's gain +8.0 ± 1.3 % with all five (baseline +7.3 ± 1.3 %; thesis +41 %); holds nowhere in "
-    "this space",
-    "pisa-droptail-few-drops": "setup difference tested: ns-2.35 on the same preset drops 0.29/s at "
-    'drop-tail, aqmlab 0.31/s (seeds 1-3; validation/ns2/README.md, "Seed 003 twin"): the gap to '
-    "the thesis's 0.014/s lies in the thesis's unstated setup, not in aqmlab's engine",
-}
+#: Documented causes (Study.causes), from studies/pisa/README.md.
+CAUSES = read_causes("pisa")
 
 STUDY = Study(
     name="pisa",
     paper="M. Kim, Proportional Integrator with Short-lived flow Adjustments, MS thesis, WPI, "
     "2004 (seed 003)",
     tables=(
+        Table("5.1", "Drop rate of PI and drop-tail (standard)", "standard.toml", DROPS, row_label_51),
         Table(
-            "5.1",
-            "Drop rate of PI and drop-tail (standard)",
-            "standard.toml",
-            DROPS,
-            row_label_51,
-            run_metrics=run_metrics,
+            "5.2", "Cwnd, drop rate, queue (10 FTP + 100 HTTP, 10 Mbps)", "standard.toml", DROPS, row_label
         ),
-        Table(
-            "5.2",
-            "Cwnd, drop rate, queue (10 FTP + 100 HTTP, 10 Mbps)",
-            "standard.toml",
-            DROPS,
-            row_label,
-            run_metrics=run_metrics,
-        ),
-        Table(
-            "5.3",
-            "Utilization of the 10 Mbps link",
-            "standard.toml",
-            UTIL,
-            row_label_objects,
-            run_metrics=run_metrics,
-        ),
+        Table("5.3", "Utilization of the 10 Mbps link", "standard.toml", UTIL, row_label_objects),
         Table("5.4", "Web objects in 500 s (standard)", "standard.toml", OBJECTS, row_label_objects),
-        Table(
-            "5.6",
-            "Cwnd, drop rate, queue (50 FTP + 100 HTTP)",
-            "ftp50.toml",
-            DROPS,
-            row_label,
-            run_metrics=run_metrics,
-        ),
+        Table("5.6", "Cwnd, drop rate, queue (50 FTP + 100 HTTP)", "ftp50.toml", DROPS, row_label),
         Table("5.7", "Web objects in 500 s (50 FTP + 100 HTTP)", "ftp50.toml", OBJECTS, row_label_objects),
-        Table(
-            "5.8", "Cwnd, drop rate, queue (5 Mbps)", "bw5.toml", DROPS, row_label, run_metrics=run_metrics
-        ),
+        Table("5.8", "Cwnd, drop rate, queue (5 Mbps)", "bw5.toml", DROPS, row_label),
         Table("5.9", "Web objects in 500 s (5 Mbps)", "bw5.toml", OBJECTS, row_label_objects),
         Table(
             "5.10",
@@ -491,7 +368,6 @@ STUDY = Study(
             "rtt_ftp200.toml",
             RTT_OBJECTS,
             row_label_objects,
-            run_metrics=run_metrics,
         ),
         Table(
             "5.10%",
@@ -499,7 +375,6 @@ STUDY = Study(
             "rtt_ftp200.toml",
             RTT_SHARES,
             row_label_objects,
-            run_metrics=run_metrics,
         ),
         Table(
             "5.11",
@@ -507,7 +382,6 @@ STUDY = Study(
             "rtt_ftp2000.toml",
             RTT_OBJECTS,
             row_label_objects,
-            run_metrics=run_metrics,
         ),
         Table(
             "5.11%",
@@ -515,11 +389,11 @@ STUDY = Study(
             "rtt_ftp2000.toml",
             RTT_SHARES,
             row_label_objects,
-            run_metrics=run_metrics,
         ),
     ),
     verdicts=VERDICTS,
     causes=CAUSES,
+    run_metrics=run_metrics,  # every table's per-run columns (RUN_COLUMNS)
     # Runs are short (≈ 2-4 s of CPU per 500 s run): quick mode keeps the thesis's 500 s (object
     # counts are totals over the run) and cuts the replications from 5 to 2 (34 runs).
     quick_overrides={"sweep.replications": 2},

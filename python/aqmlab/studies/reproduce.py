@@ -66,15 +66,7 @@ _FIG_LINE = re.compile(r"^!\[(?P<name>.+)\]\(report/(?P<file>fig\d+\.png)\)$")
 
 
 # ---------------------------------------------------------------------------------------------
-# 2-3. results per table and the paper join
-
-
-# ---------------------------------------------------------------------------------------------
-# 4. verdicts: aqmlab.studies.verdicts (evaluate, VerdictResult are re-exported here)
-
-
-# ---------------------------------------------------------------------------------------------
-# 5. the report
+# 5. the report (steps 2-3: aqmlab.studies.paper_tables; 4: aqmlab.studies.verdicts)
 
 
 def _cell(v: float) -> str:
@@ -394,14 +386,15 @@ def published_ns2_results(name: str, root: Path = REPO_ROOT) -> tuple[dict | Non
     return results, f"{path.relative_to(root)} ({about})"
 
 
-def publish(out: Path, name: str, root: Path = REPO_ROOT) -> Path:
-    """Copy OUT/report.md and OUT/figures/ to docs/reproductions/NAME/ (the report's first lines
-    carry the date and the command); returns the copied report's path."""
+def publish(out: Path, name: str, root: Path = REPO_ROOT, files: tuple[str, ...] = ("report.md",)) -> Path:
+    """Copy OUT/figures/ and `files` of OUT (the report, whose first lines carry the date and the
+    command) to docs/reproductions/NAME/; returns the copied report's path."""
     dest = root / "docs" / "reproductions" / name
     (dest / "figures").mkdir(parents=True, exist_ok=True)
     for png in sorted((out / "figures").glob("*.png")):
         write_atomic(dest / "figures" / png.name, png.read_bytes())
-    write_atomic(dest / "report.md", (out / "report.md").read_bytes())
+    for f in files:
+        write_atomic(dest / f, (out / f).read_bytes())
     return dest / "report.md"
 
 

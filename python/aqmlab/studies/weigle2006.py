@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, Verdict
+from aqmlab.studies import Reading, Study, Table, Verdict, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -168,20 +168,9 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike, sec54: str | 
     sec54 = SEC54 if sec54 is None else sec54
     if sec54 not in SEC54_POLICIES:
         raise ValueError(f"sec54: {sec54!r}: expected one of {', '.join(SEC54_POLICIES)}")
-    if all(c in sweep.columns for c in RUN_COLUMNS):
-        if sec54 == "flag":
-            return sweep
-        df = sweep.copy()
-    else:
-        df = sweep.copy()
-        rows = [
-            metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])) if r["status"] == "ok" else {}
-            for _, r in df.iterrows()
-        ]
-        extra = pd.DataFrame(rows, index=df.index, columns=list(RUN_COLUMNS))
-        for c in RUN_COLUMNS:
-            df[c] = pd.to_numeric(extra[c])
+    df = add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)), RUN_COLUMNS)
     if sec54 == "reject":
+        df = df.copy()  # the caller's table stays as it was
         df.loc[(df["status"] == "ok") & (df["sec54_long_response"] == 0), "status"] = REJECTED
     return df
 
@@ -201,12 +190,6 @@ def sack_row(row: pd.Series) -> str:
     return f"load={load_pct(row)},tcp={row['tcp.variant']},queue={row['variant']}"
 
 
-def val(res: Results, table: str, row: str, metric: str) -> Est:
-    """The value (mean and interval) of `metric` at paper row `row` of `table` (KeyError naming
-    what is missing)."""
-    return get(res, table, row, metric)
-
-
 def loads_present(res: Results, table: str, queues: Iterable[str], want: Iterable[int]) -> list[int]:
     """The loads among `want` at which every queue of `queues` has a row (quick mode runs fewer
     loads); KeyError if there is none."""
@@ -219,7 +202,7 @@ def loads_present(res: Results, table: str, queues: Iterable[str], want: Iterabl
 
 
 def _q(res: Results, table: str, load: int, queue: str, metric: str) -> Est:
-    return val(res, table, f"load={load},queue={queue}", metric)
+    return get(res, table, f"load={load},queue={queue}", metric)
 
 
 # --- load calibration --------------------------------------------------------------------
@@ -274,7 +257,7 @@ def reno_equals_sack(res: Results) -> Check:
         srow = row.replace(",tcp=reno,", ",tcp=sack,")
         what = row.replace(",tcp=reno", "")
         for m in ("median_rt_ms", "p75_rt_ms"):
-            a, b = val(res, SACK_TABLE, row, m), val(res, SACK_TABLE, srow, m)
+            a, b = get(res, SACK_TABLE, row, m), get(res, SACK_TABLE, srow, m)
             if row.endswith("queue=DT-148q"):
                 parts.append(ge(b, 0.9 * a, f"{what} {m[:-6]} ms: SACK vs 0.9 × Reno"))
             else:
@@ -347,18 +330,12 @@ def little_benefit_below_80(res: Results) -> Check:
     return all_of(parts)
 
 
-def _shorter(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
-    """Per quantile share: `a`'s response time < `b`'s."""
+def _by_quantile(
+    cmp, res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]
+) -> list[Check]:
+    """Per quantile share: `cmp(a's response time, b's)` (lt: `a` shorter; gt: `a` longer)."""
     return [
-        lt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
-        for s in shares
-    ]
-
-
-def _longer(res: Results, table: str, load: int, a: str, b: str, shares: Iterable[int]) -> list[Check]:
-    """Per quantile share: `a`'s response time > `b`'s."""
-    return [
-        gt(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
+        cmp(_q(res, table, load, a, QUANTILES[s]), _q(res, table, load, b, QUANTILES[s]), f"p{s} ms")
         for s in shares
     ]
 
@@ -392,7 +369,11 @@ def ecn5_beats_dt_at_80(res: Results) -> Check:
         for s in (90, 95)
     ]
     return all_of(
-        [all_of(_shorter(res, LOAD_TABLE, 80, a, b, (10, 25, 50)), prefix="ECN shorter: "), worse, *marginal]
+        [
+            all_of(_by_quantile(lt, res, LOAD_TABLE, 80, a, b, (10, 25, 50)), prefix="ECN shorter: "),
+            worse,
+            *marginal,
+        ]
     )
 
 
@@ -405,8 +386,8 @@ def tradeoff_at_105(res: Results) -> Check:
     du = _q(res, LOAD_TABLE, 105, b, "utilization") - _q(res, LOAD_TABLE, 105, a, "utilization")
     return all_of(
         [
-            all_of(_shorter(res, LOAD_TABLE, 105, a, b, (10, 25)), prefix="ECN shorter: "),
-            all_of(_longer(res, LOAD_TABLE, 105, a, b, (75, 90)), prefix="ECN longer: "),
+            all_of(_by_quantile(lt, res, LOAD_TABLE, 105, a, b, (10, 25)), prefix="ECN shorter: "),
+            all_of(_by_quantile(gt, res, LOAD_TABLE, 105, a, b, (75, 90)), prefix="ECN longer: "),
             ge(du, 0.02, "DT-148q utilization − ECN's"),
         ]
     )
@@ -451,15 +432,18 @@ def ared5_vs_ared60(res: Results) -> Check:
         parts.append(
             all_of(
                 [
-                    *_shorter(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (10,)),
-                    *_longer(res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (90,)),
+                    *_by_quantile(lt, res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (10,)),
+                    *_by_quantile(gt, res, LOAD_TABLE, ld, "ARED-5ms", "ARED-60ms", (90,)),
                 ],
                 prefix=f"{ld}% ARED-5ms vs ARED-60ms: ",
             )
         )
     for q in ("DT-148q", "ARED-60ms"):
         parts.append(
-            all_of(_shorter(res, LOAD_TABLE, 105, q, "ARED-5ms", (75, 90)), prefix=f"105% {q} vs ARED-5ms: ")
+            all_of(
+                _by_quantile(lt, res, LOAD_TABLE, 105, q, "ARED-5ms", (75, 90)),
+                prefix=f"105% {q} vs ARED-5ms: ",
+            )
         )
     return all_of(parts)
 
@@ -537,7 +521,7 @@ def ared5_many_flows_with_drops(res: Results) -> Check:
 
 
 def _large(res: Results, tcp: str, queue: str, metric: str = "large_median_rt_ms") -> Est:
-    return val(res, SACK_TABLE, f"load=80,tcp={tcp},queue={queue}", metric)
+    return get(res, SACK_TABLE, f"load=80,tcp={tcp},queue={queue}", metric)
 
 
 def _finite(x: Est, what: str) -> Check:
@@ -583,181 +567,31 @@ def ecn5_poor_for_large(res: Results) -> Check:
     return all_of(parts, prefix="80 %, responses > 50 KB: ")
 
 
-VERDICTS: tuple[Verdict, ...] = (
-    Verdict(
-        "w06-reno-sack-same",
-        "Reno and SACK perform the same for typical (short) HTTP responses: identical with ARED+ECN, "
-        "SACK no better with drop-tail (§6.4, §7)",
-        '§6.4: "Overall, SACK provides no better performance than Reno. When paired with ARED + ECN, '
-        "SACK and Reno are essentially identical independent of load. When paired with drop-tail, Reno "
-        'appears to provide somewhat superior response times especially when congestion is severe." '
-        '§7: "There is no difference in performance between Reno and SACK for typical short-lived '
-        'HTTP flows independent of load and pairing with queue management algorithm."',
-        reno_equals_sack,
-    ),
-    Verdict(
-        "w06-ecn-beats-drops",
-        "ARED with ECN marking performs better than ARED with packet drops (§6.3, §7)",
-        '§6.3: "Up to 90% load, ARED + ECN-5 ms delivers superior or equivalent performance for all '
-        'response times." §7: "As expected, ARED with ECN marking performs better than ARED with '
-        'packet dropping"',
-        ecn_beats_drops,
-    ),
-    Verdict(
-        "w06-ecn-value-grows",
-        "The value of ECN grows with load and is larger with the 5 ms target (§6.3, §7)",
-        '§7: "the value of ECN marking increases as the offered load increases. ECN also offers more '
-        'significant gains in performance when the target delay is small (5 ms)." §6.3: "ECN has a '
-        "more significant benefit when the ARED target queue is small. [...] For the severely congested "
-        'case, ECN provides even more advantages, especially when coupled with a small target delay."',
-        ecn_gain_grows,
-    ),
-    Verdict(
-        "w06-little-benefit-below-80",
-        "Much below 80 % load (50-60 %) there is little benefit from (A)RED: equal utilization, no "
-        "loss over 3 % (§6.6, §7)",
-        '§6.6: "Much below 80% offered load, SACK and Reno have identical performance, and ARED + ECN '
-        "performs only marginally better than drop-tail. At these loads, there is no difference in link "
-        "utilization between any of the queue management techniques. There is also very little packet "
-        'loss (no average loss over 3%)."',
-        little_benefit_below_80,
-    ),
-    Verdict(
-        "w06-ecn5-beats-dt-80",
-        "At 80 % load ARED+ECN-5ms beats DT-148q for ~75 % of responses, marginally worse for the rest "
-        "(§6.5, §7)",
-        '§6.5: "At 80% load, Reno-ARED + ECN-5 ms offers better response-time performance for nearly '
-        '75% of responses but marginally worse for the rest."',
-        ecn5_beats_dt_at_80,
-    ),
-    Verdict(
-        "w06-tradeoff-105",
-        "At 105 % load ARED+ECN-5ms improves about half the responses and worsens the other half; "
-        "drop-tail has significantly higher utilization (§6.5, §7)",
-        '§6.5: "At levels of severe congestion the improvements in response times for Reno-ARED + ECN-5 '
-        "ms apply to around 50% of responses while the response times of the other 50% are degraded "
-        'significantly." §7: "ARED can improve the response time of about half the responses but '
-        'worsens the other half. Link utilization is significantly better with drop-tail."',
-        tradeoff_at_105,
-    ),
-    Verdict(
-        "w06-dt-equals-ecn60",
-        "At all loads little difference between DT-148q and ARED+ECN-60ms (§7)",
-        '§7: "At all loads there is little difference between the performance of drop-tail with 2 × BDP '
-        'queue size and ARED with ECN marking and a larger target delay (60 ms)."',
-        dt_equals_ecn60,
-    ),
-    Verdict(
-        "w06-dt111-vs-dt148",
-        "DT-111q and DT-148q differ little; at 80 % load 80 % of responses finish within 700 ms (§6.1)",
-        '§6.1: "There is little performance difference between the two queue sizes [...] At 80% load, '
-        "the crossover is at coordinate (700 ms, 80%). This means that for both DT-111q and DT-148q, 80% "
-        'of the HTTP responses completed in 700 ms or less."',
-        dt111_vs_dt148,
-    ),
-    Verdict(
-        "w06-ared5-vs-ared60",
-        "ARED-5ms vs ARED-60ms: a crossover (near 400 ms) — 5 ms better for short responses, worse for "
-        "long; at 105 % drop-tail and ARED-60ms beat ARED-5ms for the slower ~60 % (§6.2)",
-        '§6.2: "There is a distinct crossover point between Reno-ARED-5ms and Reno-ARED-60 ms [...] near '
-        "400 ms. [...] For responses that complete in less than 400 ms, ARED-5ms offers better "
-        "performance. For responses that complete in over 400 ms, ARED-60 ms, Reno-DT-111q, or "
-        'Reno-DT-148q are preferable." "At 105% load about 60% of responses (those taking longer than '
-        "300–400 ms to complete) have better response times with the drop-tail queue [...] For this same "
-        '60% of responses, ARED-60 ms is also superior to ARED-5ms."',
-        ared5_vs_ared60,
-    ),
-    Verdict(
-        "w06-ared-beats-red",
-        "ARED (adaptive max_p, gentle) improves on the original RED, more at 90 % than at 80 % load "
-        "(§6.2, Figs. 11-12)",
-        '§6.2: "Taken together, Figs. 11 and 12 show that the adaptation of max_p and the linear '
-        "increase in drop probability from max_p to 1.0 in ARED is an improvement over the original RED "
-        'design and that the improvement is more significant as the level of congestion increases."',
-        ared_beats_red,
-    ),
-    Verdict(
-        "w06-droptail-util-loss",
-        "Drop-tail gives the highest utilization and the lowest drop rates under congestion (§6.3)",
-        '§6.3: "As expected, drop-tail results in the highest link utilization and the lowest drop rates."',
-        droptail_util_and_loss,
-    ),
-    Verdict(
-        "w06-ecn5-small-queue",
-        "ARED+ECN-5ms keeps a small mean queue at the cost of lower utilization than ARED+ECN-60ms (§6.3)",
-        '§6.3: "Overall, ARED + ECN-5 ms produces lower link utilization than ARED + ECN-60 ms. [...] '
-        'ARED + ECN-5 ms keeps the average queue size small (Fig. 7)"',
-        ecn5_small_queue_low_util,
-    ),
-    Verdict(
-        "w06-ared5-flows-drops",
-        "With ARED-5ms many flows experience drops: more than with DT-148q or ARED-60ms (§6.2, Fig. 6)",
-        '§6.2: "ARED-5ms keeps a much shorter average queue than ARED-60 ms (Fig. 7), but at the '
-        "expense of longer response times for many responses. With ARED-5ms, many flows experience "
-        'packet drops."',
-        ared5_many_flows_with_drops,
-    ),
-    Verdict(
-        "w06-sack-helps-large",
-        "For responses > 50 KB SACK improves on Reno: clearly with drop-tail, a bit with ARED+ECN-5ms "
-        "(§6.4, Fig. 18)",
-        '§6.4: "Using SACK improves performance for ARED + ECN a bit, but it is still far below that of '
-        'drop-tail. With drop-tail, SACK improves performance of these long flows over that of Reno." '
-        '"the difference between Reno and SACK and drop-tail and ARED + ECN are dramatic for larger '
-        '[flows]"',
-        sack_helps_large,
-    ),
-    Verdict(
-        "w06-ecn5-poor-large",
-        "For responses > 50 KB ARED+ECN-5ms is far worse than drop-tail, with Reno and with SACK "
-        "(§6.4, Fig. 18)",
-        '§6.4: "Although we have shown that ARED + ECN with a 5 ms target delay performs well for flows '
-        "that have short responses and finish quickly, the performance for larger flows is very poor. "
-        "Using SACK improves performance for ARED + ECN a bit, but it is still far below that of "
-        'drop-tail."',
-        ecn5_poor_for_large,
-    ),
+#: The paper's conclusions (studies/weigle2006/verdicts.csv) and the rule that checks each.
+VERDICTS: tuple[Verdict, ...] = read_verdicts(
+    "weigle2006",
+    {
+        "w06-reno-sack-same": reno_equals_sack,
+        "w06-ecn-beats-drops": ecn_beats_drops,
+        "w06-ecn-value-grows": ecn_gain_grows,
+        "w06-little-benefit-below-80": little_benefit_below_80,
+        "w06-ecn5-beats-dt-80": ecn5_beats_dt_at_80,
+        "w06-tradeoff-105": tradeoff_at_105,
+        "w06-dt-equals-ecn60": dt_equals_ecn60,
+        "w06-dt111-vs-dt148": dt111_vs_dt148,
+        "w06-ared5-vs-ared60": ared5_vs_ared60,
+        "w06-ared-beats-red": ared_beats_red,
+        "w06-droptail-util-loss": droptail_util_and_loss,
+        "w06-ecn5-small-queue": ecn5_small_queue_low_util,
+        "w06-ared5-flows-drops": ared5_many_flows_with_drops,
+        "w06-sack-helps-large": sack_helps_large,
+        "w06-ecn5-poor-large": ecn5_poor_for_large,
+    },
 )
 
 
-def _nearest(numbers: str) -> str:
-    """The cause of an ECN verdict that ns-2.35 at its nearest ECN rule fails too."""
-    return (
-        "ns-2.35 fails it too at its nearest setting: ns-2.1b9's ECN rule is not in ns-2.35; its nearest "
-        "(use_mark_p_ false: ECT packets marked in the gentle region too), as stated otherwise (packet "
-        f"mode), on the quick grid's points this verdict reads (seed 1, 600 s): {numbers} "
-        "(docs/reproductions/weigle2006/ns2-nearest/report.md)"
-    )
-
-
 #: Documented causes (Study.causes), from studies/weigle2006/README.md.
-CAUSES = {
-    "w06-reno-sack-same": "open: as stated (packet mode) ARED-ECN-5ms at 80-105 % separates Reno and SACK; "
-    'the ns-2.35 byte-mode reading held the old rule (studies/weigle2006/README.md, "Two readings")',
-    **{
-        k: "a setup difference that was tested: byte mode (this reading, ns-2.35's RED defaults) drops a "
-        "packet with a probability scaled by its size, so SYNs, ACKs and short responses are rarely "
-        "lost; under overload ARED then loses fewer packets and connections than drop-tail (105 %: loss "
-        "11.5 vs 24.7 %, connections with drops 42 vs 86 %); as stated (packet mode, "
-        "docs/reproductions/weigle2006/report.md) it holds or is within noise"
-        for k in ("w06-ared5-vs-ared60", "w06-droptail-util-loss", "w06-ared5-flows-drops")
-    },
-    "w06-ecn-beats-drops": _nearest(
-        "at 105 % ECN's median is longer than drops' (5 ms: 6317 vs 4134 ms; 60 ms: 6291 vs 3266 ms), "
-        "as aqmlab's 60 ms pair (6291 vs 6218)"
-    ),
-    "w06-ecn-value-grows": _nearest(
-        "the 5 ms target's ≤ 1 s gain falls from 9.7 points at 80 % to −0.6 at 105 %"
-    ),
-    "w06-ecn5-beats-dt-80": _nearest(
-        "shorter at p10-p50, but p90 6230 ms against DT-148q's 1342 (aqmlab 6357 against 1571)"
-    ),
-    "w06-dt-equals-ecn60": _nearest(
-        "equal up to 90 %, at 105 % median 6291 ms against DT-148q's 1501 (aqmlab at 100 %: 4729 "
-        "against 1417)"
-    ),
-    "w06-tradeoff-105": _nearest("p25 576 ms against DT-148q's 388, p75 22.5 s against 6.7 s"),
-}
+CAUSES = read_causes("weigle2006")
 
 # The paper's Table 3 says "packet mode"; its ns-2 (a modified 2.1b9, 2002) had packet mode as the
 # default and the rules the sweep files state (docs/ns2-red-history.md). The other reading is
@@ -803,17 +637,7 @@ MODEL_LOAD = Reading(
         "sweep.derive.workload[0].rate": f"{MODEL_RATE_PER_LOAD} * var.load",
         "sweep.derive.workload[1].rate": f"{MODEL_RATE_PER_LOAD} * var.load",
     },
-    causes={
-        "w06-ecn5-small-queue": "a setup difference that was tested: the load calibration. At 124.5 conn/s "
-        "per unit of load ARED+ECN-5ms's utilisation at 105 % is above ARED+ECN-60ms's (0.907 ± 0.017 "
-        "against 0.891 ± 0.020, paired −0.017 ± 0.009); at the finite runs' 135.0 (as stated, "
-        "docs/reproductions/weigle2006/report.md) it is below (0.935 against 0.942, paired 0.007 ± 0.004) "
-        "and the verdict is within noise",
-        "w06-sack-helps-large": "a setup difference that was tested: the load calibration. At 124.5 conn/s "
-        "per unit of load (80 %) SACK's median for responses > 50 KB with DT-148q is 896 ± 103 ms against "
-        "0.9 × Reno's 828 ± 66 (paired −67 ± 40); at the finite runs' 135.0 (as stated, "
-        "docs/reproductions/weigle2006/report.md) 1142 ± 327 against 1284 ± 444: within noise",
-    },
+    causes=read_causes("weigle2006", "model-load"),
 )
 
 STUDY = Study(
@@ -830,8 +654,6 @@ STUDY = Study(
             scenario="load.toml",
             metrics=(*METRICS, "pct_flows_with_drops"),
             row_label=queue_row,
-            run_metrics=run_metrics,
-            run_checks=("sec54_long_response",),
             quick_overrides={"sweep.grid.var.load": [0.5, 0.7, 0.8, 0.9, 1.05]},
         ),
         Table(
@@ -840,8 +662,6 @@ STUDY = Study(
             scenario="red_vs_ared.toml",
             metrics=METRICS,
             row_label=queue_row,
-            run_metrics=run_metrics,
-            run_checks=("sec54_long_response",),
         ),
         Table(
             id=SACK_TABLE,
@@ -849,12 +669,12 @@ STUDY = Study(
             scenario="reno_sack.toml",
             metrics=(*METRICS, "large_n", "large_median_rt_ms", "large_p90_rt_ms"),
             row_label=sack_row,
-            run_metrics=run_metrics,
-            run_checks=("sec54_long_response",),
         ),
     ),
     verdicts=VERDICTS,
     causes=CAUSES,
+    run_metrics=run_metrics,  # every table shows the per-run columns and §5.4's check
+    run_checks=("sec54_long_response",),
     quick_overrides={
         "run.warmup": "60s",
         "run.duration": "600s",

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, Verdict
+from aqmlab.studies import Reading, Study, Table, add_run_columns, read_causes, read_verdicts
 from aqmlab.studies.compare import Check, Est, Outcome, all_of, best, ge, get, gt, le, lowest, lt, mean_of
 
 #: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
@@ -114,17 +113,7 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFra
     directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
     from aqmlab.storage.run_dir import load_run
 
-    df = sweep.copy()
-    rows = []
-    for _, r in df.iterrows():
-        if r["status"] == "ok":
-            rows.append(metrics_of_run(load_run(Path(sweep_dir) / "runs" / r["run"])))
-        else:
-            rows.append({})
-    extra = pd.DataFrame(rows, index=df.index)
-    for c in extra.columns:
-        df[c] = pd.to_numeric(extra[c])
-    return df
+    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)))
 
 
 def row_label(row: pd.Series) -> str | None:
@@ -153,12 +142,9 @@ def _rows(n_cl: int, aqm: str) -> list[str]:
     return ["-".join(c) for c in itertools.product(("DT", aqm), repeat=n_cl) if aqm in c]
 
 
-def _dt(n: int) -> str:
-    return "-".join(["DT"] * n)
-
-
-def _all(n: int, aqm: str) -> str:
-    return "-".join([aqm] * n)
+def _all(n: int, queue: str) -> str:
+    """The row with `queue` ("DT" or an AQM) on each of the `n` congested links."""
+    return "-".join([queue] * n)
 
 
 def check_dt_best_goodput(res) -> Check:
@@ -166,7 +152,7 @@ def check_dt_best_goodput(res) -> Check:
     AQM row)."""
     parts = []
     for n in (1, 2, 3):
-        dt = _v(res, n, _dt(n), "ll_goodput_kbps")
+        dt = _v(res, n, _all(n, "DT"), "ll_goodput_kbps")
         best_row = max(
             (r for a in AQMS for r in _rows(n, a)), key=lambda r: _v(res, n, r, "ll_goodput_kbps").mean
         )
@@ -182,7 +168,7 @@ def check_goodput_falls_with_aqm_routers(res) -> Check:
     numbers pass (largest rise: REM 998 → 1003 kbps, +0.5 %)."""
     parts = []
     for a in AQMS:
-        means = [_v(res, 3, _dt(3), "ll_goodput_kbps")]
+        means = [_v(res, 3, _all(3, "DT"), "ll_goodput_kbps")]
         for k in (1, 2, 3):
             ks = [r for r in _rows(3, a) if r.split("-").count(a) == k]
             means.append(mean_of([_v(res, 3, r, "ll_goodput_kbps") for r in ks]))
@@ -238,7 +224,7 @@ def check_aqm_lowers_response_times(res) -> Check:
     the all-AQM row (the improvement is largest with an AQM router on every congested link)."""
     parts = []
     for n in (1, 2, 3):
-        dt_m, dt_1 = _v(res, n, _dt(n), "e2e_median_rt_ms"), _v(res, n, _dt(n), "e2e_pct_le_1s")
+        dt_m, dt_1 = _v(res, n, _all(n, "DT"), "e2e_median_rt_ms"), _v(res, n, _all(n, "DT"), "e2e_pct_le_1s")
         for a in AQMS:
             full = _all(n, a)
             m, p1 = _v(res, n, full, "e2e_median_rt_ms"), _v(res, n, full, "e2e_pct_le_1s")
@@ -257,11 +243,11 @@ def check_more_links_slower(res) -> Check:
     largest rise (3CL − 1CL, ms)."""
     parts, rises = [], {}
     for a in ("DT", *AQMS):
-        ms = [_v(res, n, _dt(n) if a == "DT" else _all(n, a), "e2e_median_rt_ms") for n in (1, 2, 3)]
+        ms = [_v(res, n, _all(n, a), "e2e_median_rt_ms") for n in (1, 2, 3)]
         parts += [lt(ms[0], ms[1], f"{a} median 1CL vs 2CL"), lt(ms[1], ms[2], f"{a} median 2CL vs 3CL")]
         rises[a] = ms[2] - ms[0]
     for n in (1, 2, 3):
-        dt = _v(res, n, _dt(n), "e2e_median_rt_ms")
+        dt = _v(res, n, _all(n, "DT"), "e2e_median_rt_ms")
         parts += [gt(dt, _v(res, n, _all(n, a), "e2e_median_rt_ms"), f"{n}CL median DT vs {a}") for a in AQMS]
     parts.append(gt(rises["DT"], best(rises[a] for a in AQMS), "DT's rise vs the largest AQM rise (ms)"))
     return all_of(parts)
@@ -301,7 +287,6 @@ def _tables() -> tuple[Table, ...]:
             scenario=f"table1_{n}cl.toml",
             metrics=TABLE_METRICS,
             row_label=row_label,
-            run_metrics=run_metrics,
         )
         for n in (1, 2, 3)
     )
@@ -323,89 +308,22 @@ NS2_REM_MARKPKTS = Reading(
     kinds=("rem",),
 )
 
-VERDICTS = (
-    Verdict(
-        "wm-dt-best-goodput",
-        "Long-lived flows get the highest goodput with drop-tail (§IV-A, §V)",
-        '§IV-A: "As expected, the long-lived flows receive the highest goodput when drop-tail queuing is '
-        'used." §V: "For long-lived traffic, no AQM technique provides better goodput than drop-tail '
-        "queuing, despite drop-tail's higher loss rates.\"",
-        check_dt_best_goodput,
-    ),
-    Verdict(
-        "wm-goodput-falls",
-        "Long-lived goodput decreases as AQM routers are added on congested links (§V)",
-        '§V: "The goodput of long-lived flows decreases with the addition of AQM routers on congested '
-        'links due to increased congestion notifications."',
-        check_goodput_falls_with_aqm_routers,
-    ),
-    Verdict(
-        "wm-pi-rem-beat-ared",
-        "PI and REM give long-lived flows lower loss and better goodput than ARED (§IV-A, §V)",
-        '§IV-A: "The long-lived flows receive the lowest goodput when any ARED router is used, but '
-        "similar goodput when either PI or REM is used [...] The difference in performance between ARED "
-        'and either PI or REM can be explained by looking at the packet loss rates." §V: "PI and REM '
-        'provide better performance for long-lived traffic than ARED, primarily due to lower loss rates."',
-        check_pi_rem_beat_ared,
-    ),
-    Verdict(
-        "wm-pi-rem-minimal-loss",
-        "PI and REM with ECN have very minimal loss (§IV-B)",
-        '§IV-B: "PI and REM both have very minimal loss. When ECN is used with these AQM techniques, '
-        'packets chosen for marking are forwarded with the ECN bit set."',
-        check_pi_rem_minimal_loss,
-    ),
-    Verdict(
-        "wm-aqm-lowers-rt",
-        "AQM routers lower HTTP response times; most with an AQM router on every congested link (§V)",
-        '§V: "For short-lived HTTP traffic, the addition of AQM routers lowers response times '
-        "(regardless of whether the AQM technique is ARED, REM, or PI). The performance improvement "
-        'over drop-tail is maximized when there is an AQM router for each congested link."',
-        check_aqm_lowers_response_times,
-    ),
-    Verdict(
-        "wm-more-links-slower",
-        "HTTP response times grow with the number of congested links; drop-tail is worst and degrades "
-        "most (§IV-C)",
-        '§IV-C: "We found that as the number of congested links increases, the performance of HTTP '
-        "traffic with each queuing technique decreases. [...] For up to 2000 ms of response time, "
-        "drop-tail provides the worst performance and experiences the largest performance degradation "
-        'as the number of congested links increases."',
-        check_more_links_slower,
-    ),
-    Verdict(
-        "wm-dt-rem-beats-rem-dt",
-        "With 2 congested links DT-REM beats REM-DT for HTTP, which sees ~2× the HTTP loss (§IV-C)",
-        '§IV-C: "In Figure 3, DT-REM [...] outperforms REM-DT for HTTP response times. Referring back '
-        'to Table I, HTTP flows experienced almost twice as much loss with REM-DT as with DT-REM."',
-        check_dt_rem_beats_rem_dt,
-    ),
+#: The paper's conclusions (studies/weigle-multi/verdicts.csv) and the rule that checks each.
+VERDICTS = read_verdicts(
+    "weigle-multi",
+    {
+        "wm-dt-best-goodput": check_dt_best_goodput,
+        "wm-goodput-falls": check_goodput_falls_with_aqm_routers,
+        "wm-pi-rem-beat-ared": check_pi_rem_beat_ared,
+        "wm-pi-rem-minimal-loss": check_pi_rem_minimal_loss,
+        "wm-aqm-lowers-rt": check_aqm_lowers_response_times,
+        "wm-more-links-slower": check_more_links_slower,
+        "wm-dt-rem-beats-rem-dt": check_dt_rem_beats_rem_dt,
+    },
 )
 
-#: What the sensitivity searches of issue 34 item 6 covered (studies/weigle-multi/README.md,
-#: "Sensitivity searches"): TCP details and load the paper does not state.
-_SPACE = "min RTO 200 ms-1 s, delayed ACKs off/100 ms, initial window 1-4, load ±5 %"
 #: Documented causes (Study.causes), from studies/weigle-multi/README.md.
-CAUSES = {
-    "wm-pi-rem-minimal-loss": (
-        f"sensitivity: PI's half holds nowhere beyond noise in {_SPACE} (24 trials minimising 3CL "
-        "HTTP loss, studies/weigle-multi/sensitivity/pi_minimal_loss.toml); nearest: min RTO 447 ms, "
-        "delayed ACKs 100 ms, initial window 1, 96.8 % of the rate, where at seeds 1-3 full length "
-        "PI's HTTP loss is 0.43 ± 0.27 / 0.55 ± 0.34 / 0.72 ± 0.30 % (1/2/3CL, within noise of 0.5; "
-        "as written 0.97-1.49 %) and its long-lived loss 0.11-0.26 %. REM's half is the tested "
-        "difference of REM's ECN rule (ns-2's markpkts_: HTTP loss 0.86 → 0.31 % at 1CL, "
-        "docs/reproductions/weigle-multi-ns2-rem-markpkts/)"
-    ),
-    "wm-dt-rem-beats-rem-dt": (
-        f"sensitivity: holds nowhere beyond noise in {_SPACE} (24 + 20 paired trials on the median "
-        "and on the HTTP-loss margin, studies/weigle-multi/sensitivity/dt_rem_beats_rem_dt.toml; "
-        "rem_dt_loss.toml); nearest: min RTO 461 ms, initial window 1, +5 % load, where at seeds 1-3 "
-        "full length all three parts are within noise (median REM-DT − DT-REM 41 ± 68 ms, ≤ 1 s "
-        "3.1 ± 4.0 points, HTTP loss REM-DT 4.88 % vs 1.5 × DT-REM 4.98 %: −0.10 ± 3.18); as written "
-        "the loss part fails (2.70 vs 2.77 %). Searched in the as-stated reading of REM's ECN rule "
-        "only (as written the same under both readings)"
-    ),
-}
+CAUSES = read_causes("weigle-multi")
 
 STUDY = Study(
     name="weigle-multi",
@@ -414,6 +332,7 @@ STUDY = Study(
     tables=_tables(),
     verdicts=VERDICTS,
     causes=CAUSES,
+    run_metrics=run_metrics,  # every table's row metrics
     # Quick: 60 s warm-up kept (the long-lived flows start at 60 s), 150 s measured, one seed:
     # 36 runs × ≈ 4 s on one core.
     quick_overrides={"run.duration": "150s", "sweep.replications": 1},

@@ -130,14 +130,12 @@ def check_size(spec: TuneSpec) -> str | None:
     return runcost.announcement("tune", runs, events, setup)
 
 
-#: evaluate(runs) → [summary dict, or an error text, for each run in order]: what runs a batch.
-
-
 def _canonical(x) -> str:
     """`x` as sorted, compact JSON: the key of a study's settings and of a trial's values."""
     return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+#: evaluate(runs) → [summary dict, or an error text, for each run in order]: what runs a batch.
 Evaluator = Callable[[list[SweepRun]], list[dict | str]]
 
 

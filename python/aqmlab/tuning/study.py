@@ -11,10 +11,12 @@ parameter space changes their conclusions:
   load (the paper's "moderately" and "severely congested" levels, §6.5): the best ARED, PI,
   CoDel and PIE found against DT-148q and against the best drop-tail buffer found.
 
-A *cell* is one network at one load; a *family* one tuned queue (studies/tuning/<file>.toml: its
-variants and `[tune]` table). For each cell and family the driver writes the full scenario
-(the base file, the cell's load, the search run length, the utilization constraint; data files
-by absolute path) to OUT/scenarios/<cell>_<family>.toml and runs `aqmlab.tuning.search.tune` on it into
+A *cell* is one network at one load, studies/tuning/<cell>.toml: the base file by `extends`, at
+that load, with the load's baselines and utilization constraint (`[tune] constraints`); a
+*family* one tuned queue (studies/tuning/<file>.toml: its variants and `[tune]` table). For each
+cell and family the driver writes the full scenario (the cell, the family's variants and the
+cell's variants the family's `baselines` name, the search run length; data files by absolute
+path) to OUT/scenarios/<cell>_<family>.toml and runs `aqmlab.tuning.search.tune` on it into
 OUT/tunes/<cell>_<family>/ (each its own report). The family's best is the tuner's: the
 finalist with the best mean over the tune's final seeds.
 
@@ -68,6 +70,7 @@ from aqmlab.reports.page_text import write_atomic
 from aqmlab.reports.stats import t_ci
 from aqmlab.storage.run_dir import check_out_dir
 from aqmlab.sweeps.run import execute_runs, prepare_out, run_dir, write_sweep_table
+from aqmlab.tuning.param_values import duration_ms
 from aqmlab.tuning.search import SUMMARY_COLUMNS, TuneError, parse, validate
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -88,50 +91,25 @@ class Family:
 
 @dataclass(frozen=True)
 class Network:
-    """One seed's network: the base scenario, how a load is set, the run lengths."""
+    """One seed's network: the base scenario, its loads (cells), the run lengths."""
 
     name: str
     title: str
-    scenario: str  # repository-relative
+    scenario: str  # repository-relative; each load's cell file studies/tuning/<name>_<load>.toml extends it
     loads: tuple[int, ...]
     quick_loads: tuple[int, ...]
     families: tuple[Family, ...]
-    baselines: tuple[str, ...]  # variant names run as written in the final (from the families' files)
+    baselines: tuple[str, ...]  # variant names run as written in the final (from the cell files)
     compare: tuple[tuple[str, str], ...]  # (a, b) labels: a − b
-    set_load: Callable[[dict, int], None]
     search_run: dict
-    final_run: dict | None  # None: the base scenario's own [run]
     quick_search_run: dict
     quick_final_run: dict
     final_replications: int = 5
-    quick_trials: dict = field(default_factory=dict)
-
-
-# Seed 000, Table B.15: the thesis's best RED at each load (qlen 480, count rule of the paper).
-THESIS_BEST_RED = {
-    90: {"min_th": 60, "max_th": 180, "max_p": 0.1, "w_q": "1/512"},
-    98: {"min_th": 5, "max_th": 90, "max_p": 0.05, "w_q": "1/128"},
-    110: {"min_th": 30, "max_th": 90, "max_p": 0.05, "w_q": "1/256"},
-}
+    quick_trials: dict = field(default_factory=dict)  # family file → quick-mode trials (default 3)
 
 
 def _variant(doc: dict, name: str) -> dict | None:
     return next((v for v in doc.get("variant", []) if v.get("name") == name), None)
-
-
-def _seed000_load(doc: dict, load: int) -> None:
-    # The thesis's offered loads scale the browser count linearly (studies/christiansen/README.md):
-    # 3012 browsers are 98 %.
-    doc["workload"][0]["users"] = round(3012 * load / 98)
-    th = _variant(doc, "thesis")
-    if th is not None:
-        th["queue"].update(THESIS_BEST_RED.get(load, THESIS_BEST_RED[98]))
-
-
-def _seed001_load(doc: dict, load: int) -> None:
-    # studies/weigle2006/README.md: 135.0 connections/s per unit of load, both directions.
-    for w in doc["workload"]:
-        w["rate"] = round(135.0 * load / 100, 4)
 
 
 SEED000 = Network(
@@ -150,16 +128,22 @@ SEED000 = Network(
         ("RED (tuned)", "drop-tail (tuned)"),
         ("thesis", "drop-tail (tuned)"),
     ),
-    set_load=_seed000_load,
     # The thesis's 20 min warm-up (shorter ones leave the browsers' start-up transient in the
     # measurement: 10 min gave 95 % utilization at 90 % load, against 90 % after 20 min), then
     # the first 5 of its 70 measured minutes.
     search_run={"warmup": "20min", "duration": "5min"},
-    final_run=None,  # 20 min warm-up + 70 min, the thesis's
     final_replications=4,
     quick_search_run={"warmup": "5min", "duration": "2min"},
     quick_final_run={"warmup": "5min", "duration": "3min"},
     quick_trials={"seed000_red.toml": 4, "seed000_droptail.toml": 3},
+)
+
+_SEED001_FAMILIES = (
+    Family("ARED (tuned)", "seed001_ared.toml"),
+    Family("PI (tuned)", "seed001_pi.toml"),
+    Family("CoDel (tuned)", "seed001_codel.toml"),
+    Family("PIE (tuned)", "seed001_pie.toml"),
+    Family("drop-tail (tuned)", "seed001_droptail.toml"),
 )
 
 SEED001 = Network(
@@ -168,31 +152,15 @@ SEED001 = Network(
     scenario="scenarios/weigle2006/dumbbell.toml",
     loads=(80, 105),  # the paper's "moderately" and "severely congested" levels (§6.5)
     quick_loads=(80,),
-    families=(
-        Family("ARED (tuned)", "seed001_ared.toml"),
-        Family("PI (tuned)", "seed001_pi.toml"),
-        Family("CoDel (tuned)", "seed001_codel.toml"),
-        Family("PIE (tuned)", "seed001_pie.toml"),
-        Family("drop-tail (tuned)", "seed001_droptail.toml"),
-    ),  # fmt: skip
+    families=_SEED001_FAMILIES,
     baselines=("DT-148q",),
-    compare=(
-        ("ARED (tuned)", "DT-148q"),
-        ("PI (tuned)", "DT-148q"),
-        ("CoDel (tuned)", "DT-148q"),
-        ("PIE (tuned)", "DT-148q"),
-        ("drop-tail (tuned)", "DT-148q"),
-        ("ARED (tuned)", "drop-tail (tuned)"),
-        ("PI (tuned)", "drop-tail (tuned)"),
-        ("CoDel (tuned)", "drop-tail (tuned)"),
-        ("PIE (tuned)", "drop-tail (tuned)"),
-    ),  # fmt: skip
-    set_load=_seed001_load,
+    # every tuned queue against the paper's DT-148q, then every AQM against the tuned drop-tail
+    compare=tuple(
+        (f.label, b) for b in ("DT-148q", "drop-tail (tuned)") for f in _SEED001_FAMILIES if f.label != b
+    ),
     search_run={"warmup": "120s", "duration": "240s"},  # the paper's warm-up, then 4 min
-    final_run=None,  # 120 s warm-up, then 250,000 responses or 38 min, the paper's
     quick_search_run={"warmup": "60s", "duration": "90s"},
     quick_final_run={"warmup": "60s", "duration": "120s"},
-    quick_trials={f"seed001_{k}.toml": 3 for k in ("ared", "pi", "codel", "pie", "droptail")},
 )
 
 STUDIES_KNOWN = {"tuning": (SEED000, SEED001)}
@@ -215,28 +183,34 @@ def _absolute_files(node, base: Path) -> None:
             _absolute_files(v, base)
 
 
-def constraint_for(load: int) -> str:
-    return f"utilization >= {0.95 * min(load, 100) / 100:.4g}"
+def cell_file(net: Network, load: int) -> Path:
+    """The cell file of `net` at `load` % (module doc)."""
+    return STUDIES / "tuning" / f"{net.name}_{load}.toml"
 
 
 def scenario_doc(net: Network, fam: Family, load: int, quick: bool, final: bool = False) -> dict:
     """The full scenario of family `fam` at `load` (module doc); raises StudyError."""
-    src = REPO_ROOT / net.scenario
+    cell_path = cell_file(net, load)
     frag_path = STUDIES / "tuning" / fam.file
     try:
-        doc = read_document(src)[0]
+        doc = read_document(cell_path)[0]  # the base at this load: the core resolves `extends`
         frag = read_document(frag_path)[0]
     except _core.ScenarioError as e:
         raise StudyError(str(e)) from None
-    for k in ("sweep", "calibration", "tune"):
+    cell_variants, cell_tune = doc.get("variant", []), doc.pop("tune", {})
+    for k in ("sweep", "calibration"):
         doc.pop(k, None)
     unknown = set(frag) - {"variant", "tune"}
     if unknown:
         raise StudyError(f"{frag_path}: {sorted(unknown)[0]}: only [[variant]] and [tune] belong here")
-    _absolute_files(doc, src.parent)
-    doc["variant"] = copy.deepcopy(frag.get("variant", []))
+    _absolute_files(doc, cell_path.parent)  # relative data files resolve against the cell file's folder
     tune = copy.deepcopy(frag.get("tune", {}))
-    tune["constraints"] = [constraint_for(load)]
+    own = [v.get("name") for v in frag.get("variant", [])]
+    wanted = [
+        v for v in cell_variants if v.get("name") in tune.get("baselines", []) and v.get("name") not in own
+    ]
+    doc["variant"] = copy.deepcopy(frag.get("variant", []) + wanted)
+    tune.update(cell_tune)  # the cell's utilization constraint
     if quick:
         tune["trials"] = net.quick_trials.get(fam.file, 3)
         tune["replications"] = 1
@@ -244,8 +218,9 @@ def scenario_doc(net: Network, fam: Family, load: int, quick: bool, final: bool 
         tune["batch"] = 2
     doc["tune"] = tune
     run = dict(doc.get("run", {}))
+    # a final run at full length is the cell's own [run]: the seed's lengths
     length = (
-        (net.quick_final_run if quick else net.final_run)
+        (net.quick_final_run if quick else None)
         if final
         else (net.quick_search_run if quick else net.search_run)
     )
@@ -253,7 +228,6 @@ def scenario_doc(net: Network, fam: Family, load: int, quick: bool, final: bool 
         run.pop("stop_after_responses", None)
         run.update(length)
     doc["run"] = run
-    net.set_load(doc, load)
     return doc
 
 
@@ -287,7 +261,7 @@ def write_scenarios(cs: list[Cell], out: Path, quick: bool) -> dict[tuple[str, s
                 doc = scenario_doc(c.net, fam, c.load, quick, final)
                 p = sdir / f"{stem}{'_final' if final else ''}.toml"
                 header = (
-                    f"# {c.net.scenario} with studies/tuning/{fam.file} at {c.load} % load"
+                    f"# studies/tuning/{c.name}.toml with studies/tuning/{fam.file}"
                     f"{' (quick mode)' if quick else ''}, {'final' if final else 'search'} run length.\n"
                 )
                 write_atomic(p, header + dumps_toml(doc))
@@ -514,8 +488,8 @@ def _fmt_values(vals: dict) -> str:
         if k.startswith("var."):
             continue
         k = k.removeprefix("queue.")
-        if isinstance(v, str) and v.endswith("us") and v[:-2].isdigit():
-            v = f"{int(v[:-2]) / 1000:.3g}ms"  # a searched duration, written in µs
+        if duration_ms(v) is not None:  # a searched duration, written in µs
+            v = f"{duration_ms(v):.3g}ms"
         out.append(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}")
     return ", ".join(out)
 
@@ -554,13 +528,9 @@ def write_report(
         for _, r in res[res["cell"] == c.name].iterrows():
             t = next((t for (cell, fam), t in tunes.items() if cell == c.name and fam == r["config"]), None)
             params = _fmt_values(t["values"]) if t else "as written (baseline)"
-            if t is None:
-                for fam in net.families:
-                    doc = scenario_doc(net, fam, c.load, record["quick"])
-                    v = _variant(doc, r["config"])
-                    if v is not None:
-                        params = _fmt_values(v["queue"])
-                        break
+            v = None if t else _variant(read_document(cell_file(net, c.load))[0], r["config"])
+            if v is not None:  # a baseline: as its cell file writes it
+                params = _fmt_values(v["queue"])
             tri = f"{t['trials']} ({t['feasible']})" if t else ""
             if t and not t["best_feasible"]:
                 tri += " no feasible trial: best infeasible one"
@@ -629,14 +599,11 @@ def _contour_figure(tune_dir: Path) -> Path | None:
 
 
 def publish(out: Path, quick: bool, root: Path = REPO_ROOT) -> Path:
-    """Copy report.md, the CSVs, study.json and the figures to docs/reproductions/tuning[-quick]/."""
-    dest = root / "docs" / "reproductions" / ("tuning-quick" if quick else "tuning")
-    (dest / "figures").mkdir(parents=True, exist_ok=True)
-    for png in sorted((out / "figures").glob("*.png")):
-        shutil.copyfile(png, dest / "figures" / png.name)
-    for name in ("report.md", "results.csv", "comparisons.csv"):
-        shutil.copyfile(out / name, dest / name)
-    return dest / "report.md"
+    """Copy report.md, the CSVs and the figures to docs/reproductions/tuning[-quick]/."""
+    from aqmlab.studies.reproduce import publish as publish_report
+
+    name = "tuning-quick" if quick else "tuning"
+    return publish_report(out, name, root, ("report.md", "results.csv", "comparisons.csv"))
 
 
 def add_parser(sub, help: str) -> None:

@@ -424,8 +424,8 @@ def test_codel_standing_queue_is_the_median_statements_documented_cause():
     no_paper = evaluate(st, {})
     rows = {r.id: r for r in verdict_table(st, evaluate(st, failing), no_paper)}
     assert rows["mod-aqms-cut-median"].aqmlab.outcome == F
-    assert rows["mod-aqms-cut-median"].cause == m.CAUSES["mod-aqms-cut-median"]
-    assert m.CAUSES["mod-aqms-cut-median"].startswith("CoDel's own behaviour: ")
+    assert rows["mod-aqms-cut-median"].cause == st.causes["mod-aqms-cut-median"]
+    assert st.causes["mod-aqms-cut-median"].startswith("CoDel's own behaviour: ")
     noisy = {r.id: r for r in verdict_table(st, evaluate(st, _medians(400, 300, ci=30)), no_paper)}
     assert noisy["mod-aqms-cut-median"].cause == WITHIN_NOISE
 
@@ -436,7 +436,7 @@ def test_bbr_and_l_queue_causes_reach_their_failing_verdicts():
     from aqmlab.studies.verdicts import evaluate, verdict_table
 
     st = load("modern")
-    assert set(m.CAUSES) <= {v.id for v in st.verdicts}
+    assert set(st.causes) <= {v.id for v in st.verdicts}
     res = _web({
         ("DT-148q", "bbr"): {"mean_qlen": 120.0}, ("DT-148q", "cubic"): {"mean_qlen": 97.0},
         ("CoDel", "bbr"): {"drops_pct": 13.1}, ("CoDel", "cubic"): {"drops_pct": 3.9},
@@ -445,4 +445,4 @@ def test_bbr_and_l_queue_causes_reach_their_failing_verdicts():
     rows = {r.id: r for r in verdict_table(st, evaluate(st, res), evaluate(st, {}))}
     for vid in ("mod-bbr-short-dt-queue", "mod-bbr-loss-under-aqm", "mod-dualpi2-l-p99"):
         assert rows[vid].aqmlab.outcome == F, vid
-        assert rows[vid].cause == m.CAUSES[vid]
+        assert rows[vid].cause == st.causes[vid]

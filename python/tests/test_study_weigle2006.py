@@ -317,7 +317,7 @@ def test_every_verdict_decides_on_a_full_plausible_result_set():
 
 def test_study_loads_and_paper_csv_has_the_header():
     st = load("weigle2006")
-    assert st is w.STUDY and len(st.tables) == 3 and len(st.verdicts) == len(w.VERDICTS)
+    assert st is w.STUDY and len(st.tables) == 3 and len(st.verdicts) == len(w.CHECKS)
     with open(SDIR / "paper.csv", newline="") as f:
         assert next(csv.reader(f)) == ["table", "row", "metric", "value"]
     for t in st.tables:

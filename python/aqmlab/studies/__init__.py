@@ -128,8 +128,17 @@ class Study:
     """Optional: the `Table.run_metrics` of every table that gives none (the study's per-run
     columns, said once); `run_checks` likewise."""
     run_checks: tuple[str, ...] = ()
+    checks: Mapping[str, Callable[[dict[str, pd.DataFrame]], Check]] | None = None
+    """Optional: the rule of each verdict of studies/NAME/verdicts.csv by id; given, the
+    verdicts, the study's causes and each reading's are read from studies/NAME/ (`read_verdicts`,
+    `read_causes`), not passed."""
 
     def __post_init__(self) -> None:
+        if self.checks is not None:  # frozen: set once, from the study's CSV files
+            object.__setattr__(self, "verdicts", read_verdicts(self.name, self.checks))
+            object.__setattr__(self, "causes", read_causes(self.name))
+            readings = tuple(replace(r, causes=read_causes(self.name, r.name)) for r in self.readings)
+            object.__setattr__(self, "readings", readings)
         tables = tuple(
             replace(
                 t, run_metrics=t.run_metrics or self.run_metrics, run_checks=t.run_checks or self.run_checks

@@ -69,7 +69,7 @@ import os
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
+from aqmlab.studies import Study, Table, add_run_columns
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -389,25 +389,19 @@ def v10_data_retx_dominate(results: dict[str, pd.DataFrame]) -> Check:
     return all_of(parts)
 
 
-#: Documented causes (Study.causes), from studies/christiansen/README.md.
-CAUSES = read_causes("christiansen")
-
-#: The paper's conclusions (studies/christiansen/verdicts.csv) and the rule that checks each.
-VERDICTS = read_verdicts(
-    "christiansen",
-    {
-        "c00-low-load-same": v1_low_load_same,
-        "c00-high-load-red-no-better": v2_high_load_red_no_better,
-        "c00-altq-default-worse": v3_default_worse,
-        "c00-min-th-5-poor": v4_min_th_5_poor,
-        "c00-110-bad": v5_overload_bad,
-        "c00-one-threshold": v6_one_threshold_marginal,
-        "c00-max-p-quarter": v7_high_max_p_hurts,
-        "c00-util-tuning": v8_util_tuning,
-        "c00-small-th-retx": v9_small_thresholds_retransmit,
-        "c00-data-retx": v10_data_retx_dominate,
-    },
-)
+#: The rule that checks each of the paper's conclusions (studies/christiansen/verdicts.csv), by id.
+CHECKS = {
+    "c00-low-load-same": v1_low_load_same,
+    "c00-high-load-red-no-better": v2_high_load_red_no_better,
+    "c00-altq-default-worse": v3_default_worse,
+    "c00-min-th-5-poor": v4_min_th_5_poor,
+    "c00-110-bad": v5_overload_bad,
+    "c00-one-threshold": v6_one_threshold_marginal,
+    "c00-max-p-quarter": v7_high_max_p_hurts,
+    "c00-util-tuning": v8_util_tuning,
+    "c00-small-th-retx": v9_small_thresholds_retransmit,
+    "c00-data-retx": v10_data_retx_dominate,
+}
 
 
 STUDY = Study(
@@ -442,8 +436,7 @@ STUDY = Study(
         ),
         Table("6.3", "the same two experiments' summaries", "red_retx.toml", T63_METRICS, _variant),
     ),
-    verdicts=VERDICTS,
-    causes=CAUSES,
+    checks=CHECKS,  # verdicts and causes: studies/christiansen/*.csv
     quick_overrides={
         "run.warmup": "20min",  # the thesis's warm-up: the browsers' start-up burst lasts minutes
         "run.duration": "5min",

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
+from aqmlab.studies import Study, Table, add_run_columns
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, le, lt
 from aqmlab.studies.modern_flows import FLOW_COLUMNS, flow_columns
 from aqmlab.studies.weigle2006 import censored_quantile
@@ -257,28 +257,22 @@ def fq_codel_rtt_fair(res: Results) -> Check:
     )
 
 
-#: The literature's statements (studies/modern/verdicts.csv) and the rule that checks each.
-VERDICTS = read_verdicts(
-    "modern",
-    {
-        "mod-aqms-cut-median": aqms_cut_median,
-        "mod-bbr-short-dt-queue": bbr_shorter_dt_queue,
-        "mod-bbr-loss-under-aqm": bbr_loss_under_aqm,
-        "mod-fq-codel-best-median": fq_codel_best_median,
-        "mod-aqm-utilization": aqm_keeps_utilization,
-        "mod-l4s-half-faster": l4s_half_faster,
-        "mod-classic-unharmed": classic_unharmed,
-        "mod-dualpi2-l-p99": dualpi2_l_sub_ms,
-        "mod-dualpi2-balance": coexist_balanced("DualPI2"),
-        "mod-fq-codel-balance": coexist_balanced("FQ-CoDel"),
-        "mod-bbr-long-rtt-wins": bbr_long_rtt_wins,
-        "mod-cubic-fairer-than-bbr": cubic_fairer_than_bbr,
-        "mod-fq-codel-rtt-fair": fq_codel_rtt_fair,
-    },
-)
-
-#: Documented causes (Study.causes), from studies/modern/README.md.
-CAUSES = read_causes("modern")
+#: The rule that checks each of the literature's statements (studies/modern/verdicts.csv), by id.
+CHECKS = {
+    "mod-aqms-cut-median": aqms_cut_median,
+    "mod-bbr-short-dt-queue": bbr_shorter_dt_queue,
+    "mod-bbr-loss-under-aqm": bbr_loss_under_aqm,
+    "mod-fq-codel-best-median": fq_codel_best_median,
+    "mod-aqm-utilization": aqm_keeps_utilization,
+    "mod-l4s-half-faster": l4s_half_faster,
+    "mod-classic-unharmed": classic_unharmed,
+    "mod-dualpi2-l-p99": dualpi2_l_sub_ms,
+    "mod-dualpi2-balance": coexist_balanced("DualPI2"),
+    "mod-fq-codel-balance": coexist_balanced("FQ-CoDel"),
+    "mod-bbr-long-rtt-wins": bbr_long_rtt_wins,
+    "mod-cubic-fairer-than-bbr": cubic_fairer_than_bbr,
+    "mod-fq-codel-rtt-fair": fq_codel_rtt_fair,
+}
 
 STUDY = Study(
     name="modern",
@@ -320,7 +314,6 @@ STUDY = Study(
             run_metrics=flow_metrics,
         ),
     ),
-    verdicts=VERDICTS,
-    causes=CAUSES,
+    checks=CHECKS,  # verdicts and causes: studies/modern/*.csv
     quick_overrides={"sweep.replications": 1, "sweep.grid.var.load": [0.5, 0.9]},
 )

@@ -44,7 +44,7 @@ import pandas as pd
 
 from aqmlab.reports.stats import CI
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, add_run_columns, read_causes, read_verdicts
+from aqmlab.studies import Study, Table, add_run_columns
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, lt, note
 
 #: Workload indices in every sweep file of the study: the FTP (bulk) flows, the HTTP flows.
@@ -328,24 +328,18 @@ def fragile_share_kept(results: Results) -> Check:
     return all_of(parts)
 
 
-#: The paper's conclusions (studies/pisa/verdicts.csv) and the rule that checks each.
-VERDICTS = read_verdicts(
-    "pisa",
-    {
-        "pisa-gain-std": _gain_at_least("5.4", "PISA", 0.20),
-        "pimc-gain-std": _gain_at_least("5.4", "PIMC", 0.15),
-        "pisa-gain-ftp50": _gain_at_least("5.7", "PISA", 0.30),
-        "pisa-gain-5mbps": _gain_at_least("5.9", "PISA", 0.35),
-        "pisa-beats-pimc": pisa_beats_pimc,
-        "pisa-lowest-queue": pisa_lowest_queue,
-        "pisa-pimc-fewer-drops": fewer_drops_than_pi,
-        "pisa-droptail-few-drops": droptail_no_drops,
-        "pimc-fragile-share": fragile_share_kept,
-    },
-)
-
-#: Documented causes (Study.causes), from studies/pisa/README.md.
-CAUSES = read_causes("pisa")
+#: The rule that checks each of the paper's conclusions (studies/pisa/verdicts.csv), by id.
+CHECKS = {
+    "pisa-gain-std": _gain_at_least("5.4", "PISA", 0.20),
+    "pimc-gain-std": _gain_at_least("5.4", "PIMC", 0.15),
+    "pisa-gain-ftp50": _gain_at_least("5.7", "PISA", 0.30),
+    "pisa-gain-5mbps": _gain_at_least("5.9", "PISA", 0.35),
+    "pisa-beats-pimc": pisa_beats_pimc,
+    "pisa-lowest-queue": pisa_lowest_queue,
+    "pisa-pimc-fewer-drops": fewer_drops_than_pi,
+    "pisa-droptail-few-drops": droptail_no_drops,
+    "pimc-fragile-share": fragile_share_kept,
+}
 
 STUDY = Study(
     name="pisa",
@@ -391,8 +385,7 @@ STUDY = Study(
             row_label_objects,
         ),
     ),
-    verdicts=VERDICTS,
-    causes=CAUSES,
+    checks=CHECKS,  # verdicts and causes: studies/pisa/*.csv
     run_metrics=run_metrics,  # every table's per-run columns (RUN_COLUMNS)
     # Runs are short (≈ 2-4 s of CPU per 500 s run): quick mode keeps the thesis's 500 s (object
     # counts are totals over the run) and cuts the replications from 5 to 2 (34 runs).

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, Verdict, add_run_columns, read_causes, read_verdicts
+from aqmlab.studies import Reading, Study, Table, add_run_columns
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -567,31 +567,25 @@ def ecn5_poor_for_large(res: Results) -> Check:
     return all_of(parts, prefix="80 %, responses > 50 KB: ")
 
 
-#: The paper's conclusions (studies/weigle2006/verdicts.csv) and the rule that checks each.
-VERDICTS: tuple[Verdict, ...] = read_verdicts(
-    "weigle2006",
-    {
-        "w06-reno-sack-same": reno_equals_sack,
-        "w06-ecn-beats-drops": ecn_beats_drops,
-        "w06-ecn-value-grows": ecn_gain_grows,
-        "w06-little-benefit-below-80": little_benefit_below_80,
-        "w06-ecn5-beats-dt-80": ecn5_beats_dt_at_80,
-        "w06-tradeoff-105": tradeoff_at_105,
-        "w06-dt-equals-ecn60": dt_equals_ecn60,
-        "w06-dt111-vs-dt148": dt111_vs_dt148,
-        "w06-ared5-vs-ared60": ared5_vs_ared60,
-        "w06-ared-beats-red": ared_beats_red,
-        "w06-droptail-util-loss": droptail_util_and_loss,
-        "w06-ecn5-small-queue": ecn5_small_queue_low_util,
-        "w06-ared5-flows-drops": ared5_many_flows_with_drops,
-        "w06-sack-helps-large": sack_helps_large,
-        "w06-ecn5-poor-large": ecn5_poor_for_large,
-    },
-)
+#: The rule that checks each of the paper's conclusions (studies/weigle2006/verdicts.csv), by id.
+CHECKS = {
+    "w06-reno-sack-same": reno_equals_sack,
+    "w06-ecn-beats-drops": ecn_beats_drops,
+    "w06-ecn-value-grows": ecn_gain_grows,
+    "w06-little-benefit-below-80": little_benefit_below_80,
+    "w06-ecn5-beats-dt-80": ecn5_beats_dt_at_80,
+    "w06-tradeoff-105": tradeoff_at_105,
+    "w06-dt-equals-ecn60": dt_equals_ecn60,
+    "w06-dt111-vs-dt148": dt111_vs_dt148,
+    "w06-ared5-vs-ared60": ared5_vs_ared60,
+    "w06-ared-beats-red": ared_beats_red,
+    "w06-droptail-util-loss": droptail_util_and_loss,
+    "w06-ecn5-small-queue": ecn5_small_queue_low_util,
+    "w06-ared5-flows-drops": ared5_many_flows_with_drops,
+    "w06-sack-helps-large": sack_helps_large,
+    "w06-ecn5-poor-large": ecn5_poor_for_large,
+}
 
-
-#: Documented causes (Study.causes), from studies/weigle2006/README.md.
-CAUSES = read_causes("weigle2006")
 
 # The paper's Table 3 says "packet mode"; its ns-2 (a modified 2.1b9, 2002) had packet mode as the
 # default and the rules the sweep files state (docs/ns2-red-history.md). The other reading is
@@ -637,7 +631,6 @@ MODEL_LOAD = Reading(
         "sweep.derive.workload[0].rate": f"{MODEL_RATE_PER_LOAD} * var.load",
         "sweep.derive.workload[1].rate": f"{MODEL_RATE_PER_LOAD} * var.load",
     },
-    causes=read_causes("weigle2006", "model-load"),
 )
 
 STUDY = Study(
@@ -671,8 +664,7 @@ STUDY = Study(
             row_label=sack_row,
         ),
     ),
-    verdicts=VERDICTS,
-    causes=CAUSES,
+    checks=CHECKS,  # verdicts and causes: studies/weigle2006/*.csv
     run_metrics=run_metrics,  # every table shows the per-run columns and §5.4's check
     run_checks=("sec54_long_response",),
     quick_overrides={

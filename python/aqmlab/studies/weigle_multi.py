@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, add_run_columns, read_causes, read_verdicts
+from aqmlab.studies import Reading, Study, Table, add_run_columns
 from aqmlab.studies.compare import Check, Est, Outcome, all_of, best, ge, get, gt, le, lowest, lt, mean_of
 
 #: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
@@ -308,30 +308,23 @@ NS2_REM_MARKPKTS = Reading(
     kinds=("rem",),
 )
 
-#: The paper's conclusions (studies/weigle-multi/verdicts.csv) and the rule that checks each.
-VERDICTS = read_verdicts(
-    "weigle-multi",
-    {
-        "wm-dt-best-goodput": check_dt_best_goodput,
-        "wm-goodput-falls": check_goodput_falls_with_aqm_routers,
-        "wm-pi-rem-beat-ared": check_pi_rem_beat_ared,
-        "wm-pi-rem-minimal-loss": check_pi_rem_minimal_loss,
-        "wm-aqm-lowers-rt": check_aqm_lowers_response_times,
-        "wm-more-links-slower": check_more_links_slower,
-        "wm-dt-rem-beats-rem-dt": check_dt_rem_beats_rem_dt,
-    },
-)
-
-#: Documented causes (Study.causes), from studies/weigle-multi/README.md.
-CAUSES = read_causes("weigle-multi")
+#: The rule that checks each of the paper's conclusions (studies/weigle-multi/verdicts.csv), by id.
+CHECKS = {
+    "wm-dt-best-goodput": check_dt_best_goodput,
+    "wm-goodput-falls": check_goodput_falls_with_aqm_routers,
+    "wm-pi-rem-beat-ared": check_pi_rem_beat_ared,
+    "wm-pi-rem-minimal-loss": check_pi_rem_minimal_loss,
+    "wm-aqm-lowers-rt": check_aqm_lowers_response_times,
+    "wm-more-links-slower": check_more_links_slower,
+    "wm-dt-rem-beats-rem-dt": check_dt_rem_beats_rem_dt,
+}
 
 STUDY = Study(
     name="weigle-multi",
     paper="M. C. Weigle, D. Vembar, Z. Du, Assessing the Impact of Multiple Active Queue "
     "Management Routers (seed 002)",
     tables=_tables(),
-    verdicts=VERDICTS,
-    causes=CAUSES,
+    checks=CHECKS,  # verdicts and causes: studies/weigle-multi/*.csv
     run_metrics=run_metrics,  # every table's row metrics
     # Quick: 60 s warm-up kept (the long-lived flows start at 60 s), 150 s measured, one seed:
     # 36 runs × ≈ 4 s on one core.

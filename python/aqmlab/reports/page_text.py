@@ -40,9 +40,18 @@ def html_figure(name: str, png: bytes, heading: str = "h2") -> list[str]:
     ]
 
 
-def html_page(title: str, css: str, body: list[str]) -> str:
-    """A self-contained HTML page of `body`'s elements, one a line."""
+#: The style of every report page (sweep, tuning and study reports alike).
+PAGE_CSS = (
+    "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
+    "table{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
+    "td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
+    "td:first-child,th:first-child{text-align:left}img{max-width:100%}"
+)
+
+
+def html_page(title: str, body: list[str]) -> str:
+    """A self-contained HTML page of `body`'s elements, one a line, in `PAGE_CSS`."""
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + html.escape(title)
-        + f"</title><style>{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+        + f"</title><style>{PAGE_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
     )  # fmt: skip

@@ -102,14 +102,6 @@ def table_lines(table: Table, joined: list[dict]) -> tuple[list[str], list[list[
     return header, rows
 
 
-_CSS = (
-    "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
-    "table{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
-    "td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
-    "td:first-child,th:first-child,td:nth-child(2){text-align:left}img{max-width:100%}"
-)
-
-
 def _verdict_intro(verdicts: list[VerdictRow]) -> list[str]:
     return [
         f"aqmlab: {tally(verdicts)}. Each rule compares 95 % intervals over replications "
@@ -273,7 +265,7 @@ def write_report(
             md += [f"### {name}", "", f"![{name}]({rel})", ""]
             body += html_figure(name, data, "h3")
 
-    page = html_page(title, _CSS, body)
+    page = html_page(title, body)
     md_path, html_path = out / "report.md", out / "report.html"
     write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))
     write_atomic(html_path, page.encode("utf-8"))

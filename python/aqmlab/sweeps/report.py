@@ -374,14 +374,6 @@ def crossover_rows(gs: list[Group]) -> list[list[str]]:
     return rows
 
 
-_CSS = (
-    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-    "table{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
-    "td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
-    "td:first-child,th:first-child{text-align:left}img{max-width:100%}"
-)
-
-
 #: The repository checkout this module belongs to (scenario paths inside it are shown relative).
 _REPO = Path(__file__).resolve().parents[3]
 
@@ -506,7 +498,7 @@ def write_sections(d: Path, title: str, intro: str, sections: list[tuple]) -> tu
             write_atomic(fig_dir / fname, png)
             md += [f"## {name}", "", f"![{name}](report/{fname})", ""]
             body += html_figure(name, png)
-    page = html_page(title, _CSS, body)
+    page = html_page(title, body)
     html_path, md_path = d / "report.html", d / "report.md"
     write_atomic(html_path, page.encode("utf-8"))
     write_atomic(md_path, ("\n".join(md) + "\n").encode("utf-8"))

@@ -10,12 +10,32 @@ Validation: python/tests/test_scenario_document.py."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from aqmlab import _core
 
 #: Tables of a scenario that Python reads and the core does not (`aqmlab run` leaves them out).
 PYTHON_TABLES = ("calibration", "tune", "sweep")
+
+
+class TableError(ValueError):
+    """A rejected table of a scenario ([sweep], [tune]): message `file: key: reason`, attributes
+    `file`, `key`, `reason`."""
+
+    def __init__(self, file: str, key: str, reason: str):
+        super().__init__(f"{file}: {key}: {reason}")
+        self.file, self.key, self.reason = file, key, reason
+
+    @classmethod
+    @contextmanager
+    def from_core(cls) -> Iterator[None]:
+        """Raise a `ScenarioError` of the core in the block as this class."""
+        try:
+            yield
+        except _core.ScenarioError as e:
+            raise cls(e.file, e.key, e.reason) from None
 
 
 def dumps_toml(doc: dict) -> str:

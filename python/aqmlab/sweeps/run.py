@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 
 from aqmlab import _core
 from aqmlab.engine.build import engine_build
-from aqmlab.engine.document import dumps_toml
+from aqmlab.engine.document import TableError, dumps_toml
 from aqmlab.reports.page_text import write_atomic
 from aqmlab.storage.dirs import SWEEP_INFO, SWEEP_TABLE, is_sweep_dir  # noqa: F401 (is_sweep_dir re-exported)
 from aqmlab.storage.run_dir import (
@@ -83,12 +83,8 @@ META_COLUMNS = ["run", "variant", "replication", "seed"]
 STATUS_COLUMNS = ["status", "error"]
 
 
-class SweepError(ValueError):
+class SweepError(TableError):
     """A rejected sweep: message `file: key: reason`, attributes `file`, `key`, `reason`."""
-
-    def __init__(self, file: str, key: str, reason: str):
-        super().__init__(f"{file}: {key}: {reason}")
-        self.file, self.key, self.reason = file, key, reason
 
 
 @dataclass
@@ -134,10 +130,8 @@ def _document(scenario, text: str | None) -> tuple[str, dict]:
     if isinstance(scenario, str) and "\n" in scenario:
         scenario, text = TEXT_LABEL, scenario
     file = os.fspath(scenario)
-    try:
+    with SweepError.from_core():
         doc = read_document(file)[0] if text is None else text_document(text, file, file_dir(file))
-    except _core.ScenarioError as e:
-        raise SweepError(e.file, e.key, e.reason) from None
     return file, doc
 
 
@@ -150,10 +144,8 @@ def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None
     from aqmlab.engine.calibrate import load_resolver
 
     file, doc = _document(scenario, text)
-    try:
+    with SweepError.from_core():
         plan = _core.sweep_plan(doc, file)
-    except _core.ScenarioError as e:
-        raise SweepError(e.file, e.key, e.reason) from None
     base = {k: v for k, v in doc.items() if k not in ("sweep", "calibration")}
     # Relative data files resolve against `sweep.data_dir` (itself relative to the sweep file).
     base_dir = str(Path(file).parent / plan["data_dir"]) or "."
@@ -167,10 +159,8 @@ def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None
         runcost.refuse_if_too_large(
             SweepError, file, plan["size_key"], "sweep", plan["size_text"], plan["runs"], per_run
         )
-    try:
+    with SweepError.from_core():
         _, runs = _core.sweep_expand(doc, file)
-    except _core.ScenarioError as e:
-        raise SweepError(e.file, e.key, e.reason) from None
     out = []
     for r in runs:
         rdoc = loads.resolve(r["doc"]) if _core.has_load(r["doc"]) else r["doc"]
@@ -295,21 +285,6 @@ def _dask(tasks: dict[str, Task], address: str) -> Iterator[tuple[str, str, obje
             client.cancel(list(futures))
 
 
-def _progress_bar(total: int, enabled: bool, desc: str = "sweep"):
-    """A progress bar in runs, drawn only on a terminal (aqmlab.engine.console)."""
-    from aqmlab.engine.console import progress_bar
-
-    return progress_bar(total, desc, "run") if enabled else None
-
-
-def _say(bar, line: str) -> None:
-    """Print `line` on stderr now, above the progress bar if there is one."""
-    if bar is not None:
-        bar.write(line, file=sys.stderr)
-    else:
-        print(line, file=sys.stderr, flush=True)
-
-
 def run_sweep(
     scenario: str | os.PathLike,
     out: str | os.PathLike,
@@ -336,8 +311,7 @@ def run_sweep(
     prepare_out(out)  # `DIR: reason` (a file, read-only, …) before anything runs
     write_atomic(out / SWEEP_INFO, json.dumps(sweep_info(sweep), indent=2) + "\n")
 
-    build = engine_build()
-    reused = sum(is_finished(out, r, build) for r in {r.id: r for r in sweep.runs}.values())
+    reused = sum(is_finished(out, r) for r in distinct)
     try:
         execute_runs(
             out, sweep.runs, sweep.scenario, sweep.base_dir, jobs=jobs, dask=dask, progress=progress,
@@ -393,12 +367,11 @@ def execute_runs(
     build = engine_build()
     for rid, r in by_id.items():
         d = run_dir(out, r)
-        if is_run_dir(d):
-            if read_info(d).get("engine", {}).get("build") == build:
-                if not (d / SCENARIO).is_file():
-                    write_atomic(d / SCENARIO, r.text)
-                continue
-            stale += 1  # made by another engine build (or before builds were recorded)
+        if is_finished(out, r, build):
+            if not (d / SCENARIO).is_file():
+                write_atomic(d / SCENARIO, r.text)
+            continue
+        stale += is_run_dir(d)  # made by another engine build (or before builds were recorded)
         todo[rid] = (r.text, scenario, base_dir, r.name, None if dask else os.fspath(d))
     if stale:
         print(
@@ -413,7 +386,9 @@ def execute_runs(
         )
         if line is not None:
             print(f"{scenario}: {line}", file=sys.stderr, flush=True)
-    bar = _progress_bar(len(todo), progress and bool(todo), desc)
+    from aqmlab.engine.console import progress_bar
+
+    bar = progress_bar(len(todo), desc, "run") if progress and todo else None  # on a terminal only
     failed = 0
     try:
         if todo:
@@ -422,8 +397,9 @@ def execute_runs(
                 for rid, status, payload in stream:
                     _store(out, by_id[rid], status, payload, written=not dask)
                     failed += status != "ok"
-                    if status != "ok":  # as it happens (a full disk), not only in the table
-                        _say(bar, f"{desc}: run {rid} failed: {str(payload).splitlines()[0]}")
+                    if status != "ok":  # as it happens (a full disk), not only in the table; above the bar
+                        line = f"{desc}: run {rid} failed: {str(payload).splitlines()[0]}"
+                        (print if bar is None else bar.write)(line, file=sys.stderr)
                     if bar is not None:
                         if failed:
                             bar.set_postfix(failed=failed)
@@ -446,12 +422,12 @@ def sweep_info(sweep: Sweep) -> dict:
     }
 
 
-def _status_of(d: Path) -> tuple[str, str | None]:
-    if is_run_dir(d):
-        # a run of another engine build that was not recomputed (interrupted) is not a result
-        if read_info(d).get("engine", {}).get("build") != engine_build():
-            return "pending", None
+def _status_of(out: Path, run: SweepRun) -> tuple[str, str | None]:
+    d = run_dir(out, run)
+    if is_finished(out, run):
         return "ok", None
+    if is_run_dir(d):  # of another engine build, not recomputed (interrupted): not a result
+        return "pending", None
     if (d / ERROR).is_file():
         return "failed", (d / ERROR).read_text(encoding="utf-8").split("\n\n", 1)[0]
     return "pending", None
@@ -470,7 +446,7 @@ def sweep_table(sweep: Sweep, out: Path) -> pd.DataFrame:
             continue
         listed.add(r.id)
         d = run_dir(out, r)
-        status, error = _status_of(d)
+        status, error = _status_of(out, r)
         row = {"run": r.id, "variant": r.name, "replication": r.replication, "seed": r.seed}
         row.update({a: r.values.get(a) if a in r.applies else None for a in sweep.axes})
         row.update(status=status, error=error)

@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import _core
-from aqmlab.engine.document import dumps_toml, file_dir, read_document
+from aqmlab.engine.document import TableError, dumps_toml, file_dir, read_document
 from aqmlab.reports.page_text import write_atomic
 from aqmlab.reports.stats import t_ci
 from aqmlab.storage.dirs import TRIALS_TABLE, TUNE_INFO, is_tune_dir  # noqa: F401 (is_tune_dir re-exported)
@@ -79,12 +79,8 @@ SUMMARY_COLUMNS: tuple[str, ...] = _core.SUMMARY_COLUMNS
 TuneSpec = _core.TuneSpec
 
 
-class TuneError(ValueError):
+class TuneError(TableError):
     """A rejected tuning table: message `file: key: reason`, attributes `file`, `key`, `reason`."""
-
-    def __init__(self, file: str, key: str, reason: str):
-        super().__init__(f"{file}: {key}: {reason}")
-        self.file, self.key, self.reason = file, key, reason
 
 
 def parse(file: str, overrides: dict | None = None, log=None, columns: tuple = ()) -> TuneSpec:
@@ -98,20 +94,16 @@ def parse(file: str, overrides: dict | None = None, log=None, columns: tuple = (
     def resolve(base: dict) -> dict:
         return load_resolver(base, file, Path(file).parent, log=log).resolve(base)
 
-    try:
+    with TuneError.from_core():
         doc = read_document(file)[0]
         return _core.TuneSpec(doc, file, file_dir(file), overrides, resolve, list(columns))
-    except _core.ScenarioError as e:
-        raise TuneError(e.file, e.key, e.reason) from None
 
 
 def validate(spec: TuneSpec) -> None:
     """Have the core build the baselines and a sample trial of each choice; raises TuneError
     naming the key (and the trial's values)."""
-    try:
+    with TuneError.from_core():
         spec.validate()
-    except _core.ScenarioError as e:
-        raise TuneError(e.file, e.key, e.reason) from None
 
 
 def check_size(spec: TuneSpec) -> str | None:
@@ -237,7 +229,6 @@ def fingerprint(spec: TuneSpec) -> str:
     doc = {
         "base": spec.base,
         "variant": spec.variant,
-        **({"paired": spec.paired} if spec.paired else {}),
         "params": [_param_text(p) for p in spec.params],
         "derive": [(d["path"], d["expr"], d["when"]) for d in spec.derive],
         "objectives": [o.label for o in spec.objectives],

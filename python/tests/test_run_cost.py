@@ -183,3 +183,15 @@ def test_a_tune_of_too_many_trials_is_refused(tmp_path, capsys, monkeypatch):
         "on one core; aqmlab refuses a tune of more than 100000 runs or 1e13 events"
     )
     assert started == [] and not out.exists()
+
+
+def test_a_tune_estimated_over_a_minute_is_announced(tmp_path):
+    from aqmlab.tuning.search import check_size, parse
+
+    def line(trials: int) -> str | None:
+        return check_size(parse(str(ROOT / "scenarios" / "quickstart_tune.toml"), {"trials": trials}))
+
+    # Each run 415,093 events (as above). 40 trials × 2 + (3 + 2) × 6 = 110 runs: 4.57e7 events,
+    # 5.7 s: no line. 600 trials: 1230 runs, 5.106e8 events, 63.8 s (+ 0.1 s set-up) = 1.1 min.
+    assert line(40) is None
+    assert line(600) == "tune: 1230 runs, at least 5.11e8 events, about 1.1 min on one core"

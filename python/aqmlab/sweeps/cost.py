@@ -62,16 +62,17 @@ def base_estimates(text: str, file: str, base_dir: str, names: list[str] | None 
 
 def refuse_if_too_large(
     error: type[ValueError], file: str, key: str, what: str, size: str, runs: int, per_run: list[dict] | None
-) -> None:
+) -> str | None:
     """Raise `error(file, key, reason)` when `runs` runs (`size` says how they multiply; `what`
     is "sweep" or "tune") exceed `MAX_RUNS`, or their estimate (`runs` × the mean of `per_run`,
-    the estimates of one run of each variant) exceeds `MAX_EVENTS`."""
+    the estimates of one run of each variant) exceeds `MAX_EVENTS`; else the line announcing
+    them (`announcement`; None without an estimate)."""
     events = setup = None
     if per_run:
         events = runs * sum(e["events"] for e in per_run) / len(per_run)
         setup = runs * sum(e["setup_s"] for e in per_run) / len(per_run)
     if runs <= MAX_RUNS and (events is None or events <= MAX_EVENTS):
-        return
+        return None if events is None else announcement(what, runs, events, setup)
     est = f", {cost_text(events, setup)}" if events is not None else ""
     n = f"{size} = {count_text(runs)} runs" if size else f"{count_text(runs)} runs"
     raise error(

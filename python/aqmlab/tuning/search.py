@@ -114,12 +114,7 @@ def check_size(spec: TuneSpec) -> str | None:
     text = dumps_toml(spec.baseline(spec.baselines[0]))
     per_run = runcost.base_estimates(text, spec.file, spec.base_dir)
     runs = size["runs"]
-    runcost.refuse_if_too_large(TuneError, spec.file, size["key"], "tune", size["text"], runs, per_run)
-    if not per_run:
-        return None
-    events = runs * sum(e["events"] for e in per_run) / len(per_run)
-    setup = runs * sum(e["setup_s"] for e in per_run) / len(per_run)
-    return runcost.announcement("tune", runs, events, setup)
+    return runcost.refuse_if_too_large(TuneError, spec.file, size["key"], "tune", size["text"], runs, per_run)
 
 
 def _canonical(x) -> str:

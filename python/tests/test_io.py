@@ -98,8 +98,8 @@ def test_rewrite_replaces_a_complete_run(tmp_path):
 
 def test_summary_is_written_last(tmp_path, monkeypatch):
     order = []
-    real = aio._write_text
-    monkeypatch.setattr(aio, "_write_text", lambda p, t: (order.append(p.name), real(p, t)))
+    real = aio._write_synced
+    monkeypatch.setattr(aio, "_write_synced", lambda p, t: (order.append(p.name), real(p, t)))
     real_pq = aio.write_parquet
     monkeypatch.setattr(aio, "write_parquet", lambda t, p: (order.append(p.name), real_pq(t, p)))
     write_run(synthetic_result(), tmp_path / "r")

@@ -112,9 +112,10 @@ def _fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-def _write_text(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+def _write_synced(path: Path, data: bytes) -> None:
+    """Write `data` to the file `path` and flush it to the disk."""
+    with open(path, "wb") as f:
+        f.write(data)
         f.flush()
         os.fsync(f.fileno())
 
@@ -136,11 +137,7 @@ def _write_tables(result: RunResult, d: Path) -> None:
         frame = result.given_frame(table)
         if frame is None and table in result.files:
             src = result.files[table]
-            data = src if isinstance(src, bytes) else Path(src).read_bytes()
-            with open(d / parquet_name(table), "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+            _write_synced(d / parquet_name(table), src if isinstance(src, bytes) else Path(src).read_bytes())
         else:
             from aqmlab.storage.tables import frame_to_arrow
 
@@ -150,9 +147,9 @@ def _write_tables(result: RunResult, d: Path) -> None:
 def _write_info(result: RunResult, d: Path) -> None:
     import json
 
-    _write_text(d / RUN_INFO, json.dumps(run_info(result), indent=2) + "\n")
+    _write_synced(d / RUN_INFO, (json.dumps(run_info(result), indent=2) + "\n").encode("utf-8"))
     # Last: a directory with summary.json is a complete run.
-    _write_text(d / SUMMARY, result.summary_json + "\n")
+    _write_synced(d / SUMMARY, (result.summary_json + "\n").encode("utf-8"))
 
 
 _SCRATCH_NAME = re.compile(r"^(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)$")

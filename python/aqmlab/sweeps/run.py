@@ -122,17 +122,13 @@ class Sweep:
 def _document(scenario, text: str | None) -> tuple[str, dict]:
     """(label, document) of `scenario`: a path (`text` overrides reading it), TOML text (a string
     with a line break; data files resolve against the current directory) or a dict."""
-    from aqmlab.engine.api import DICT_LABEL, TEXT_LABEL
-    from aqmlab.engine.document import file_dir, read_document, text_document
+    from aqmlab.engine.document import file_dir, text_document
+    from aqmlab.engine.run_variant import scenario_source
 
-    if isinstance(scenario, dict):
-        return DICT_LABEL, scenario
-    if isinstance(scenario, str) and "\n" in scenario:
-        scenario, text = TEXT_LABEL, scenario
-    file = os.fspath(scenario)
+    source = None if text is None else (text, file_dir(os.fspath(scenario)))
     with SweepError.from_core():
-        doc = read_document(file)[0] if text is None else text_document(text, file, file_dir(file))
-    return file, doc
+        label, text, base_dir, doc = scenario_source(scenario, source)
+        return label, text_document(text, label, base_dir) if doc is None else doc
 
 
 def expand(scenario: str | os.PathLike | dict, text: str | None = None, log=None) -> Sweep:

@@ -215,6 +215,21 @@ def add_run_columns(
     return df
 
 
+def loaded_run_columns(
+    of_run: Callable, columns: tuple[str, ...] | None = None
+) -> Callable[[pd.DataFrame, str | os.PathLike], pd.DataFrame]:
+    """A `run_metrics` (Table, Study) adding `of_run(run)`'s columns, `run` each ok run's
+    directory read with aqmlab.storage.run_dir.load_run (`add_run_columns`: `columns`, NaN for
+    the other runs)."""
+
+    def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
+        from aqmlab.storage.run_dir import load_run
+
+        return add_run_columns(sweep, sweep_dir, lambda d: of_run(load_run(d)), columns)
+
+    return run_metrics
+
+
 def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
     """The rows of the UTF-8 CSV file `path`, whose header must be `columns`."""
     with path.open(encoding="utf-8", newline="") as f:

@@ -64,12 +64,11 @@ studies/christiansen/README.md, "Verdict rules".
 from __future__ import annotations
 
 import math
-import os
 
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, add_run_columns
+from aqmlab.studies import Study, Table, loaded_run_columns
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -186,12 +185,8 @@ def metrics_of_run(run) -> dict[str, float]:
     return out
 
 
-def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
-    """The sweep table with `metrics_of_run`'s columns added, computed from each ok run's
-    directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
-    from aqmlab.storage.run_dir import load_run
-
-    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)))
+#: The sweep table with `metrics_of_run`'s columns of each ok run added (NaN for the others).
+run_metrics = loaded_run_columns(metrics_of_run)
 
 
 def _b14(load: int):

@@ -32,12 +32,11 @@ fails and is within noise; row labels; the per-run columns; the sweep files' gri
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import Study, Table, add_run_columns
+from aqmlab.studies import Study, Table, add_run_columns, loaded_run_columns
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, le, lt
 from aqmlab.studies.modern_flows import FLOW_COLUMNS, flow_columns
 from aqmlab.studies.weigle2006 import censored_quantile
@@ -102,18 +101,15 @@ def workload_median_ms(requests: pd.DataFrame, warmup_ns: int, workloads: tuple[
     return censored_quantile(rt, len(q) - len(done), 0.5)
 
 
-def mix_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
-    """The prague-mix sweep with MIX_COLUMNS added from each ok run's request table."""
-    from aqmlab.storage.run_dir import load_run
+def _mix_of_run(run) -> dict[str, float]:
+    return {
+        "classic_median_rt_ms": workload_median_ms(run.requests, run.warmup_ns, CLASSIC_WORKLOADS),
+        "l4s_median_rt_ms": workload_median_ms(run.requests, run.warmup_ns, L4S_WORKLOADS),
+    }
 
-    def of_run(d: Path) -> dict:
-        run = load_run(d)
-        return {
-            "classic_median_rt_ms": workload_median_ms(run.requests, run.warmup_ns, CLASSIC_WORKLOADS),
-            "l4s_median_rt_ms": workload_median_ms(run.requests, run.warmup_ns, L4S_WORKLOADS),
-        }
 
-    return add_run_columns(sweep, sweep_dir, of_run, MIX_COLUMNS)
+#: The prague-mix sweep with MIX_COLUMNS added from each ok run's request table.
+mix_metrics = loaded_run_columns(_mix_of_run, MIX_COLUMNS)
 
 
 def flow_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:

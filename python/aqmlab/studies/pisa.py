@@ -44,7 +44,7 @@ import pandas as pd
 
 from aqmlab.reports.stats import CI
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Study, Table, add_run_columns
+from aqmlab.studies import Study, Table, loaded_run_columns
 from aqmlab.studies.compare import Check, Est, all_of, ge, get, gt, lt, note
 
 #: Workload indices in every sweep file of the study: the FTP (bulk) flows, the HTTP flows.
@@ -175,13 +175,9 @@ RUN_COLUMNS = ("drops_per_s", "ftp_drops_per_s", "http_drops_per_s", "util_http"
                *RTT_SHARES, *(f"objects_rtt{r}" for r in RTT_GROUPS_MS))  # fmt: skip
 
 
-def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
-    """The sweep table with the per-run columns (RUN_COLUMNS) added, computed from each ok run's
-    directory `sweep_dir/runs/<run id>`; other runs get NaN. A table that already has them (the
-    sweep is shared by several tables) is returned unchanged."""
-    from aqmlab.storage.run_dir import load_run
-
-    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)), RUN_COLUMNS)
+#: The sweep table with the per-run columns (RUN_COLUMNS) of each ok run added (NaN for the
+#: others); a table that already has them (a sweep shared by several tables) is returned as is.
+run_metrics = loaded_run_columns(metrics_of_run, RUN_COLUMNS)
 
 
 # --------------------------------------------------------------------------------------------

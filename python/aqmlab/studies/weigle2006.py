@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, add_run_columns
+from aqmlab.studies import Reading, Study, Table, loaded_run_columns
 from aqmlab.studies.compare import (
     Check,
     Est,
@@ -163,12 +163,10 @@ def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike, sec54: str | 
     (`sweep_dir/runs/<run id>`); other runs get NaN. `sec54` ("flag" or "reject"; None: the
     module's SEC54): under "reject" an ok run without §5.4's long response gets the status
     REJECTED."""
-    from aqmlab.storage.run_dir import load_run
-
     sec54 = SEC54 if sec54 is None else sec54
     if sec54 not in SEC54_POLICIES:
         raise ValueError(f"sec54: {sec54!r}: expected one of {', '.join(SEC54_POLICIES)}")
-    df = add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)), RUN_COLUMNS)
+    df = loaded_run_columns(metrics_of_run, RUN_COLUMNS)(sweep, sweep_dir)
     if sec54 == "reject":
         df = df.copy()  # the caller's table stays as it was
         df.loc[(df["status"] == "ok") & (df["sec54_long_response"] == 0), "status"] = REJECTED

@@ -29,13 +29,12 @@ forward HTTP, 2 = forward long-lived flows):
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pandas as pd
 
 from aqmlab.storage.tables import missing_columns
-from aqmlab.studies import Reading, Study, Table, add_run_columns
+from aqmlab.studies import Reading, Study, Table, loaded_run_columns
 from aqmlab.studies.compare import Check, Est, Outcome, all_of, best, ge, get, gt, le, lowest, lt, mean_of
 
 #: Wire sizes of aqmlab's TCP: 40 B of TCP/IP headers, 1460 B MSS (crates/tcp config defaults).
@@ -108,12 +107,8 @@ def metrics_of_run(run) -> dict[str, float]:
     return out
 
 
-def run_metrics(sweep: pd.DataFrame, sweep_dir: str | os.PathLike) -> pd.DataFrame:
-    """The sweep table with the row metrics added as columns, computed from each ok run's
-    directory (`sweep_dir/runs/<run id>`); other runs get NaN."""
-    from aqmlab.storage.run_dir import load_run
-
-    return add_run_columns(sweep, sweep_dir, lambda d: metrics_of_run(load_run(d)))
+#: The sweep table with the row metrics of each ok run added as columns (NaN for the others).
+run_metrics = loaded_run_columns(metrics_of_run)
 
 
 def row_label(row: pd.Series) -> str | None:

@@ -288,18 +288,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     # Every check that needs only the file system comes before pandas and matplotlib (1-3 s).
     from aqmlab.storage.dirs import find_run_dirs, is_sweep_dir, is_tune_dir
 
-    if len(args.dirs) == 1 and is_tune_dir(args.dirs[0]):
-        check_out_dir(args.dirs[0])
-        from aqmlab.tuning.report import write_tune_report
-
-        html_path, md_path = write_tune_report(args.dirs[0], xmax=args.xmax)
-        print(f"report: {html_path}  {md_path}")
-        return 0
-    if len(args.dirs) == 1 and is_sweep_dir(args.dirs[0]):
-        check_out_dir(args.dirs[0])  # report.html and report.md are written there
-        from aqmlab.sweeps.report import write_sweep_report
-
-        html_path, md_path = write_sweep_report(args.dirs[0], xmax=args.xmax)
+    one = args.dirs[0] if len(args.dirs) == 1 else None
+    if one is not None and (is_tune_dir(one) or is_sweep_dir(one)):
+        check_out_dir(one)  # report.html and report.md are written there
+        if is_tune_dir(one):
+            from aqmlab.tuning.report import write_tune_report as write_report
+        else:
+            from aqmlab.sweeps.report import write_sweep_report as write_report
+        html_path, md_path = write_report(one, xmax=args.xmax)
         print(f"report: {html_path}  {md_path}")
         return 0
     find_run_dirs(args.dirs)  # a wrong DIR: `DIR: reason`

@@ -37,15 +37,21 @@ from aqmlab.storage.run_dir import (
 CDF_COLUMNS = ["kind", "start_ns", "end_ns", "completed"]
 
 
-def response_time_cdf(requests: pd.DataFrame, warmup_ns: int) -> tuple[np.ndarray, np.ndarray]:
-    """Empirical CDF of response times: x = sorted response times (s) of the completed HTTP
-    requests that started at or after `warmup_ns`, y[i] = (i + 1) / n. Empty arrays if none."""
-    m = (
+def measured_responses(requests: pd.DataFrame, warmup_ns: int) -> pd.DataFrame:
+    """The completed HTTP requests that started at or after `warmup_ns`: the responses the
+    summary's response times, the CDF and the size bins count."""
+    return requests[
         (requests["kind"] == "http")
         & requests["completed"].astype(bool)
         & (requests["start_ns"] >= warmup_ns)
-    )
-    rt_ns = requests["end_ns"][m].to_numpy(dtype=np.int64) - requests["start_ns"][m].to_numpy(dtype=np.int64)
+    ]
+
+
+def response_time_cdf(requests: pd.DataFrame, warmup_ns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical CDF of response times: x = sorted response times (s) of the completed HTTP
+    requests that started at or after `warmup_ns`, y[i] = (i + 1) / n. Empty arrays if none."""
+    r = measured_responses(requests, warmup_ns)
+    rt_ns = r["end_ns"].to_numpy(dtype=np.int64) - r["start_ns"].to_numpy(dtype=np.int64)
     x = np.sort(rt_ns).astype(np.float64) / 1e9
     n = len(x)
     y = np.arange(1, n + 1, dtype=np.float64) / n if n else np.zeros(0)

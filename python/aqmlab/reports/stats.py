@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
+from aqmlab.reports.run_report import measured_responses
+
 # Response-size bin edges (bytes) of `rt_by_size`: 1-2-5 steps from 1 KB to 1 MB (1 KB = 1000 B).
 SIZE_EDGES: tuple[float, ...] = (0, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, math.inf)
 
@@ -201,15 +203,9 @@ def rt_by_size(requests: pd.DataFrame, warmup_ns: int, edges: Sequence[float] = 
     """Median response time (s) of the measured completed HTTP responses by response size:
     one row per bin [lo, hi) bytes that holds responses: `lo_bytes`, `hi_bytes`, `n`,
     `median_rt_s`. The same responses as the summary and the CDF (aqmlab.reports.run_report)."""
-    m = (
-        (requests["kind"] == "http")
-        & requests["completed"].astype(bool)
-        & (requests["start_ns"] >= warmup_ns)
-    )
-    size = requests["response_bytes"][m].to_numpy(dtype=np.float64)
-    rt = (
-        requests["end_ns"][m].to_numpy(dtype=np.int64) - requests["start_ns"][m].to_numpy(dtype=np.int64)
-    ) / 1e9
+    r = measured_responses(requests, warmup_ns)
+    size = r["response_bytes"].to_numpy(dtype=np.float64)
+    rt = (r["end_ns"].to_numpy(dtype=np.int64) - r["start_ns"].to_numpy(dtype=np.int64)) / 1e9
     e = np.asarray(edges, dtype=np.float64)
     idx = np.searchsorted(e, size, side="right") - 1
     rows = []

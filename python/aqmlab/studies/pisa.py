@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from aqmlab.reports.run_report import measured_responses
 from aqmlab.reports.stats import CI
 from aqmlab.storage.tables import missing_columns
 from aqmlab.studies import Study, Table, loaded_run_columns
@@ -120,12 +121,8 @@ def group_objects(requests: pd.DataFrame, warmup_ns: int = 0) -> dict[str, float
     """Completed HTTP objects (workload 1, started at or after the warm-up) per base-RTT group:
     `objects_rtt<R>` and the share `pct_rtt<R>` (%) for every R of RTT_GROUPS_MS; base RTTs are
     rounded to 1 ms, objects of other RTTs count in the total only."""
-    q = requests[
-        (requests["workload"] == HTTP_WORKLOAD)
-        & (requests["kind"] == "http")
-        & requests["completed"].astype(bool)
-        & (requests["start_ns"] >= warmup_ns)
-    ]
+    q = measured_responses(requests, warmup_ns)
+    q = q[q["workload"] == HTTP_WORKLOAD]
     rtt_ms = np.round(q["base_rtt_ns"].to_numpy(dtype=np.float64) / 1e6).astype(np.int64)
     total = len(q)
     out: dict[str, float] = {}

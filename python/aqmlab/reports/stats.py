@@ -34,13 +34,8 @@ from aqmlab.reports.run_report import measured_responses
 SIZE_EDGES: tuple[float, ...] = (0, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, math.inf)
 
 
-@dataclass(frozen=True)
-class CI:
-    """mean ± half: a confidence interval of a mean from n values."""
-
-    mean: float
-    half: float
-    n: int
+class Interval:
+    """The bounds `lo`, `hi` of `mean ± half`, for the dataclasses with those two fields."""
 
     @property
     def lo(self) -> float:
@@ -49,6 +44,15 @@ class CI:
     @property
     def hi(self) -> float:
         return self.mean + self.half
+
+
+@dataclass(frozen=True)
+class CI(Interval):
+    """mean ± half: a confidence interval of a mean from n values."""
+
+    mean: float
+    half: float
+    n: int
 
 
 def t_quantile(level: float, n: int) -> float:

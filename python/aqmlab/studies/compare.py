@@ -30,7 +30,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
-from aqmlab.reports.stats import t_ci
+from aqmlab.reports.stats import Interval, t_ci
 from aqmlab.reports.summary_table import fmt_value
 
 N1 = "n=1, no interval"
@@ -59,7 +59,7 @@ class Outcome(StrEnum):
 
 
 @dataclass(frozen=True)
-class Est:
+class Est(Interval):
     """A mean and the half-width `half` of its 95 % interval (0: a point); `notes` say why a
     value has no interval (N1, NO_INTERVAL); `samples` the per-seed values ((seed, value), …,
     sorted by seed, ≥ 2) it was computed from, if known; `paired` the number of seeds a paired
@@ -102,14 +102,6 @@ class Est:
     def is_exact(self) -> bool:
         """A number of the rule itself: no interval, no note, no samples."""
         return self.half == 0 and not self.notes and self.samples is None
-
-    @property
-    def lo(self) -> float:
-        return self.mean - self.half
-
-    @property
-    def hi(self) -> float:
-        return self.mean + self.half
 
     def __add__(self, other: Est | float) -> Est:
         o = self._lift(other)

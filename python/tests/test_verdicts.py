@@ -189,6 +189,24 @@ def test_read_verdicts_pairs_each_row_with_its_check(tmp_path, monkeypatch):
     assert read_causes("s", "r1") == {"b": "tested: y"}
 
 
+def test_a_study_given_its_checks_reads_verdicts_and_causes_from_its_folder(tmp_path, monkeypatch):
+    from aqmlab.studies import Reading, Study
+
+    _study_dir(
+        tmp_path, monkeypatch,
+        "id,claim,quote\nb,B,q2\na,A,q1\n",
+        "reading,verdict,cause\n,a,open: tried x\nr1,b,tested: y\n",
+    )  # fmt: skip
+    st = Study(
+        "s", "p", (), checks={"a": len, "b": abs}, readings=(Reading("r1", "about"), Reading("r2", "x"))
+    )
+    # verdicts.csv's order, each id's check; the study's causes (empty reading) and each reading's
+    assert [(v.id, v.quote, v.check) for v in st.verdicts] == [("b", "q2", abs), ("a", "q1", len)]
+    assert st.causes == {"a": "open: tried x"}
+    assert [r.causes for r in st.readings] == [{"b": "tested: y"}, {}]
+    assert st.reading("r1").causes == {"b": "tested: y"}
+
+
 def test_read_verdicts_refuses_a_row_without_check_and_a_check_without_row(tmp_path, monkeypatch):
     from aqmlab.studies import read_verdicts
 

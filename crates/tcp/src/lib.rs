@@ -22,6 +22,8 @@ mod input;
 mod output;
 pub mod pacing;
 pub mod params;
+pub mod rack;
+mod rack_tlp;
 pub mod rate;
 pub mod recv;
 pub mod rtt;
@@ -31,7 +33,8 @@ pub mod timers;
 mod timestamps;
 
 pub use config::{
-    BackoffReset, FullAck, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant,
+    BackoffReset, FullAck, RtoRules, SackOnTimeout, SlowStartGrowth, SsthreshRule, TcpConfig,
+    Variant,
 };
 pub use endpoint::{AppEvent, Endpoint, State, TcpStats, LOSS_TRACE_LEN};
 pub use segment::{Ecn, Flags, SackBlocks, Segment, Timestamps, TxKind};

@@ -9,7 +9,8 @@
 //! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs; HyStart++,
 //! RFC 9406, for any RFC 5681 slow start: hystart_plus_plus.rs), BBR v1
 //! congestion/bbr.rs with delivery-rate samples from rate.rs; sender pacing is pacing.rs; the
-//! RFC 7323 timestamps option is timestamps.rs (without it RTT is timed one segment at a time).
+//! RFC 7323 timestamps option is timestamps.rs (without it RTT is timed one segment at a time);
+//! Linux's RACK-TLP (`rack_tlp`) is rack.rs and rack_tlp.rs.
 //!
 //! Differences from ns-2 Full-TCP and BSD (each a deliberate choice, see also the module docs):
 //! - cwnd and ssthresh in bytes with RFC 5681 byte counting (ns-2: segments, per-ACK growth);
@@ -40,8 +41,9 @@
 //! in one window, all four variants), sack.rs (negotiation, block order, scoreboard at a
 //! timeout), ecn.rs (negotiation, ECT rule, once-per-window reduction, CWR),
 //! limited_transmit.rs (1–4-segment responses), delayed_ack.rs (receiver ACK policy),
-//! timestamps.rs (RFC 7323 echo and RTTM), soak.rs (400 lossy exchanges, every variant,
-//! ECN marks, must all finish with exact byte counts).
+//! timestamps.rs (RFC 7323 echo and RTTM), rack.rs (RACK-TLP: probe, reorder timer, lost
+//! retransmissions), soak.rs (400 lossy exchanges, every variant, ECN marks, and Linux's loss
+//! recovery, must all finish with exact byte counts).
 
 use crate::config::TcpConfig;
 use crate::congestion::bbr::BbrAck;

@@ -1,6 +1,7 @@
 //! SACK (RFC 2018 option and blocks, RFC 6675 recovery): negotiation, the receiver's block
-//! order under a scripted out-of-order arrival pattern, the scoreboard during recovery and its
-//! clearing at a timeout, and the NewReno fallback when the peer does not agree.
+//! order under a scripted out-of-order arrival pattern, the scoreboard during recovery, its
+//! clearing at a timeout (or, `sack_on_timeout = "keep"`, its keeping: only the holes are
+//! resent), and the NewReno fallback when the peer does not agree.
 
 mod util;
 

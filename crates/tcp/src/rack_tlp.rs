@@ -57,10 +57,12 @@ impl Endpoint {
                 if !r.tlp_retrans || (ack == high && pure_dup) {
                     r.tlp_high_seq = None;
                 } else if ack > high {
+                    // Linux tcp_init_cwnd_reduction + tcp_end_cwnd_reduction: ssthresh from
+                    // cwnd (Reno cwnd/2, CUBIC β·cwnd), cwnd = ssthresh.
                     r.tlp_high_seq = None;
-                    let flight = self.flight_size();
+                    let cwnd = self.cwnd();
                     self.cc.set_clock(now, self.rtt.srtt());
-                    self.cc.on_ece(flight);
+                    self.cc.on_ece(cwnd);
                 }
             }
         }

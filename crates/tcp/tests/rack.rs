@@ -154,3 +154,69 @@ fn rack_finds_a_lost_retransmission_one_rtt_after_it() {
     assert_eq!(of3[0], 250);
     assert_eq!(p.eps[SERVER].stats().timeouts, 1);
 }
+
+#[test]
+fn rack_tlp_probe_sends_new_data_when_the_window_holds_it_back() {
+    // Response 20 segments; 1–10 at 150 ms (IW 10), and the client's ten ACKs of them (its
+    // segments 3–12, after the SYN and the request) are all lost. The probe 2·SRTT + 2 ms after
+    // the send, at 352 ms, is new data (segment 11, beyond cwnd, within the peer's window), not
+    // a retransmission; its ACK at 452 ms covers 1–11 and the transfer goes on without a timeout.
+    let drops = (3..=12)
+        .map(|k| DropRule::Nth { side: CLIENT, k })
+        .collect();
+    let mut p = Pipe::http_with(cfg(true), cfg(true), dms(50), 100, 20 * MSS, drops);
+    p.run();
+    let eleven: Vec<(u64, TxKind)> = p
+        .sent(SERVER)
+        .iter()
+        .filter(|s| s.seg.len > 0 && s.seg.seq == s_of(11))
+        .map(|s| (s.t.as_nanos() / 1_000_000, s.seg.kind))
+        .collect();
+    assert_eq!(eleven, vec![(352, TxKind::New)]);
+    assert!(retransmissions(&p).is_empty());
+    assert_eq!(p.eps[SERVER].stats().timeouts, 0);
+    assert_eq!(p.eps[CLIENT].bytes_received(), 20 * MSS);
+    // Without the probe the RTO (150 + 300 ms) resends segment 1.
+    let drops = (3..=12)
+        .map(|k| DropRule::Nth { side: CLIENT, k })
+        .collect();
+    let mut p = Pipe::http_with(cfg(false), cfg(false), dms(50), 100, 20 * MSS, drops);
+    p.run();
+    assert_eq!(retransmissions(&p)[0], (450, 1));
+}
+
+#[test]
+fn rack_tlp_loss_repaired_by_the_probe_reduces_cwnd_once() {
+    // A lone server (SACK agreed, SRTT 100 ms from the handshake at 100 ms) sends 4 segments at
+    // 100 ms; the ACK of 1–3 at 200 ms leaves segment 4 alone out: PTO = 2·SRTT + min_rto =
+    // 400 ms, capped at the RTO (250 ms after that sample): the probe resends 4 at 450 ms and
+    // the RTO restarts. Two more segments go at 460 ms. The ACK of everything at 550 ms passes
+    // the probe's SND.MAX: the probe repaired a loss (Linux tcp_process_tlp_ack): cwnd 11 MSS
+    // (IW 10 + 1 for the first ACK), + 1 for this ACK, then halved once: ssthresh = cwnd = 6 MSS.
+    let mut s = tcp::Endpoint::listen(cfg(true));
+    let mut syn = seg(0, 0, 0, SYN);
+    syn.sack_ok = true;
+    s.on_segment(ms(0), &syn);
+    drain(&mut s, ms(0));
+    s.on_segment(ms(100), &seg(1, 1, 0, ACK));
+    s.send(4 * MSS);
+    assert_eq!(drain(&mut s, ms(100)).len(), 4);
+    s.on_segment(ms(200), &seg(1, s_of(4), 0, ACK));
+    assert!(drain(&mut s, ms(200)).is_empty());
+    assert_eq!(s.cwnd(), 11 * MSS);
+    assert_eq!(s.next_deadline(), Some(ms(450)));
+    s.on_timeout(ms(450));
+    let probe = drain(&mut s, ms(450));
+    assert_eq!(probe.len(), 1);
+    assert_eq!((probe[0].seq, probe[0].kind), (s_of(4), TxKind::Retransmit));
+    assert_eq!(s.stats().timeouts, 0);
+    assert_eq!(
+        s.next_deadline(),
+        Some(ms(700)),
+        "RTO restarted from the probe"
+    );
+    s.send(2 * MSS);
+    assert_eq!(drain(&mut s, ms(460)).len(), 2);
+    s.on_segment(ms(550), &seg(1, s_of(7), 0, ACK));
+    assert_eq!((s.cwnd(), s.ssthresh()), (6 * MSS, 6 * MSS));
+}

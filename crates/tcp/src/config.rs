@@ -143,6 +143,19 @@ pub enum BackoffReset {
     NewAck,
 }
 
+/// What a retransmission timeout does with the SACK scoreboard (`sack_on_timeout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackOnTimeout {
+    /// Forget the SACKed ranges and go back N from SND.UNA (RFC 6675 §5.1 and RFC 2018 §8
+    /// allow it, for a receiver that may have reneged; ns-2 `clear_on_timeout_`).
+    Clear,
+    /// Keep the SACKed ranges, count every other byte sent as lost and resend only the holes,
+    /// in order, clocked by pipe against the post-timeout cwnd; new data once they are sent
+    /// (Linux `tcp_enter_loss` / `tcp_timeout_mark_lost`, net/ipv4/tcp_input.c, for a receiver
+    /// that has not reneged; aqmlab's receivers never renege).
+    Keep,
+}
+
 /// Per-endpoint TCP settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -269,6 +282,14 @@ pub struct TcpConfig {
     /// everything it sent is acknowledged (endpoint.rs). Options negotiated on the SYN (SACK,
     /// ECN, timestamps) and `ns2_fulltcp` are refused with it (params.rs).
     pub handshake: bool,
+    /// What a timeout does with the SACK scoreboard. Default [`SackOnTimeout::Clear`] (RFC 6675
+    /// §5.1, ns-2); the `linux` profile keeps it. Inert without SACK.
+    pub sack_on_timeout: SackOnTimeout,
+    /// RACK-TLP loss detection (rack.rs; RFC 8985 as Linux 6.x runs it): time-based loss
+    /// marks instead of DupThresh, a reorder timer, and a tail loss probe. Default false (the
+    /// studies' stacks, RFC 6675 alone); the `linux` profile turns it on. Used only when SACK
+    /// is agreed (Linux's TLP needs SACK).
+    pub rack_tlp: bool,
     /// Initial slow-start threshold, segments; `None` = the peer's advertised window (default,
     /// RFC 5681 §3.1's example; ns-2 `ssthresh_ = window_` in `TcpAgent::reset()`). Seed 003
     /// §4.7 states 50.
@@ -308,6 +329,8 @@ impl Default for TcpConfig {
             hystart_plus_plus: false,           // Linux, RFC 5681
             handshake: true,                    // RFC 793
             initial_ssthresh: None,             // the peer's window (RFC 5681 §3.1)
+            sack_on_timeout: SackOnTimeout::Clear, // RFC 6675 §5.1; ns-2
+            rack_tlp: false,                    // RFC 6675 alone
         }
     }
 }

@@ -9,7 +9,8 @@
 //! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs; HyStart++,
 //! RFC 9406, for any RFC 5681 slow start: hystart_plus_plus.rs), BBR v1
 //! congestion/bbr.rs with delivery-rate samples from rate.rs; sender pacing is pacing.rs; the
-//! RFC 7323 timestamps option is timestamps.rs (without it RTT is timed one segment at a time).
+//! RFC 7323 timestamps option is timestamps.rs (without it RTT is timed one segment at a time);
+//! Linux's RACK-TLP (`rack_tlp`) is rack.rs and rack_tlp.rs.
 //!
 //! Differences from ns-2 Full-TCP and BSD (each a deliberate choice, see also the module docs):
 //! - cwnd and ssthresh in bytes with RFC 5681 byte counting (ns-2: segments, per-ACK growth);
@@ -40,8 +41,9 @@
 //! in one window, all four variants), sack.rs (negotiation, block order, scoreboard at a
 //! timeout), ecn.rs (negotiation, ECT rule, once-per-window reduction, CWR),
 //! limited_transmit.rs (1–4-segment responses), delayed_ack.rs (receiver ACK policy),
-//! timestamps.rs (RFC 7323 echo and RTTM), soak.rs (400 lossy exchanges, every variant,
-//! ECN marks, must all finish with exact byte counts).
+//! timestamps.rs (RFC 7323 echo and RTTM), rack.rs (RACK-TLP: probe, reorder timer, lost
+//! retransmissions), soak.rs (400 lossy exchanges, every variant, ECN marks, and Linux's loss
+//! recovery, must all finish with exact byte counts).
 
 use crate::config::TcpConfig;
 use crate::congestion::bbr::BbrAck;
@@ -49,6 +51,7 @@ use crate::congestion::hystart::HyAck;
 use crate::congestion::hystart_plus_plus::HyStartPlusPlus;
 use crate::congestion::Congestion;
 use crate::pacing::Pacer;
+use crate::rack::Rack;
 use crate::rate::{RateSample, RateSampler};
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
@@ -220,6 +223,10 @@ pub struct Endpoint {
     pub(crate) sack_ok: bool,
     /// SACK scoreboard (sender side), used only when `sack_ok`.
     pub(crate) sb: Scoreboard,
+    /// RACK-TLP marks (rack.rs), with `rack_tlp` once SACK is agreed.
+    pub(crate) rack: Option<Box<Rack>>,
+    /// The probe timer fired: the next `poll_transmit` sends the tail loss probe (rack_tlp.rs).
+    pub(crate) tlp_pending: bool,
     /// ECN agreed on the handshake (both ends `ecn`).
     pub(crate) ecn_ok: bool,
     /// Receiver side: a CE arrived and no CWR since — set ECE on every ACK (RFC 3168 §6.1.3).
@@ -234,6 +241,9 @@ pub struct Endpoint {
     pub(crate) ecn_recover: u64,
     /// SND.MAX at the last fast retransmit or timeout: Limited Transmit only once SND.UNA ≥ it.
     pub(crate) loss_recover: u64,
+    /// SND.MAX at the last timeout that kept the SACK scoreboard (`sack_on_timeout = "keep"`):
+    /// until SND.UNA reaches it the sender is in Linux's Loss state (0 = never).
+    pub(crate) loss_until: u64,
     /// Duplicate ACKs since the last new ACK that may release Limited Transmit segments.
     pub(crate) lt_dupacks: u32,
     /// Payload sent beyond cwnd by Limited Transmit since the last new ACK (excluded from
@@ -292,12 +302,15 @@ impl Endpoint {
             stats: TcpStats::default(),
             sack_ok: false,
             sb: Scoreboard::default(),
+            rack: None,
+            tlp_pending: false,
             ecn_ok: false,
             ece_echo: false,
             ce_ack: None,
             cwr_pending: false,
             ecn_recover: 0,
             loss_recover: 0,
+            loss_until: 0,
             lt_dupacks: 0,
             lt_bytes: 0,
             ts_ok: false,
@@ -365,6 +378,12 @@ impl Endpoint {
         }
         if self.timers.take_expired(Timer::DelayedAck, now) {
             self.ack_now = true;
+        }
+        if self.timers.take_expired(Timer::Reorder, now) {
+            self.rack_detect(now, true);
+        }
+        if self.timers.take_expired(Timer::LossProbe, now) {
+            self.fire_loss_probe(now);
         }
         if self.timers.take_expired(Timer::Rto, now) {
             self.fire_rto(now);
@@ -539,6 +558,12 @@ impl Endpoint {
 
     // ---- shared helpers ----
 
+    /// After a timeout that kept the SACK scoreboard, until SND.UNA passes the SND.MAX of that
+    /// timeout (Linux's TCP_CA_Loss): the holes are resent by NextSeg, clocked by pipe.
+    pub(crate) fn in_loss_state(&self) -> bool {
+        self.sack_ok && self.snd_una < self.loss_until
+    }
+
     /// `handshake = false`: after `close()`, finish once SND.UNA reaches the end of the data.
     pub(crate) fn finish_one_way(&mut self) {
         if self.close_when_acked && self.snd_una >= self.data_end {
@@ -594,9 +619,12 @@ impl Endpoint {
         }
     }
 
-    /// Bytes in flight as BBR counts them: RFC 6675 pipe with SACK, else FlightSize.
+    /// Bytes in flight as BBR counts them: RACK's in flight (Linux `tcp_packets_in_flight`)
+    /// with `rack_tlp`, RFC 6675 pipe with SACK, else FlightSize.
     pub(crate) fn bbr_inflight(&self) -> u64 {
-        if self.sack_ok {
+        if let Some(r) = self.rack.as_deref() {
+            r.in_flight()
+        } else if self.sack_ok {
             self.pipe()
         } else {
             self.flight_size()
@@ -661,6 +689,7 @@ impl Endpoint {
 
     /// Give up: CLOSED, `Aborted`, nothing more to send.
     pub(crate) fn abort(&mut self) {
+        self.tlp_pending = false;
         self.state = State::Closed;
         self.events |= EV_ABORTED;
         self.timers.stop_all();

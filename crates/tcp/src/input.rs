@@ -11,7 +11,10 @@
 //! retransmit the SYN/SYN-ACK, or go back N: SND.NXT = SND.UNA, congestion control's `on_rto`
 //! (ssthresh on the first expiry only, cwnd = 1 MSS, NewReno `recover` = SND.MAX), the SACK
 //! scoreboard cleared (RFC 6675 §5.1, ns-2 `clear_on_timeout_`). BSD and ns-2 go back N the
-//! same way; both also restart RTT timing (Karn) as we do.
+//! same way; both also restart RTT timing (Karn) as we do. With `sack_on_timeout = "keep"`
+//! (Linux) and SACK agreed the scoreboard stays, everything unSACKed below SND.MAX counts as
+//! lost (`Scoreboard::lost_below`) and, until SND.UNA passes that SND.MAX (Linux's Loss state),
+//! output.rs sends by NextSeg and pipe: the holes once each, in order, then new data.
 //!
 //! Duplicate ACKs: with SACK agreed a duplicate must also SACK new data (RFC 6675 §2), and SACK
 //! recovery also starts before the threshold when IsLost(SND.UNA) (RFC 6675 §5 step 2). At a
@@ -33,7 +36,7 @@
 //! tests/rto.rs, tests/closing.rs, tests/fall_floyd.rs, tests/sack.rs, tests/ecn.rs,
 //! tests/limited_transmit.rs, tests/soak.rs.
 
-use crate::config::Variant;
+use crate::config::{SackOnTimeout, Variant};
 use crate::congestion::hystart_plus_plus::HyStartPlusPlus;
 use crate::congestion::AckInfo;
 use crate::endpoint::{Endpoint, State, EV_CLOSED, EV_CONNECTED, EV_DATA, EV_PEER_CLOSED};
@@ -137,6 +140,7 @@ impl Endpoint {
     /// if both ends want it. A `Sack` endpoint whose peer refused recovers as NewReno.
     fn options_negotiated(&mut self, seg: &Segment, syn_ack: bool) {
         self.sack_ok = seg.sack_ok && self.cfg.variant.uses_sack();
+        self.rack = (self.sack_ok && self.cfg.rack_tlp).then(Box::default);
         if !self.sack_ok {
             self.cc.sack_refused(&self.cfg);
         }
@@ -226,6 +230,15 @@ impl Endpoint {
                 self.snd_max.min(self.data_end),
                 seg.sack.as_slice(),
             );
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_ack(
+                now,
+                ack.max(self.snd_una),
+                seg.sack.as_slice(),
+                self.data_end,
+            );
+        }
+        let una_before = self.snd_una;
         let mut newly_acked = 0;
         // Delivery-rate sample (BBR, HyStart): what this ACK newly delivers (rate.rs).
         let una = ack.max(self.snd_una);
@@ -289,6 +302,11 @@ impl Endpoint {
             // also asks that it SACK new data.
             self.on_duplicate_ack(now, ack);
         }
+        if self.rack.is_some() {
+            let pure_dup =
+                seg.len == 0 && ack == una_before && !new_sack && seg.wnd as u64 == self.peer_wnd;
+            self.rack_after_ack(now, ack, self.snd_una > una_before, pure_dup);
+        }
         self.ecn_on_ack(now, ack, newly_acked, seg.flags.contains(Flags::ECE));
         if seg.flags.contains(Flags::ECE) {
             self.ecn_on_ece(now, ack);
@@ -303,6 +321,10 @@ impl Endpoint {
     }
 
     fn on_duplicate_ack(&mut self, now: SimTime, ack: u64) {
+        if self.rack.is_some() {
+            // RACK's marks start recovery instead (rack_tlp.rs).
+            return;
+        }
         let lt_eligible = !self.cc.in_recovery() && self.snd_una >= self.loss_recover;
         let info = AckInfo {
             ack,
@@ -474,10 +496,25 @@ impl Endpoint {
             self.stats.loss_event(self.cwnd());
             self.cc.set_clock(now, self.rtt.srtt());
             self.cc.on_rto(&info, first_expiry);
-            self.snd_nxt = self.snd_una;
-            // RFC 6675 §5.1 / RFC 2018 §8: forget the SACK information (the receiver may have
-            // reneged); go back N from SND.UNA.
-            self.sb.clear();
+            if self.sack_ok && self.cfg.sack_on_timeout == SackOnTimeout::Keep {
+                // Linux tcp_timeout_mark_lost: the SACKed marks stay, everything else sent is
+                // lost and nothing retransmitted is in flight; only the holes go again.
+                self.sb.high_rxt = self.snd_una;
+                self.sb.lost_below = self.snd_max;
+                self.loss_until = self.snd_max;
+            } else {
+                // RFC 6675 §5.1 / RFC 2018 §8: forget the SACK information (the receiver may
+                // have reneged); go back N from SND.UNA.
+                self.snd_nxt = self.snd_una;
+                self.sb.clear();
+            }
+            let keep = self.cfg.sack_on_timeout == SackOnTimeout::Keep;
+            if let Some(r) = self.rack.as_deref_mut() {
+                r.on_timeout(now, keep);
+            }
+            self.tlp_pending = false;
+            self.timers.stop(Timer::LossProbe);
+            self.timers.stop(Timer::Reorder);
             self.lt_dupacks = 0;
             self.lt_bytes = 0;
             self.loss_recover = self.snd_max;

@@ -8,7 +8,8 @@
 //!
 //! Map: `endpoint.rs` (public API, state), `input.rs` (segment arrival, timeouts),
 //! `output.rs` (segment generation), `recv.rs` (reassembly, SACK blocks), `rtt.rs` (RFC 6298),
-//! `timers.rs` (deadline table), `pacing.rs` (sender pacing), `scoreboard.rs` (RFC 6675 sender scoreboard),
+//! `timers.rs` (deadline table), `pacing.rs` (sender pacing), `scoreboard.rs` (RFC 6675 sender scoreboard), `rack.rs` (RFC 8985
+//! RACK-TLP marks) with `rack_tlp.rs` (its endpoint side: recovery entry, reorder and probe timers),
 //! `congestion/` (RFC 5681 window arithmetic, `tahoe.rs`, `reno.rs`, `newreno.rs`,
 //! `sack.rs`, `cubic.rs` with `hystart.rs`, `hystart_plus_plus.rs` (RFC 9406, any slow start), `bbr.rs`), `rate.rs` (delivery-rate samples), `ecn.rs` (RFC 3168), `timestamps.rs` (RFC 7323), `config.rs` (every default and its source), `segment.rs`
 //! (wire format).
@@ -22,6 +23,8 @@ mod input;
 mod output;
 pub mod pacing;
 pub mod params;
+pub mod rack;
+mod rack_tlp;
 pub mod rate;
 pub mod recv;
 pub mod rtt;
@@ -31,7 +34,8 @@ pub mod timers;
 mod timestamps;
 
 pub use config::{
-    BackoffReset, FullAck, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant,
+    BackoffReset, FullAck, RtoRules, SackOnTimeout, SlowStartGrowth, SsthreshRule, TcpConfig,
+    Variant,
 };
 pub use endpoint::{AppEvent, Endpoint, State, TcpStats, LOSS_TRACE_LEN};
 pub use segment::{Ecn, Flags, SackBlocks, Segment, Timestamps, TxKind};

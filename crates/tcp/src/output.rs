@@ -24,7 +24,8 @@
 //! blocks (recv.rs order); with timestamps agreed every segment carries TSval = now and TSecr
 //! = TS.Recent, and RTT is not timed per segment (timestamps.rs); and during SACK loss recovery sending follows RFC 6675 §5 (C):
 //! `sack_next` sends NextSeg while cwnd − pipe ≥ 1 MSS (a retransmission stops at the next
-//! SACKed range). Limited Transmit (RFC 3042): outside recovery, on the first two duplicate
+//! SACKed range); so does the Loss state after a timeout that kept the scoreboard
+//! (`sack_on_timeout = "keep"`, input.rs). Limited Transmit (RFC 3042): outside recovery, on the first two duplicate
 //! ACKs a new segment may go out if the outstanding data stays ≤ cwnd + (dupACKs)·MSS.
 //!
 //! Pacing (pacing.rs, when on): a data segment (new or retransmitted) leaves only at or after
@@ -77,7 +78,14 @@ impl Endpoint {
                         return Some(s);
                     }
                 }
-                let s = if self.sack_ok && self.cc.in_recovery() {
+                if std::mem::take(&mut self.tlp_pending) {
+                    if let Some(s) = self.emit_probe(now) {
+                        return Some(s);
+                    }
+                }
+                let s = if self.rack.is_some() {
+                    self.rack_next(now)
+                } else if self.sack_ok && (self.cc.in_recovery() || self.in_loss_state()) {
                     self.sack_next(now)
                 } else {
                     self.emit_at(now, self.snd_nxt, Win::Cwnd, u64::MAX)
@@ -184,7 +192,13 @@ impl Endpoint {
 
     /// The data/FIN segment starting at `seq`, its payload ending at `limit` at most, if it
     /// fits the window `win`.
-    fn emit_at(&mut self, now: SimTime, seq: u64, win: Win, limit: u64) -> Option<Segment> {
+    pub(crate) fn emit_at(
+        &mut self,
+        now: SimTime,
+        seq: u64,
+        win: Win,
+        limit: u64,
+    ) -> Option<Segment> {
         let (len, fin) = if seq < self.data_end {
             if self.ns2_holds_last_byte(seq) {
                 return None;
@@ -198,6 +212,11 @@ impl Endpoint {
                 Win::None => {}
                 Win::Peer => {
                     if flight > 0 && flight + len > self.peer_wnd {
+                        return None;
+                    }
+                }
+                Win::Room(room) => {
+                    if len > room || (flight > 0 && flight + len > self.peer_wnd) {
                         return None;
                     }
                 }
@@ -243,7 +262,10 @@ impl Endpoint {
         self.snd_nxt = self.snd_nxt.max(end);
         self.snd_max = self.snd_max.max(end);
         if retransmit && self.sack_ok {
-            self.sb.high_rxt = self.sb.high_rxt.max(seq + len);
+            self.sb.high_rxt = self.sb.high_rxt.max(end);
+        }
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_send(seq, end, now, retransmit);
         }
         if !self.timers.is_armed(Timer::Rto) {
             self.restart_rto(now);
@@ -334,11 +356,13 @@ impl Endpoint {
 
 /// Which window a data segment must fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Win {
+pub(crate) enum Win {
     /// min(cwnd, peer window) counted from SND.UNA (plus Limited Transmit's allowance).
     Cwnd,
     /// The peer's window only (SACK recovery: cwnd is checked against pipe instead).
     Peer,
     /// None (retransmission of the head: RFC 5681 §3.2 sends it regardless).
     None,
+    /// At most this many bytes (cwnd − RACK's in flight), and the peer's window for new data.
+    Room(u64),
 }

@@ -11,15 +11,18 @@
 //!   `scenarios/christiansen2000/lab_unconstrained.toml`);
 //! - `linux`: Linux's defaults as far as aqmlab can express them (CUBIC with SACK recovery and
 //!   HyStart, IW 10,
-//!   RTO 200 ms – 120 s, timestamps, 40 ms delayed ACK). Not expressed: Linux's RTO floor of
-//!   SRTT + 200 ms (here max(200 ms, RFC 6298 RTO)), quick-ACK mode and the adaptive delayed-ACK
-//!   timeout (40–200 ms), RACK-TLP loss detection and PRR (here RFC 6675 with DupThresh),
-//!   receive-buffer autotuning (here a fixed window at `tcp_rmem`'s maximum).
+//!   RTO 200 ms – 120 s, timestamps, 40 ms delayed ACK, SACK marks kept over a timeout,
+//!   RACK-TLP). Not expressed: Linux's RTO floor of SRTT + 200 ms (here max(200 ms, RFC 6298
+//!   RTO)), quick-ACK mode and the adaptive delayed-ACK timeout (40–200 ms), PRR (here cwnd
+//!   set at recovery entry), RACK's reordering adaptation (reo_wnd steps, DSACK), receive-buffer
+//!   autotuning (here a fixed window at `tcp_rmem`'s maximum).
 //!
 //! Validation: `tests/params_declared.rs` (every key parses, profiles set declared keys, the
 //! table of `docs/tcp.md` is current) and the scenario crate's `tcp.rs` and `tests/bad_files.rs`.
 
-use crate::config::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
+use crate::config::{
+    BackoffReset, RtoRules, SackOnTimeout, SlowStartGrowth, SsthreshRule, TcpConfig, Variant,
+};
 use declare::table::duration_text;
 use declare::{
     check_ranges, choices, field, Choice, KeyRule, Model, Param, ParamError, Profile, ProfileSet,
@@ -42,6 +45,7 @@ choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd" });
 choices!(SsthreshRule { Rfc5681 => "rfc5681", Ns2 => "ns2" });
 choices!(BackoffReset { Sample => "sample", NewAck => "ack" });
 choices!(SlowStartGrowth { Rfc5681 => "rfc5681", Ns2 => "ns2" });
+choices!(SackOnTimeout { Clear => "clear", Keep => "keep" });
 
 const fn choice(noun: &'static str, options: &'static [&'static str]) -> Syntax {
     Syntax::Choice { noun, options }
@@ -66,7 +70,7 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 29] = [
+const KEYS: [Param<TcpConfig>; 31] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
@@ -332,6 +336,24 @@ const KEYS: [Param<TcpConfig>; 29] = [
         source: "RFC 5681 §3.1; ns-2 ssthresh_ = window_ (tcp.cc reset()); seed 003 §4.7 states 50",
         access: field!(initial_ssthresh),
     },
+    Param {
+        key: "sack_on_timeout",
+        syntax: choice("sack_on_timeout", SackOnTimeout::OPTIONS),
+        unit: "",
+        range: Range::Any,
+        doc: "SACK scoreboard at a retransmission timeout: clear it and go back N from SND.UNA, or keep it, count the rest as lost and resend only the holes (then new data), clocked by pipe; inert without SACK",
+        source: "RFC 6675 §5.1, ns-2 clear_on_timeout_; keep: Linux tcp_enter_loss / tcp_timeout_mark_lost (net/ipv4/tcp_input.c; no reneging here)",
+        access: field!(sack_on_timeout),
+    },
+    Param {
+        key: "rack_tlp",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "RACK-TLP with SACK: a segment is lost once one sent after it is delivered and RACK.rtt + reo_wnd has passed (reo_wnd min(min RTT/4, SRTT), 0 in recovery or with ≥ 3 segments SACKed; reorder timer), lost retransmissions resent without a timeout, recovery entered on a RACK loss; tail loss probe 2·SRTT (+ min_rto with one segment out, else + 2 ms; ≤ the RTO) sends new data or resends the last segment, one per episode, a probe-repaired loss reduces cwnd once. Simplified: no reordering detection or reo_wnd steps (no DSACK), no PRR, RTO separate from the probe and reorder timers",
+        source: "RFC 8985; Linux 6.x net/ipv4/tcp_recovery.c, tcp_output.c tcp_schedule_loss_probe / tcp_send_loss_probe, tcp_input.c tcp_process_tlp_ack; off: RFC 6675 alone",
+        access: field!(rack_tlp),
+    },
 ];
 
 const NS2: Profile = Profile {
@@ -363,7 +385,7 @@ const FREEBSD: Profile = Profile {
 
 const LINUX: Profile = Profile {
     name: "linux",
-    doc: "Linux defaults as far as expressible: CUBIC with SACK and HyStart (tcp_congestion_control, tcp_sack, tcp_cubic hystart), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; not expressed: the SRTT + 200 ms RTO floor, quick-ACK mode, RACK-TLP, PRR",
+    doc: "Linux defaults as far as expressible: CUBIC with SACK and HyStart (tcp_congestion_control, tcp_sack, tcp_cubic hystart), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; SACK marks kept over a timeout (tcp_enter_loss), RACK-TLP (tcp_recovery.c, tail loss probe); not expressed: the SRTT + 200 ms RTO floor, quick-ACK mode, PRR, RACK's reordering adaptation",
     sets: &[
         ProfileSet::set("variant", Value::Choice("cubic_sack")),
         ProfileSet::set("initial_window", Value::Int(10)),
@@ -376,6 +398,8 @@ const LINUX: Profile = Profile {
         ProfileSet::set("clock_granularity", Value::Duration(SimDuration::from_millis(1))),
         ProfileSet::set("receive_window", Value::Int(6_291_456)),
         ProfileSet::set("hystart", Value::Bool(true)),
+        ProfileSet::set("sack_on_timeout", Value::Choice("keep")),
+        ProfileSet::set("rack_tlp", Value::Bool(true)),
     ],
 };
 

@@ -40,6 +40,9 @@ pub struct Scoreboard {
     head: usize,
     /// One past the highest sequence number retransmitted in this recovery (0 = none).
     pub high_rxt: u64,
+    /// Every unSACKed octet below this is lost (SND.MAX at a timeout that kept the ranges,
+    /// Linux `tcp_timeout_mark_lost`; 0 = none): IsLost holds there, NextSeg runs up to it.
+    pub lost_below: u64,
     /// Cursor `(x, SACKed bytes of the live ranges below x)`, kept exact through every change,
     /// so SetPipe counts the SACKed bytes below HighRxt by moving it, not by a scan.
     below: Cell<(u64, u64)>,
@@ -49,7 +52,9 @@ pub struct Scoreboard {
 /// not-yet-dropped ranges are bookkeeping).
 impl PartialEq for Scoreboard {
     fn eq(&self, other: &Self) -> bool {
-        self.blocks() == other.blocks() && self.high_rxt == other.high_rxt
+        self.blocks() == other.blocks()
+            && self.high_rxt == other.high_rxt
+            && self.lost_below == other.lost_below
     }
 }
 impl Eq for Scoreboard {}
@@ -74,6 +79,7 @@ impl Scoreboard {
         self.blocks.clear();
         self.head = 0;
         self.high_rxt = 0;
+        self.lost_below = 0;
         self.below.set((0, 0));
     }
 
@@ -150,8 +156,12 @@ impl Scoreboard {
         live.get(live.partition_point(|r| r.0 <= seq)).map(|r| r.0)
     }
 
-    /// RFC 6675 IsLost(`s`) with DupThresh `dt` and segment size `mss`.
+    /// RFC 6675 IsLost(`s`) with DupThresh `dt` and segment size `mss`, or `s` below
+    /// [`Scoreboard::lost_below`].
     pub fn is_lost(&self, s: u64, mss: u64, dt: u32) -> bool {
+        if s < self.lost_below {
+            return true;
+        }
         let lost = |bytes: u64, segs: u64| {
             segs >= dt as u64 || bytes > (dt as u64).saturating_sub(1) * mss
         };
@@ -226,10 +236,15 @@ impl Scoreboard {
         // Octets of holes that are not lost: a run of the highest holes.
         let mut not_lost = 0;
         for (a, b) in self.holes_rev(una, end) {
-            if self.is_lost(a, mss, dt) {
+            // A hole reaching below `lost_below` is lost up to it, and so is every hole below.
+            let from = a.max(self.lost_below).min(b);
+            if from == b || self.is_lost(from, mss, dt) {
                 break;
             }
-            not_lost += b - a;
+            not_lost += b - from;
+            if from > a {
+                break;
+            }
         }
         // Octets retransmitted and unSACKed: those of [una, HighRxt ∧ end) not SACKed.
         let h = end.min(self.high_rxt);
@@ -248,9 +263,13 @@ impl Scoreboard {
     }
 
     /// NextSeg rule 1 (`need_lost`) or rule 3: the first unSACKed octet ≥ HighRxt below the
-    /// highest SACKed octet (and IsLost for rule 1), with the end of its hole.
+    /// highest SACKed octet or [`Scoreboard::lost_below`] (and IsLost for rule 1), with the end
+    /// of its hole.
     pub fn next_hole(&self, una: u64, mss: u64, dt: u32, need_lost: bool) -> Option<(u64, u64)> {
-        let high = self.high_sacked()?;
+        let high = self.high_sacked().unwrap_or(0).max(self.lost_below);
+        if high == 0 {
+            return None;
+        }
         let live = self.blocks();
         let mut s = una.max(self.high_rxt);
         let mut i = live.partition_point(|r| r.1 <= s);
@@ -339,6 +358,39 @@ mod tests {
         assert!(!sb.is_lost(301, M, 3));
         assert_eq!(sb.next_hole(1, M, 3, true), None);
         assert_eq!(sb.next_hole(1, M, 3, false), Some((301, 401)));
+    }
+
+    #[test]
+    fn lost_below_marks_every_hole_under_it_lost() {
+        // 10 segments out; 3 and 6 SACKed; a timeout kept them and marked the rest lost
+        // (lost_below = SND.MAX = 1001), HighRxt = SND.UNA = 1.
+        let mut sb = Scoreboard::default();
+        sb.update(1, 1001, &[sg(3), sg(6)]);
+        assert!(!sb.is_lost(701, M, 3), "nothing SACKed above segment 8");
+        sb.high_rxt = 1;
+        sb.lost_below = 1001;
+        // Every hole is lost, none retransmitted: pipe 0. The holes in order: 1–2, 4–5, 7–10.
+        assert_eq!(sb.pipe(1, 1001, M, 3), 0);
+        assert_eq!(sb.next_hole(1, M, 3, true), Some((1, 201)));
+        sb.high_rxt = 201;
+        assert_eq!(sb.pipe(1, 1001, M, 3), 200);
+        assert_eq!(sb.next_hole(1, M, 3, true), Some((301, 501)));
+        sb.high_rxt = 501;
+        // Above the highest SACK, up to lost_below: segments 7–10.
+        assert_eq!(sb.next_hole(1, M, 3, true), Some((601, 1001)));
+        sb.high_rxt = 1001;
+        assert_eq!(sb.next_hole(1, M, 3, false), None);
+        // New data sent after the timeout (segments 11, 12) is in flight, not lost.
+        assert_eq!(sb.pipe(1, 1201, M, 3), 800 + 200);
+        // Without any SACK the ranges below lost_below are one hole.
+        let mut sb = Scoreboard {
+            lost_below: 301,
+            high_rxt: 1,
+            ..Scoreboard::default()
+        };
+        assert_eq!(sb.next_hole(1, M, 3, true), Some((1, 301)));
+        sb.clear();
+        assert_eq!(sb.lost_below, 0);
     }
 
     /// The definitions as first written, one scan per hole (the oracle for the fast version).

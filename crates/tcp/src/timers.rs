@@ -23,17 +23,27 @@ pub enum Timer {
     DelayedAck = 1,
     /// Pacing release (pacing.rs): the next data segment may leave; only armed when paced.
     Pacing = 2,
+    /// RACK's reorder timer (rack.rs, RFC 8985 §6.3): a segment becomes lost then.
+    Reorder = 3,
+    /// Tail loss probe (RFC 8985 §7): the probe timeout.
+    LossProbe = 4,
 }
 
 impl Timer {
     /// Every kind, in slot order.
-    pub const ALL: [Timer; 3] = [Timer::Rto, Timer::DelayedAck, Timer::Pacing];
+    pub const ALL: [Timer; 5] = [
+        Timer::Rto,
+        Timer::DelayedAck,
+        Timer::Pacing,
+        Timer::Reorder,
+        Timer::LossProbe,
+    ];
 }
 
 /// Fixed table of deadlines, one per [`Timer`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Timers {
-    at: [Option<SimTime>; 3],
+    at: [Option<SimTime>; 5],
 }
 
 impl Timers {
@@ -47,7 +57,7 @@ impl Timers {
     }
     /// Disarm every timer.
     pub fn stop_all(&mut self) {
-        self.at = [None; 3];
+        self.at = [None; 5];
     }
     /// Deadline of `t`, if armed.
     pub fn get(&self, t: Timer) -> Option<SimTime> {

@@ -1,10 +1,11 @@
 //! SACK (RFC 2018 option and blocks, RFC 6675 recovery): negotiation, the receiver's block
-//! order under a scripted out-of-order arrival pattern, the scoreboard during recovery and its
-//! clearing at a timeout, and the NewReno fallback when the peer does not agree.
+//! order under a scripted out-of-order arrival pattern, the scoreboard during recovery, its
+//! clearing at a timeout (or, `sack_on_timeout = "keep"`, its keeping: only the holes are
+//! resent), and the NewReno fallback when the peer does not agree.
 
 mod util;
 
-use tcp::{Endpoint, TcpConfig, TxKind, Variant};
+use tcp::{Endpoint, SackOnTimeout, TcpConfig, TxKind, Variant};
 use util::*;
 
 fn sack() -> TcpConfig {
@@ -180,4 +181,84 @@ fn sack_falls_back_to_newreno_when_the_peer_refuses() {
         .map(|s| (s.t.as_nanos() / 1_000_000, s.seg.seq))
         .collect();
     assert_eq!(rtx, vec![(550, s_of(15)), (650, s_of(16))]);
+}
+
+/// A SACK server (`cfg`) in ESTABLISHED: SYN with SACK-permitted at 0, handshake ACK at 100 ms
+/// (SRTT 100 ms, RTO 1 s).
+fn sack_server(cfg: TcpConfig) -> Endpoint {
+    let mut s = Endpoint::listen(cfg);
+    let mut syn = seg(0, 0, 0, SYN);
+    syn.sack_ok = true;
+    s.on_segment(ms(0), &syn);
+    assert!(drain(&mut s, ms(0))[0].sack_ok);
+    s.on_segment(ms(100), &seg(1, 1, 0, ACK));
+    assert!(s.sack_enabled());
+    s
+}
+
+/// The client's ACK `ack` with SACK blocks.
+fn sack_ack(ack: u64, blocks: &[(u64, u64)]) -> tcp::Segment {
+    let mut a = seg(1, ack, 0, ACK);
+    a.sack = blocks.iter().copied().collect();
+    a
+}
+
+/// Segment numbers (1-based, MSS-sized) of the data segments in `out`.
+fn seg_numbers(out: &[tcp::Segment]) -> Vec<u64> {
+    out.iter()
+        .filter(|s| s.len > 0)
+        .map(|s| (s.seq - 1) / MSS + 1)
+        .collect()
+}
+
+#[test]
+fn sack_timeout_with_keep_resends_only_the_holes() {
+    // IW 10, 10 segments at 100 ms; segments 1–8 lost, 9 and 10 SACKed at 200 ms (one dupACK,
+    // 2 segments SACKed: IsLost(1) needs more than 2 MSS, so no recovery). RTO at 1100 ms:
+    // cwnd 1 MSS, then slow start, one ACK per 100 ms covering what was resent.
+    // keep (Linux tcp_timeout_mark_lost): 1–8 are lost, 9–10 stay SACKed: 1 | 2, 3 | 4, 5, 6 |
+    // 7, 8 and nothing more at 1400 ms (cwnd 4 MSS, pipe 2 MSS, no hole left, no new data).
+    // clear (RFC 6675 §5.1, go back N): the same until 1400 ms, where cwnd 4 MSS from SND.UNA 7
+    // sends 7, 8, 9, 10 — two segments the receiver holds.
+    for (rule, at_1400) in [
+        (SackOnTimeout::Keep, vec![7, 8]),
+        (SackOnTimeout::Clear, vec![7, 8, 9, 10]),
+    ] {
+        let cfg = TcpConfig {
+            initial_window: 10,
+            sack_on_timeout: rule,
+            ..sack()
+        };
+        let mut s = sack_server(cfg);
+        s.send(10 * MSS);
+        assert_eq!(
+            seg_numbers(&drain(&mut s, ms(100))),
+            (1..=10).collect::<Vec<_>>()
+        );
+        s.on_segment(ms(200), &sack_ack(1, &[(s_of(9), s_of(11))]));
+        assert!(drain(&mut s, ms(200)).is_empty());
+        assert!(!s.in_recovery());
+        assert_eq!(s.next_deadline(), Some(ms(1100)));
+        s.on_timeout(ms(1100));
+        assert_eq!(s.cwnd(), MSS);
+        let kept = rule == SackOnTimeout::Keep;
+        assert_eq!(s.sacked().len(), kept as usize, "{rule:?}");
+        assert_eq!(seg_numbers(&drain(&mut s, ms(1100))), vec![1], "{rule:?}");
+        let script = [
+            (1200, 2, vec![2, 3]),
+            (1300, 4, vec![4, 5, 6]),
+            (1400, 7, at_1400),
+        ];
+        for (t, k, want) in script {
+            s.on_segment(ms(t), &sack_ack(s_of(k), &[(s_of(9), s_of(11))]));
+            assert_eq!(
+                seg_numbers(&drain(&mut s, ms(t))),
+                want,
+                "{rule:?} at {t} ms"
+            );
+        }
+        s.on_segment(ms(1500), &sack_ack(s_of(11), &[]));
+        assert_eq!(s.flight_size(), 0);
+        assert_eq!(s.stats().data_retransmits, if kept { 8 } else { 10 });
+    }
 }

@@ -183,3 +183,55 @@ fn soak_cubic_and_timestamps_exchanges_always_finish() {
         "{loss_events} {cubic_fast} {cubic_sack_fast}"
     );
 }
+
+#[test]
+fn soak_linux_loss_recovery_exchanges_always_finish() {
+    // 300 lossy exchanges with Linux's loss recovery: SACK, CUBIC with SACK and BBR, the SACK
+    // marks kept over a timeout, RACK-TLP on two runs in three (seeds ≢ 0 mod 3), timestamps
+    // and delayed ACKs on some. Every completed run delivers exact byte counts with the counter
+    // identities; RACK's paths (probes, lost retransmissions) must not stall a connection.
+    use tcp::SackOnTimeout;
+    let (mut completed, mut aborted, mut fast, mut timeouts) = (0, 0, 0, 0);
+    for seed in 1..=300u64 {
+        let cfg = TcpConfig {
+            variant: [Variant::Sack, Variant::CubicSack, Variant::Bbr][(seed % 3) as usize],
+            sack_on_timeout: SackOnTimeout::Keep,
+            rack_tlp: seed % 4 != 0,
+            initial_window: 10,
+            timestamps: seed % 4 < 2,
+            delayed_ack: if seed % 5 < 2 { Some(dms(40)) } else { None },
+            min_rto: dms(200),
+            ..TcpConfig::default()
+        };
+        let request = [0, 1, 300, 3000][(seed % 4) as usize];
+        let response = (seed * 7919) % (80 * MSS) + 1;
+        let mut p = Pipe::http_with(
+            cfg.clone(),
+            cfg,
+            dms(5 + seed % 40),
+            request,
+            response,
+            vec![],
+        );
+        p.loss_per_mille = [20, 50, 100][(seed % 3) as usize];
+        p.rng ^= seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        p.run_until(SimTime::from_secs(3000));
+        p.check_counters();
+        for e in &p.eps {
+            fast += e.stats().fast_retransmits;
+            timeouts += e.stats().timeouts;
+        }
+        if p.events.iter().any(|e| e.2 == AppEvent::Aborted) {
+            aborted += 1;
+            continue;
+        }
+        assert!(p.completed.is_some(), "seed {seed}: never completed");
+        assert_eq!(p.eps[CLIENT].bytes_received(), response, "seed {seed}");
+        assert_eq!(p.eps[SERVER].bytes_received(), request, "seed {seed}");
+        assert!(p.done[CLIENT] && p.done[SERVER], "seed {seed}");
+        completed += 1;
+    }
+    println!("completed {completed} aborted {aborted} fast {fast} timeouts {timeouts}");
+    assert!(completed >= 290, "completed {completed}, aborted {aborted}");
+    assert!(fast > 50 && timeouts > 20);
+}

@@ -26,6 +26,8 @@
 //! | bbr_lt_bw         | only true                                                         |
 //! | hystart           | CUBIC: only true (tcp_cubic's host-wide module parameter, default on); others: no effect |
 //! | hystart_plus_plus | only false (Linux has no HyStart++)                               |
+//! | sack_on_timeout   | with SACK only "keep" (Linux's `tcp_timeout_mark_lost`)           |
+//! | rack_tlp          | with SACK `tcp_recovery` 1 / 0 and `tcp_early_retrans` 3 / 0 (false: Linux's DupThresh marking, noted) |
 //!
 //! A key the scenario gives (in `[tcp]`, through its `profile`, or in the variant's `tcp`)
 //! that Linux cannot express is an error `FILE: tcp.KEY: reason` before anything runs. A key
@@ -40,7 +42,9 @@
 //! rejected key).
 
 use std::collections::BTreeSet;
-use tcp::{BackoffReset, RtoRules, SlowStartGrowth, SsthreshRule, TcpConfig, Variant};
+use tcp::{
+    BackoffReset, RtoRules, SackOnTimeout, SlowStartGrowth, SsthreshRule, TcpConfig, Variant,
+};
 use units::SimDuration;
 
 /// Linux settings for one run (both namespaces get the same).
@@ -151,20 +155,18 @@ pub fn map_with(
         Variant::Sack => (
             "reno",
             true,
-            Outcome::Near("Linux's SACK recovery adds RACK-TLP and PRR to RFC 6675".into()),
+            Outcome::Near("Linux's SACK recovery adds PRR to RFC 6675".into()),
         ),
         Variant::CubicSack => (
             "cubic",
             true,
-            Outcome::Near("Linux's SACK recovery adds RACK-TLP and PRR to RFC 6675".into()),
+            Outcome::Near("Linux's SACK recovery adds PRR to RFC 6675".into()),
         ),
         Variant::Bbr => (
             "bbr",
             true,
             Outcome::Near(
-                "Linux's BBR adds ACK-aggregation compensation and idle restart, and its SACK \
-                 recovery RACK-TLP (the host needs the tcp_bbr module)"
-                    .into(),
+                "Linux's BBR adds idle restart (the host needs the tcp_bbr module)".into(),
             ),
         ),
         Variant::Reno => (
@@ -399,6 +401,40 @@ pub fn map_with(
             )
         },
     ));
+    // SACK loss recovery: Linux keeps the SACK marks over a timeout (tcp_timeout_mark_lost,
+    // forgotten only when the receiver reneges); RACK and TLP are per-namespace sysctls.
+    outcomes.push((
+        "sack_on_timeout",
+        if !sack || c.sack_on_timeout == SackOnTimeout::Keep {
+            Outcome::Exact
+        } else {
+            Outcome::No(
+                "Linux keeps the SACK marks over a retransmission timeout (tcp_timeout_mark_lost) \
+                 and forgets them only when the receiver reneges"
+                    .into(),
+                "Linux's SACK marks kept over a timeout".into(),
+            )
+        },
+    ));
+    if sack {
+        set("tcp_recovery", u8::from(c.rack_tlp).to_string());
+        set(
+            "tcp_early_retrans",
+            if c.rack_tlp { "3" } else { "0" }.into(),
+        );
+    }
+    outcomes.push((
+        "rack_tlp",
+        if !sack || c.rack_tlp {
+            Outcome::Exact
+        } else {
+            Outcome::Near(
+                "without RACK (tcp_recovery 0) Linux marks losses by its own DupThresh \
+                 scoreboard (tcp_update_scoreboard), with PRR"
+                    .into(),
+            )
+        },
+    ));
     outcomes.push((
         "ns2_fulltcp",
         if c.ns2_fulltcp {
@@ -623,6 +659,8 @@ mod tests {
         assert!(keys.contains("variant") && keys.contains("initial_rto"));
         let l = map(&c, &keys).unwrap();
         assert_eq!(sysctl(&l, "net.ipv4.tcp_sack"), "1");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_recovery"), "1");
+        assert_eq!(sysctl(&l, "net.ipv4.tcp_early_retrans"), "3");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_timestamps"), "1");
         assert_eq!(sysctl(&l, "net.ipv4.tcp_rto_max_ms"), "120000");
         assert_eq!(
@@ -791,6 +829,10 @@ mod tests {
         assert_eq!(sysctl(&l, "net.ipv4.tcp_pacing_ca_ratio"), "120");
         for (text, key) in [
             ("[tcp]\npacing = true", "tcp.pacing"),
+            (
+                "[tcp]\nvariant = \"sack\"\nsack_on_timeout = \"clear\"",
+                "tcp.sack_on_timeout",
+            ),
             (
                 "[tcp]\nvariant = \"bbr\"\nbbr_lt_bw = false",
                 "tcp.bbr_lt_bw",

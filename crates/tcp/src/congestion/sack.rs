@@ -12,7 +12,8 @@
 //! - Exit (§5 (A)): a cumulative ACK at or beyond SND.MAX-at-entry (covering RecoveryPoint).
 //!   cwnd stays = ssthresh; growth resumes with the next ACK.
 //! - Timeout (§5.1): RecoveryPoint = HighData, recovery ends, and a new recovery may start only
-//!   once SND.UNA ≥ RecoveryPoint (the endpoint also clears the scoreboard). ssthresh as for
+//!   once SND.UNA ≥ RecoveryPoint (the endpoint also clears the scoreboard, or with
+//!   `sack_on_timeout = "keep"` marks its holes lost). ssthresh as for
 //!   every variant (congestion/mod.rs `Window::on_rto`).
 //!
 //! Differences from ns-2 FullTcp/Sack: ns-2 counts pipe in whole segments and reduces it by one

@@ -49,6 +49,7 @@ use crate::congestion::hystart::HyAck;
 use crate::congestion::hystart_plus_plus::HyStartPlusPlus;
 use crate::congestion::Congestion;
 use crate::pacing::Pacer;
+use crate::quickack::QuickAck;
 use crate::rate::{RateSample, RateSampler};
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
@@ -245,9 +246,12 @@ pub struct Endpoint {
     pub(crate) ts_recent: u64,
     /// Last.ACK.sent (RFC 7323 §4.3): the ACK field of the last segment we sent.
     pub(crate) last_ack_sent: u64,
-    /// `ns2_fulltcp`: the next segment is a pure ACK, sent before any data or FIN (the
-    /// handshake's final ACK, the ACK of the peer's FIN before our own).
+    /// The next segment is a pure ACK, sent before any data or FIN: `ns2_fulltcp`'s (the
+    /// handshake's final ACK, the ACK of the peer's FIN before our own), `quickack_mode`'s (the
+    /// handshake's final ACK, a quick ACK ahead of the reply).
     pub(crate) pure_ack_first: bool,
+    /// Linux's quick-ACK and ping-pong state (quickack.rs); used only with `quickack_mode`.
+    pub(crate) qa: QuickAck,
     /// Sender pacing (pacing.rs); consulted only when [`Endpoint::paced`].
     pub(crate) pacer: Pacer,
     /// Delivery-rate sampler (rate.rs), kept for BBR only.
@@ -304,6 +308,7 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: 0,
             pure_ack_first: false,
+            qa: QuickAck::default(),
             pacer: Pacer::default(),
             seed: 0,
             close_when_acked: false,
@@ -365,6 +370,7 @@ impl Endpoint {
         }
         if self.timers.take_expired(Timer::DelayedAck, now) {
             self.ack_now = true;
+            self.qa.on_delack_timeout();
         }
         if self.timers.take_expired(Timer::Rto, now) {
             self.fire_rto(now);

@@ -76,8 +76,14 @@ fn profiles_set_their_keys_and_the_table_wins() {
     );
     assert_eq!((linux.min_rto, linux.max_rto), (ms(200), ms(120_000)));
     // Linux's ACK timing and RTO estimator (issue 33); off in the other profiles.
-    assert_eq!((linux.quickack_mode, linux.rto_rules), (true, RtoRules::Linux));
-    assert_eq!((ns2.quickack_mode, ns2.rto_rules), (false, RtoRules::Rfc6298));
+    assert_eq!(
+        (linux.quickack_mode, linux.rto_rules),
+        (true, RtoRules::Linux)
+    );
+    assert_eq!(
+        (ns2.quickack_mode, ns2.rto_rules),
+        (false, RtoRules::Rfc6298)
+    );
     let bad = tcp_of("rto = \"linux2\"").unwrap_err();
     assert_eq!(bad.key, "tcp.rto");
     assert!(bad.reason.contains("rfc6298, bsd, linux"), "{}", bad.reason);

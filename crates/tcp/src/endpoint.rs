@@ -3,8 +3,9 @@
 //! RFC 793 states and sequence numbers (ISS = 0 on both sides, SYN and FIN take one number,
 //! data starts at 1), RFC 5681 congestion control counted in bytes (congestion/: Tahoe, Reno,
 //! RFC 6582 NewReno, RFC 6675 SACK with the RFC 2018 option and scoreboard.rs), RFC 3168 ECN
-//! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs
-//! (optional), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
+//! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs; Linux's estimator,
+//! rtt_linux.rs, as an option), RFC 1122 delayed ACKs (optional; Linux's quick-ACK and
+//! ping-pong modes on top, quickack.rs, an option), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
 //! Input handling is in input.rs, segment generation in output.rs. Payload is counted, never
 //! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs; HyStart++,
 //! RFC 9406, for any RFC 5681 slow start: hystart_plus_plus.rs), BBR v1
@@ -40,6 +41,7 @@
 //! in one window, all four variants), sack.rs (negotiation, block order, scoreboard at a
 //! timeout), ecn.rs (negotiation, ECT rule, once-per-window reduction, CWR),
 //! limited_transmit.rs (1–4-segment responses), delayed_ack.rs (receiver ACK policy),
+//! quickack.rs (Linux's quick-ACK and ping-pong modes),
 //! timestamps.rs (RFC 7323 echo and RTTM), soak.rs (400 lossy exchanges, every variant,
 //! ECN marks, must all finish with exact byte counts).
 

@@ -59,6 +59,7 @@ fn profiles_set_their_keys_and_the_table_wins() {
     );
     assert!(bsd.timestamps);
     assert_eq!(bsd.rto_rules, RtoRules::Bsd);
+    assert!(!bsd.quickack_mode);
 
     let ns2 = tcp_of("profile = \"ns2\"").unwrap();
     let four = tcp_of(
@@ -74,6 +75,18 @@ fn profiles_set_their_keys_and_the_table_wins() {
         (Variant::CubicSack, 10, Some(ms(40)))
     );
     assert_eq!((linux.min_rto, linux.max_rto), (ms(200), ms(120_000)));
+    // Linux's ACK timing and RTO estimator (issue 33); off in the other profiles.
+    assert_eq!(
+        (linux.quickack_mode, linux.rto_rules),
+        (true, RtoRules::Linux)
+    );
+    assert_eq!(
+        (ns2.quickack_mode, ns2.rto_rules),
+        (false, RtoRules::Rfc6298)
+    );
+    let bad = tcp_of("rto = \"linux2\"").unwrap_err();
+    assert_eq!(bad.key, "tcp.rto");
+    assert!(bad.reason.contains("rfc6298, bsd, linux"), "{}", bad.reason);
     // The table wins over the profile.
     let mine = tcp_of("profile = \"linux\"\ninitial_window = 4\ndelayed_ack = false").unwrap();
     assert_eq!((mine.initial_window, mine.delayed_ack), (4, None));

@@ -101,6 +101,10 @@ pub enum RtoRules {
     /// and 1/4; RTO = SRTT + 4·RTTVAR truncated to whole ticks, at least max(`min_rto`,
     /// R + 2 ticks) for the latest sample R. No RFC 6298 §5.7 floor after a SYN timeout.
     Bsd,
+    /// Linux 6.x `tcp_rtt_estimator` / `tcp_set_rto` / `tcp_bound_rto` (rtt_linux.rs): RTO =
+    /// SRTT + rttvar, where rttvar is the round's largest mean deviation (×4), at least
+    /// `min_rto` (`tcp_rto_min`) and decaying once per round; so RTO ≥ SRTT + `min_rto`.
+    Linux,
 }
 
 /// How a loss reduces ssthresh.
@@ -239,6 +243,15 @@ pub struct TcpConfig {
     /// SYN-ACK (`TF_ACKNOW` survives the direct `sendpacket`), and its FIN flag on pure ACKs sent
     /// in FIN-WAIT-1/CLOSING.
     pub ns2_fulltcp: bool,
+    /// Linux's receiver ACK timing (quickack.rs): a new connection ACKs each in-order data
+    /// segment at once while its quick-ACK budget lasts (up to 16, Linux `TCP_MAX_QUICKACKS`),
+    /// a reply sent within the delayed-ACK timeout of the data enters ping-pong mode (ACKs
+    /// delayed again); a quick ACK leaves as its own segment at the data's arrival, ahead of
+    /// any reply the application writes then (Linux ACKs in the softirq, before the process is
+    /// woken); and the client ACKs the SYN-ACK in a segment of its own before its first data
+    /// (Linux `tcp_rcv_synsent_state_process`; ns2_fulltcp's rule (a), shared). Default false
+    /// (RFC 1122/5681 delayed ACKs); the `linux` profile turns it on.
+    pub quickack_mode: bool,
     /// How a loss sets ssthresh. Default [`SsthreshRule::Rfc5681`]; `Ns2` is ns-2's window
     /// halving (issue 11: the seed-001 twins at 105 % load).
     pub ssthresh_rule: SsthreshRule,
@@ -317,6 +330,7 @@ impl Default for TcpConfig {
             timestamps: false,                  // ns-2 timestamps_ false
             rto_rules: RtoRules::Rfc6298,       // RFC 6298
             ns2_fulltcp: false,                 // RFC behaviour
+            quickack_mode: false,               // RFC 1122/5681 delayed ACKs
             ssthresh_rule: SsthreshRule::Rfc5681, // RFC 5681 eq. 4
             backoff_reset: BackoffReset::Sample, // RFC 6298 §5.5, Karn
             slow_start: SlowStartGrowth::Rfc5681, // RFC 5681 eq. 2

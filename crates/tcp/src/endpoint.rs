@@ -3,8 +3,9 @@
 //! RFC 793 states and sequence numbers (ISS = 0 on both sides, SYN and FIN take one number,
 //! data starts at 1), RFC 5681 congestion control counted in bytes (congestion/: Tahoe, Reno,
 //! RFC 6582 NewReno, RFC 6675 SACK with the RFC 2018 option and scoreboard.rs), RFC 3168 ECN
-//! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs), RFC 1122 delayed ACKs
-//! (optional), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
+//! (ecn.rs), RFC 3042 Limited Transmit (option), RFC 6298 RTO (rtt.rs; Linux's estimator,
+//! rtt_linux.rs, as an option), RFC 1122 delayed ACKs (optional; Linux's quick-ACK and
+//! ping-pong modes on top, quickack.rs, an option), reassembly and SACK blocks (recv.rs), timers as a deadline table (timers.rs).
 //! Input handling is in input.rs, segment generation in output.rs. Payload is counted, never
 //! carried. CUBIC (RFC 9438) is congestion/cubic.rs (Linux's HyStart: hystart.rs; HyStart++,
 //! RFC 9406, for any RFC 5681 slow start: hystart_plus_plus.rs), BBR v1
@@ -41,6 +42,7 @@
 //! in one window, all four variants), sack.rs (negotiation, block order, scoreboard at a
 //! timeout), ecn.rs (negotiation, ECT rule, once-per-window reduction, CWR),
 //! limited_transmit.rs (1–4-segment responses), delayed_ack.rs (receiver ACK policy),
+//! quickack.rs (Linux's quick-ACK and ping-pong modes),
 //! timestamps.rs (RFC 7323 echo and RTTM), rack.rs (RACK-TLP: probe, reorder timer, lost
 //! retransmissions), soak.rs (400 lossy exchanges, every variant, ECN marks, and Linux's loss
 //! recovery, must all finish with exact byte counts).
@@ -52,6 +54,7 @@ use crate::congestion::hystart_plus_plus::HyStartPlusPlus;
 use crate::congestion::Congestion;
 use crate::pacing::Pacer;
 use crate::rack::Rack;
+use crate::quickack::QuickAck;
 use crate::rate::{RateSample, RateSampler};
 use crate::recv::Receiver;
 use crate::rtt::RttEstimator;
@@ -255,9 +258,12 @@ pub struct Endpoint {
     pub(crate) ts_recent: u64,
     /// Last.ACK.sent (RFC 7323 §4.3): the ACK field of the last segment we sent.
     pub(crate) last_ack_sent: u64,
-    /// `ns2_fulltcp`: the next segment is a pure ACK, sent before any data or FIN (the
-    /// handshake's final ACK, the ACK of the peer's FIN before our own).
+    /// The next segment is a pure ACK, sent before any data or FIN: `ns2_fulltcp`'s (the
+    /// handshake's final ACK, the ACK of the peer's FIN before our own), `quickack_mode`'s (the
+    /// handshake's final ACK, a quick ACK ahead of the reply).
     pub(crate) pure_ack_first: bool,
+    /// Linux's quick-ACK and ping-pong state (quickack.rs); used only with `quickack_mode`.
+    pub(crate) qa: QuickAck,
     /// Sender pacing (pacing.rs); consulted only when [`Endpoint::paced`].
     pub(crate) pacer: Pacer,
     /// Delivery-rate sampler (rate.rs), kept for BBR only.
@@ -317,6 +323,7 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: 0,
             pure_ack_first: false,
+            qa: QuickAck::default(),
             pacer: Pacer::default(),
             seed: 0,
             close_when_acked: false,
@@ -378,6 +385,7 @@ impl Endpoint {
         }
         if self.timers.take_expired(Timer::DelayedAck, now) {
             self.ack_now = true;
+            self.qa.on_delack_timeout();
         }
         if self.timers.take_expired(Timer::Reorder, now) {
             self.rack_detect(now, true);

@@ -77,8 +77,9 @@ impl Endpoint {
                     self.options_negotiated(seg, true);
                     self.handshake_acked(now, seg);
                     self.ack_now = true;
-                    // ns-2 Full-TCP: "special to ns: generate pure ACK here" (config.rs (a)).
-                    self.pure_ack_first = self.cfg.ns2_fulltcp;
+                    // ns-2 Full-TCP: "special to ns: generate pure ACK here" (config.rs (a));
+                    // Linux sends it at once too, before connect() returns to the writer.
+                    self.pure_ack_first = self.cfg.ns2_fulltcp || self.cfg.quickack_mode;
                 }
                 return;
             }
@@ -155,7 +156,7 @@ impl Endpoint {
         self.snd_nxt = self.snd_nxt.max(1);
         if !self.ts_sample(now, seg) {
             if let Some((_, sent)) = self.timing.take() {
-                self.rtt.sample(sent, now);
+                self.rtt.sample(sent, now, self.snd_una, self.snd_max);
             }
         }
         // RFC 6298 §5.7: after the timer expired on our SYN/SYN-ACK, data transmission starts
@@ -258,7 +259,7 @@ impl Endpoint {
             if !self.ts_sample(now, seg) {
                 if let Some((timed, sent)) = self.timing {
                     if ack > timed {
-                        self.rtt.sample(sent, now);
+                        self.rtt.sample(sent, now, self.snd_una, self.snd_max);
                         self.timing = None;
                     }
                 }
@@ -429,7 +430,15 @@ impl Endpoint {
                 }
             }
         } else {
-            self.default_ack_policy(now, immediate, a.new_bytes);
+            let quick = self.cfg.quickack_mode && self.quick_ack(now, &a, seg.len);
+            self.default_ack_policy(now, immediate || quick, a.new_bytes);
+            // The ACK leaves at the arrival, ahead of what the application writes in reply
+            // (already-queued data would carry it instead, as Linux's tcp_data_snd_check).
+            let unsent =
+                self.snd_nxt < self.data_end || (self.fin_queued && self.snd_max <= self.data_end);
+            if quick && !unsent {
+                self.pure_ack_first = true;
+            }
         }
         if a.fin {
             self.events |= EV_PEER_CLOSED;
@@ -446,6 +455,25 @@ impl Endpoint {
     }
 
     /// The RFC 1122 policy (`delayed_ack`): every second full segment, or after the delay.
+    /// `quickack_mode` (quickack.rs): account one arrival; true if its in-order data is to be
+    /// ACKed at once in quick-ACK mode (not a segment carrying the FIN: Linux's `tcp_fin`
+    /// enters ping-pong mode, the ACK waits for the application's reply or close).
+    fn quick_ack(&mut self, now: SimTime, a: &crate::recv::Arrival, len: u32) -> bool {
+        let budget = crate::quickack::QuickAck::budget(self.cfg.receive_window, self.cfg.mss);
+        if len > 0 || a.fin {
+            self.qa.schedule();
+        }
+        if a.duplicate && len > 0 {
+            self.qa.on_duplicate(budget);
+            return false;
+        }
+        if a.new_bytes == 0 {
+            return false;
+        }
+        let quick = self.qa.on_data(now, self.rtt.rto(), budget);
+        quick && !a.fin
+    }
+
     fn default_ack_policy(&mut self, now: SimTime, immediate: bool, new_bytes: u64) {
         match self.cfg.delayed_ack {
             Some(delay) if !immediate => {

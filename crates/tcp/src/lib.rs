@@ -7,8 +7,8 @@
 //! The call contract and event semantics are on [`Endpoint`].
 //!
 //! Map: `endpoint.rs` (public API, state), `input.rs` (segment arrival, timeouts),
-//! `output.rs` (segment generation), `recv.rs` (reassembly, SACK blocks), `rtt.rs` (RFC 6298),
-//! `timers.rs` (deadline table), `pacing.rs` (sender pacing), `scoreboard.rs` (RFC 6675 sender scoreboard), `rack.rs` (RFC 8985
+//! `output.rs` (segment generation), `recv.rs` (reassembly, SACK blocks), `rtt.rs` (RFC 6298; Linux's estimator in `rtt_linux.rs`),
+//! `timers.rs` (deadline table), `quickack.rs` (Linux's quick-ACK mode), `pacing.rs` (sender pacing), `scoreboard.rs` (RFC 6675 sender scoreboard), `rack.rs` (RFC 8985
 //! RACK-TLP marks) with `rack_tlp.rs` (its endpoint side: recovery entry, reorder and probe timers),
 //! `congestion/` (RFC 5681 window arithmetic, `tahoe.rs`, `reno.rs`, `newreno.rs`,
 //! `sack.rs`, `cubic.rs` with `hystart.rs`, `hystart_plus_plus.rs` (RFC 9406, any slow start), `bbr.rs`), `rate.rs` (delivery-rate samples), `ecn.rs` (RFC 3168), `timestamps.rs` (RFC 7323), `config.rs` (every default and its source), `segment.rs`
@@ -23,11 +23,13 @@ mod input;
 mod output;
 pub mod pacing;
 pub mod params;
+pub mod quickack;
 pub mod rack;
 mod rack_tlp;
 pub mod rate;
 pub mod recv;
 pub mod rtt;
+pub mod rtt_linux;
 pub mod scoreboard;
 pub mod segment;
 pub mod timers;

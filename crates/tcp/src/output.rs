@@ -58,7 +58,7 @@ impl Endpoint {
                     return Some(s);
                 }
                 if self.pure_ack_first {
-                    // ns2_fulltcp (a), (c): the ACK goes alone, before data or FIN.
+                    // ns2_fulltcp (a), (c), quickack_mode: the ACK goes alone, before data or FIN.
                     self.pure_ack_first = false;
                     let seq = self.snd_max;
                     return Some(self.finish(now, seq, 0, Flags::ACK, 0, TxKind::New));
@@ -294,6 +294,10 @@ impl Endpoint {
         if len > 0 && self.paced() {
             self.pacer.sent(now, len);
         }
+        if len > 0 && self.cfg.quickack_mode {
+            let ato = self.cfg.delayed_ack.unwrap_or(crate::quickack::ATO_MIN);
+            self.qa.on_data_sent(now, ato);
+        }
         let mut s = self.finish(now, seq, len as u32, flags, hint, kind);
         if new_data && self.ecn_ok {
             s.ecn = self.cfg.ect();
@@ -328,6 +332,7 @@ impl Endpoint {
         self.ack_now = false;
         self.unacked_rx = 0;
         self.timers.stop(Timer::DelayedAck);
+        self.qa.on_ack_sent();
         self.stats.segments_sent += 1;
         self.last_ack_sent = self.rcv.rcv_nxt();
         let flags = if self.ece_echo {

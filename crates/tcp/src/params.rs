@@ -10,12 +10,11 @@
 //! - `freebsd`: seed 000's FreeBSD 2.2.8 hosts (§4.1.4; why each value:
 //!   `scenarios/christiansen2000/lab_unconstrained.toml`);
 //! - `linux`: Linux's defaults as far as aqmlab can express them (CUBIC with SACK recovery and
-//!   HyStart, IW 10,
-//!   RTO 200 ms – 120 s, timestamps, 40 ms delayed ACK, SACK marks kept over a timeout,
-//!   RACK-TLP). Not expressed: Linux's RTO floor of SRTT + 200 ms (here max(200 ms, RFC 6298
-//!   RTO)), quick-ACK mode and the adaptive delayed-ACK timeout (40–200 ms), PRR (here cwnd
-//!   set at recovery entry), RACK's reordering adaptation (reo_wnd steps, DSACK), receive-buffer
-//!   autotuning (here a fixed window at `tcp_rmem`'s maximum).
+//!   HyStart, IW 10, RTO 200 ms – 120 s from Linux's estimator (SRTT + 200 ms at least),
+//!   timestamps, 40 ms delayed ACK with quick-ACK and ping-pong modes, SACK marks kept over a
+//!   timeout, RACK-TLP). Not expressed: the adaptive delayed-ACK timeout (40–200 ms), PRR (here
+//!   cwnd set at recovery entry), RACK's reordering adaptation (reo_wnd steps, DSACK),
+//!   receive-buffer autotuning (here a fixed window at `tcp_rmem`'s maximum).
 //!
 //! Validation: `tests/params_declared.rs` (every key parses, profiles set declared keys, the
 //! table of `docs/tcp.md` is current) and the scenario crate's `tcp.rs` and `tests/bad_files.rs`.
@@ -41,7 +40,7 @@ choices!(Variant {
     Prague => "prague",
     Bbr => "bbr",
 });
-choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd" });
+choices!(RtoRules { Rfc6298 => "rfc6298", Bsd => "bsd", Linux => "linux" });
 choices!(SsthreshRule { Rfc5681 => "rfc5681", Ns2 => "ns2" });
 choices!(BackoffReset { Sample => "sample", NewAck => "ack" });
 choices!(SlowStartGrowth { Rfc5681 => "rfc5681", Ns2 => "ns2" });
@@ -70,7 +69,7 @@ pub const MODEL: Model<TcpConfig, TcpConfig> = Model {
     wrap: |c| c,
 };
 
-const KEYS: [Param<TcpConfig>; 31] = [
+const KEYS: [Param<TcpConfig>; 32] = [
     Param {
         key: "variant",
         syntax: choice("variant", Variant::OPTIONS),
@@ -218,12 +217,21 @@ const KEYS: [Param<TcpConfig>; 31] = [
         access: field!(ns2_fulltcp),
     },
     Param {
+        key: "quickack_mode",
+        syntax: Syntax::Bool,
+        unit: "",
+        range: Range::Any,
+        doc: "Linux's ACK timing: a new connection ACKs each in-order data segment at once for up to 16 (min(16, window/(2·mss))), as a segment of its own ahead of any reply; a reply within the delayed-ACK timeout enters ping-pong mode (delayed ACKs again); the client's handshake ACK goes before its data",
+        source: "Linux 6.x net/ipv4/tcp_input.c tcp_incr_quickack, tcp_event_data_recv, __tcp_ack_snd_check; tcp_output.c tcp_event_data_sent; off: RFC 1122 §4.2.3.2 / RFC 5681 §4.2",
+        access: field!(quickack_mode),
+    },
+    Param {
         key: "rto",
         syntax: choice("rto", RtoRules::OPTIONS),
         unit: "",
         range: Range::Any,
-        doc: "RTO rules: RFC 6298, or FreeBSD's tcp_xmit_timer (samples from one tick, RTO ≥ sample + 2 ticks)",
-        source: "RFC 6298; bsd: FreeBSD 2.2.8 (seed 000)",
+        doc: "RTO rules: RFC 6298; FreeBSD's tcp_xmit_timer (samples from one tick, RTO ≥ sample + 2 ticks); or Linux's tcp_rtt_estimator (RTO = SRTT + rttvar, rttvar ≥ min_rto and decaying once per round, so RTO ≥ SRTT + min_rto)",
+        source: "RFC 6298; bsd: FreeBSD 2.2.8 (seed 000); linux: Linux 6.x net/ipv4/tcp_input.c tcp_rtt_estimator, tcp_set_rto",
         access: field!(rto_rules),
     },
     Param {
@@ -385,7 +393,7 @@ const FREEBSD: Profile = Profile {
 
 const LINUX: Profile = Profile {
     name: "linux",
-    doc: "Linux defaults as far as expressible: CUBIC with SACK and HyStart (tcp_congestion_control, tcp_sack, tcp_cubic hystart), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum; SACK marks kept over a timeout (tcp_enter_loss), RACK-TLP (tcp_recovery.c, tail loss probe); not expressed: the SRTT + 200 ms RTO floor, quick-ACK mode, PRR, RACK's reordering adaptation",
+    doc: "Linux defaults as far as expressible: CUBIC with SACK and HyStart (tcp_congestion_control, tcp_sack, tcp_cubic hystart), IW 10 (TCP_INIT_CWND), RTO 200 ms – 120 s from 1 s (TCP_RTO_MIN/MAX, TCP_TIMEOUT_INIT), timestamps with MSS 1448, 40 ms delayed ACK (TCP_DELACK_MIN), 1 ms tick, window at tcp_rmem's maximum, Linux's RTO estimator (RTO ≥ SRTT + 200 ms, tcp_rtt_estimator) and quick-ACK mode (tcp_incr_quickack; the request's ACK ahead of the reply, the handshake ACK ahead of the request), SACK marks kept over a timeout (tcp_enter_loss), RACK-TLP (tcp_recovery.c, tail loss probe); not expressed: the adaptive delayed-ACK timeout (40–200 ms), PRR, RACK's reordering adaptation",
     sets: &[
         ProfileSet::set("variant", Value::Choice("cubic_sack")),
         ProfileSet::set("initial_window", Value::Int(10)),
@@ -400,6 +408,8 @@ const LINUX: Profile = Profile {
         ProfileSet::set("hystart", Value::Bool(true)),
         ProfileSet::set("sack_on_timeout", Value::Choice("keep")),
         ProfileSet::set("rack_tlp", Value::Bool(true)),
+        ProfileSet::set("quickack_mode", Value::Bool(true)),
+        ProfileSet::set("rto", Value::Choice("linux")),
     ],
 };
 

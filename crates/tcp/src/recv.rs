@@ -9,7 +9,8 @@
 //! This module only classifies an arrival (new in-order bytes, out of order, filled a hole,
 //! duplicate, FIN consumed); the endpoint decides when to ACK: immediately for out-of-order,
 //! hole-filling, duplicate and FIN segments (RFC 5681 §4.2, RFC 1122 §4.2.2.21), otherwise after
-//! every second full-sized segment or the delayed-ACK timer (when delayed ACKs are on).
+//! every second full-sized segment or the delayed-ACK timer (when delayed ACKs are on), or at
+//! once in Linux's quick-ACK mode (`quickack_mode`, quickack.rs).
 //!
 //! SACK blocks (RFC 2018 §4): each out-of-order range carries the arrival count of the last
 //! segment that landed in it; [`Receiver::sack_blocks`] lists up to 3 ranges, most recent

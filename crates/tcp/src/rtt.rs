@@ -33,11 +33,17 @@
 //! 2 s on seed 000's lab, the "≈ 1.5 s" data timeouts of its §6.1.2). BSD's fixed-point SRTT and
 //! RTTVAR (5 and 4 fractional bits) are kept in nanoseconds here.
 //!
+//! Linux rules (`RtoRules::Linux`, rtt_linux.rs): Linux 6.x's `tcp_rtt_estimator` in its own
+//! microsecond state (samples in ticks as above, then whole µs), RTO = SRTT + rttvar with
+//! rttvar ≥ `min_rto`, rounded up to whole ticks, at most `max_rto`; backoff, Karn and the
+//! §5.7 floor as for RFC 6298 (Linux's `TCP_TIMEOUT_FALLBACK` is the same 3 s).
+//!
 //! Read RFC 6298 §2 and §5 before editing. Validation: unit tests below
 //! (`first_sample_sets_srtt_and_half_rttvar`, `second_sample_updates_by_hand`,
 //! `ticks_are_boundaries_crossed`, `backoff_doubles_and_caps`), and tests/rto.rs.
 
 use crate::config::{RtoRules, TcpConfig};
+use crate::rtt_linux::LinuxRtt;
 use units::{SimDuration, SimTime};
 
 /// RFC 6298 state: SRTT, RTTVAR and the backoff exponent.
@@ -56,6 +62,8 @@ pub struct RttEstimator {
     rules: RtoRules,
     /// BSD rules: the latest raw sample R (ticks · G), for the R + 2 ticks floor.
     last_raw: SimDuration,
+    /// Linux rules: Linux's own state (rtt_linux.rs).
+    linux: LinuxRtt,
 }
 
 /// RFC 6298 §5.7: the RTO used once data transmission starts after a SYN timed out, at least.
@@ -74,6 +82,7 @@ impl RttEstimator {
             syn_floor: false,
             rules: cfg.rto_rules,
             last_raw: SimDuration(0),
+            linux: LinuxRtt::default(),
         }
     }
 
@@ -87,12 +96,35 @@ impl RttEstimator {
         SimDuration(ticks.saturating_mul(g.0))
     }
 
-    /// Feed one sample `r` (already in ticks; under BSD rules the raw `t_rtt`, one tick more
-    /// than the boundaries crossed) and end any backoff.
-    pub fn on_sample(&mut self, r: SimDuration) {
-        if self.rules == RtoRules::Bsd {
-            self.on_bsd_sample(r);
+    /// Feed one sample `r` (already in ticks) from an ACK that left SND.UNA at `snd_una`, with
+    /// SND.NXT `snd_nxt`, and end any backoff. Only Linux rules read the sequence numbers.
+    pub fn on_sample_at(&mut self, r: SimDuration, snd_una: u64, snd_nxt: u64) {
+        if self.rules != RtoRules::Linux {
+            self.on_sample(r);
             return;
+        }
+        let us = |d: SimDuration| d.as_nanos() / 1_000;
+        self.linux
+            .on_sample(us(r), us(self.min_rto), snd_una, snd_nxt);
+        self.srtt = Some(SimDuration::from_micros(self.linux.srtt_us()));
+        self.rttvar = SimDuration::from_micros(self.linux.rttvar_us() / 4);
+        self.backoff = 0;
+    }
+
+    /// Feed one sample `r` (already in ticks; under BSD rules the raw `t_rtt`, one tick more
+    /// than the boundaries crossed) and end any backoff. Linux rules need the sequence numbers:
+    /// [`on_sample_at`](RttEstimator::on_sample_at).
+    pub fn on_sample(&mut self, r: SimDuration) {
+        match self.rules {
+            RtoRules::Bsd => {
+                self.on_bsd_sample(r);
+                return;
+            }
+            RtoRules::Linux => {
+                self.on_sample_at(r, 0, 0);
+                return;
+            }
+            RtoRules::Rfc6298 => {}
         }
         match self.srtt {
             None => {
@@ -131,11 +163,17 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
-    /// Sample a segment sent at `sent`, acknowledged at `now` (tick-quantised, see module doc).
-    pub fn sample(&mut self, sent: SimTime, now: SimTime) {
+    /// Sample a segment sent at `sent`, acknowledged at `now` (tick-quantised, see module doc),
+    /// by an ACK that left SND.UNA at `snd_una` with `snd_nxt` the highest sequence sent (Linux
+    /// rules end a round on them; the others ignore them).
+    pub fn sample(&mut self, sent: SimTime, now: SimTime, snd_una: u64, snd_nxt: u64) {
         let r = Self::tick_sample(self.granularity, sent, now);
         let r = match self.rules {
             RtoRules::Rfc6298 => r,
+            RtoRules::Linux => {
+                self.on_sample_at(r, snd_una, snd_nxt);
+                return;
+            }
             // BSD counts from 1: one tick more than the boundaries crossed.
             RtoRules::Bsd => {
                 let g = self.granularity.0;
@@ -148,8 +186,14 @@ impl RttEstimator {
     }
 
     /// RTO before backoff: `initial_rto` without a sample, else
-    /// clamp(SRTT + max(G, 4·RTTVAR), min_rto, max_rto).
+    /// clamp(SRTT + max(G, 4·RTTVAR), min_rto, max_rto) (Linux rules: SRTT + rttvar in whole
+    /// ticks, at most max_rto).
     pub fn base_rto(&self) -> SimDuration {
+        if self.rules == RtoRules::Linux && self.linux.has_sample() {
+            let rto = self.linux.rto_us().saturating_mul(1_000);
+            let g = self.granularity.0.max(1);
+            return SimDuration(rto.div_ceil(g).saturating_mul(g)).min(self.max_rto);
+        }
         if let (RtoRules::Bsd, Some(s)) = (self.rules, self.srtt) {
             let g = self.granularity.0.max(1);
             let value = s.0.saturating_add(self.rttvar.0.saturating_mul(4)) / g * g;
@@ -185,7 +229,7 @@ impl RttEstimator {
     /// first sample the RTO is at least 3 s. Call at the end of the handshake, not at the expiry
     /// (the SYN's own backoff starts from `initial_rto`).
     pub fn syn_timed_out(&mut self) {
-        self.syn_floor = self.rules == RtoRules::Rfc6298;
+        self.syn_floor = self.rules != RtoRules::Bsd;
     }
 
     /// Forget the backoff without a sample (RFC 6298 §5.7: after a retransmitted SYN, data
@@ -330,10 +374,10 @@ mod tests {
         let t = SimTime::from_millis;
         // An 80 ms RTT within one tick: R = 1 tick; across a boundary: R = 2 ticks.
         let mut e = bsd();
-        e.sample(t(100), t(180));
+        e.sample(t(100), t(180), 0, 0);
         assert_eq!(e.srtt(), Some(ms(500)));
         let mut e = bsd();
-        e.sample(t(450), t(530));
+        e.sample(t(450), t(530), 0, 0);
         assert_eq!(e.srtt(), Some(ms(1000)));
     }
 
@@ -367,9 +411,66 @@ mod tests {
             ..TcpConfig::default()
         });
         for _ in 0..12 {
-            rfc.sample(SimTime::from_millis(100), SimTime::from_millis(180));
+            rfc.sample(SimTime::from_millis(100), SimTime::from_millis(180), 0, 0);
         }
         assert_eq!(rfc.rto(), ms(1000));
+    }
+
+    #[test]
+    fn linux_rto_is_srtt_plus_rto_min_for_a_steady_rtt() {
+        // The linux profile's timers (min_rto 200 ms, 1 ms tick, max_rto 120 s): 100 ms per
+        // round for 30 rounds. Linux: SRTT 100 + rttvar 200 = 300 ms throughout; RFC 6298 with
+        // the same keys: 100 + 4·RTTVAR, RTTVAR → 0, floored at 200 ms.
+        let cfg = |rules| TcpConfig {
+            rto_rules: rules,
+            min_rto: ms(200),
+            clock_granularity: ms(1),
+            max_rto: SimDuration::from_secs(120),
+            ..TcpConfig::default()
+        };
+        let mut linux = RttEstimator::new(&cfg(RtoRules::Linux));
+        let mut rfc = RttEstimator::new(&cfg(RtoRules::Rfc6298));
+        for i in 0..30u64 {
+            let (sent, acked) = (ms(100 * i), ms(100 * i + 100));
+            let (sent, acked) = (SimTime(sent.0), SimTime(acked.0));
+            linux.sample(sent, acked, 1 + 10 * i, 11 + 10 * i);
+            rfc.sample(sent, acked, 1 + 10 * i, 11 + 10 * i);
+            assert_eq!(linux.rto(), ms(300), "sample {i}");
+        }
+        assert_eq!(rfc.rto(), ms(200));
+        assert_eq!(linux.srtt(), Some(ms(100)));
+        assert_eq!(linux.rttvar(), ms(50)); // rttvar_us / 4, RFC 6298's scale
+    }
+
+    #[test]
+    fn linux_rto_rounds_up_to_the_tick_caps_and_backs_off() {
+        // rtt_linux.rs `scripted_samples_by_hand` steps 1–3: 693.75 ms → 694 ms at a 1 ms tick.
+        let mut e = RttEstimator::new(&TcpConfig {
+            rto_rules: RtoRules::Linux,
+            min_rto: ms(200),
+            clock_granularity: ms(1),
+            max_rto: SimDuration::from_secs(120),
+            ..TcpConfig::default()
+        });
+        e.on_sample_at(ms(100), 1, 11);
+        assert_eq!(e.rto(), ms(300));
+        e.on_sample_at(ms(500), 5, 21);
+        e.on_sample_at(ms(100), 12, 31);
+        assert_eq!(e.rto(), ms(694));
+        // Backoff doubles from the rounded value; a sample ends it.
+        e.back_off();
+        assert_eq!(e.rto(), ms(1388));
+        e.on_sample_at(ms(100), 32, 41);
+        assert_eq!(e.backoff(), 0);
+        // Capped at max_rto.
+        let mut e = RttEstimator::new(&TcpConfig {
+            rto_rules: RtoRules::Linux,
+            min_rto: ms(200),
+            max_rto: ms(250),
+            ..TcpConfig::default()
+        });
+        e.on_sample_at(ms(100), 1, 11);
+        assert_eq!(e.rto(), ms(250));
     }
 
     #[test]

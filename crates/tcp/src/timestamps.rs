@@ -79,7 +79,8 @@ impl Endpoint {
             return false;
         }
         if let (true, Some(t)) = (seg.flags.contains(Flags::ACK), seg.ts) {
-            self.rtt.sample(SimTime(t.ecr), now);
+            self.rtt
+                .sample(SimTime(t.ecr), now, self.snd_una, self.snd_max);
         }
         self.timing = None;
         true

@@ -8,7 +8,7 @@
 
 mod util;
 
-use tcp::{AppEvent, FullAck, State, TcpConfig, Variant};
+use tcp::{AppEvent, FullAck, RtoRules, State, TcpConfig, Variant};
 use units::SimTime;
 use util::*;
 
@@ -122,7 +122,9 @@ fn soak_cubic_and_timestamps_exchanges_always_finish() {
     // (mod 3) and delayed ACKs on half: every completed run delivers exact byte counts, the
     // counter identities hold, and loss events = fast retransmits + data-phase timeouts, so
     // fast_retransmits ≤ loss_events ≤ fast_retransmits + timeouts. With at most 10 % loss
-    // aborts are as rare as in the soak above (≥ 97 % complete).
+    // aborts are as rare as in the soak above (≥ 97 % complete). Linux's ACK timing
+    // (`quickack_mode`) on odd seeds and Linux's RTO rules on seeds ≡ 0 (mod 3): with a sample,
+    // such an end's RTO is never below SRTT + min_rto.
     let (mut completed, mut loss_events, mut cubic_fast, mut cubic_sack_fast) = (0, 0, 0, 0);
     for seed in 1..=200u64 {
         let cfg = TcpConfig {
@@ -135,6 +137,12 @@ fn soak_cubic_and_timestamps_exchanges_always_finish() {
             delayed_ack: if seed % 4 < 2 { Some(dms(100)) } else { None },
             min_rto: dms(200),
             ecn: seed % 5 == 0,
+            quickack_mode: seed % 2 == 1,
+            rto_rules: if seed % 3 == 0 {
+                RtoRules::Linux
+            } else {
+                RtoRules::Rfc6298
+            },
             ..TcpConfig::default()
         };
         let request = [0, 1, 300, 3000][(seed % 4) as usize];
@@ -155,6 +163,9 @@ fn soak_cubic_and_timestamps_exchanges_always_finish() {
         for e in &p.eps {
             let st = e.stats();
             assert_eq!(e.timestamps_enabled(), cfg.timestamps, "seed {seed}");
+            if let (RtoRules::Linux, Some(srtt)) = (cfg.rto_rules, e.srtt()) {
+                assert!(e.rto() >= srtt + cfg.min_rto, "seed {seed}: {:?}", e.rto());
+            }
             assert!(
                 st.fast_retransmits <= st.loss_events
                     && st.loss_events <= st.fast_retransmits + st.timeouts,

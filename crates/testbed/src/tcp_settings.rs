@@ -8,11 +8,13 @@
 //! | mss               | MTU = mss + 40 (+ 12 with timestamps): Linux's segments then carry `mss` payload bytes |
 //! | initial_window    | route `initcwnd`                                                  |
 //! | receive_window    | route `window` (the advertised-window clamp)                      |
-//! | min_rto           | route `rto_min` (Linux's floor is SRTT + rto_min, noted)          |
+//! | min_rto           | route `rto_min` (with `rto = "linux"` exact; else noted: Linux's floor is SRTT + rto_min) |
 //! | initial_rto       | only 1 s (Linux's fixed TCP_TIMEOUT_INIT)                         |
 //! | max_rto           | `tcp_rto_max_ms` (1 s – 120 s, whole ms)                          |
 //! | clock_granularity | only ≤ 1 ms (Linux samples RTT in µs; no coarse tick)             |
 //! | delayed_ack       | false → route `quickack 1`; 40 ms → Linux's own (adaptive 40–200 ms, noted); others cannot be expressed |
+//! | quickack_mode     | only true (Linux's quick-ACK mode cannot be turned off)            |
+//! | rto               | "linux" exact; "rfc6298" noted (Linux's estimator runs)           |
 //! | dupack_threshold  | `tcp_reordering` (1–300)                                          |
 //! | max_syn_retries   | `tcp_syn_retries`, `tcp_synack_retries` (1–127)                   |
 //! | max_retries       | `tcp_retries2` (0–255)                                            |
@@ -32,7 +34,8 @@
 //! A key the scenario gives (in `[tcp]`, through its `profile`, or in the variant's `tcp`)
 //! that Linux cannot express is an error `FILE: tcp.KEY: reason` before anything runs. A key
 //! left at aqmlab's default that Linux cannot express (the default initial RTO of 3 s, the
-//! 10 ms tick, no Limited Transmit, RFC 6298 RTO rules) runs with Linux's behaviour instead, and
+//! 10 ms tick, no Limited Transmit, no quick-ACK mode, RFC 6298 RTO rules) runs with Linux's
+//! behaviour instead, and
 //! says so: each such key is a note printed at the start and written to run.json
 //! (`tcp_linux.notes`). Always set, whatever the scenario: `tcp_no_metrics_save = 1` (every
 //! connection starts fresh, as in the simulator), `tcp_fastopen = 0`, TCP_NODELAY on every
@@ -244,7 +247,11 @@ pub fn map_with(
     route_opts.push(format!("rto_min {}", ms(c.min_rto)));
     outcomes.push((
         "min_rto",
-        Outcome::Near("Linux's RTO floor is SRTT + rto_min, not max(rto_min, RTO)".into()),
+        if c.rto_rules == RtoRules::Linux {
+            Outcome::Exact
+        } else {
+            Outcome::Near("Linux's RTO floor is SRTT + rto_min, not max(rto_min, RTO)".into())
+        },
     ));
 
     outcomes.push((
@@ -324,6 +331,20 @@ pub fn map_with(
             ),
         )),
     }
+
+    outcomes.push((
+        "quickack_mode",
+        if c.quickack_mode {
+            Outcome::Exact
+        } else {
+            Outcome::No(
+                "Linux starts every connection in quick-ACK mode (its first data segments \
+                 ACKed at once, alone, ahead of the reply); it cannot be turned off"
+                    .into(),
+                "Linux's quick-ACK mode (always on)".into(),
+            )
+        },
+    ));
 
     if (1..=300).contains(&c.dupack_threshold) {
         set("tcp_reordering", c.dupack_threshold.to_string());
@@ -453,6 +474,7 @@ pub fn map_with(
                 "Linux's RTO estimator (mdev with a floor of SRTT + rto_min) is not RFC 6298's"
                     .into(),
             ),
+            RtoRules::Linux => Outcome::Exact,
             RtoRules::Bsd => Outcome::No(
                 "FreeBSD's tcp_xmit_timer rules (tick-based samples) are not Linux's".into(),
                 "Linux's RTO estimator (µs samples, mdev, floor SRTT + rto_min)".into(),
@@ -647,6 +669,7 @@ mod tests {
                 "tcp.min_rto",
                 "tcp.initial_rto",
                 "tcp.clock_granularity",
+                "tcp.quickack_mode",
                 "tcp.limited_transmit",
                 "tcp.rto"
             ]
@@ -674,8 +697,19 @@ mod tests {
         );
         // 1448 B of payload + 40 B of headers + 12 B of timestamps option.
         assert_eq!(l.mtu, 1500);
-        // Only "close" notes; limited_transmit is not set by the profile: noted as a default.
-        assert_eq!(l.notes.len(), 5, "{:?}", l.notes);
+        // Only "close" notes (variant, delayed_ack); limited_transmit is not set by the
+        // profile: noted as a default. min_rto and rto are Linux's estimator: no note.
+        let noted: Vec<&str> = l
+            .notes
+            .iter()
+            .map(|n| n.split(':').next().unwrap())
+            .collect();
+        assert_eq!(
+            noted,
+            ["tcp.variant", "tcp.delayed_ack", "tcp.limited_transmit"],
+            "{:?}",
+            l.notes
+        );
         assert!(l.notes[0].starts_with("tcp.variant: close"));
     }
 

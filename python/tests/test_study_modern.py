@@ -412,20 +412,20 @@ def test_dualpi2_prague_iw2_is_the_prague_mix_point_with_prague_iw_2():
     assert {**doc, "workload": None, "variant": None} == {**twin, "workload": None, "variant": None}
 
 
-def test_codel_standing_queue_is_the_median_statements_documented_cause():
-    # CoDel at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
+def test_pie_drops_are_the_median_statements_documented_cause():
+    # PIE at 440 ms against DT-148q's 0.8 × 400 = 320 ms line: the statement fails outright, so the
     # cause column falls through ns-2.35 (not run), the paper (no numbers) and noise to the
     # documented cause; within noise it says so instead.
     from aqmlab.studies.verdicts import WITHIN_NOISE, evaluate, verdict_table
 
     st = load("modern")
     failing = _medians(400, 300)
-    failing[m.WEB].loc[failing[m.WEB]["row"] == "load=90,queue=CoDel,tcp=cubic", "median_rt_ms"] = 440.0
+    failing[m.WEB].loc[failing[m.WEB]["row"] == "load=90,queue=PIE,tcp=cubic", "median_rt_ms"] = 440.0
     no_paper = evaluate(st, {})
     rows = {r.id: r for r in verdict_table(st, evaluate(st, failing), no_paper)}
     assert rows["mod-aqms-cut-median"].aqmlab.outcome == F
     assert rows["mod-aqms-cut-median"].cause == st.causes["mod-aqms-cut-median"]
-    assert st.causes["mod-aqms-cut-median"].startswith("CoDel's own behaviour: ")
+    assert st.causes["mod-aqms-cut-median"].startswith("PIE and DualPI2's classic queue, not CoDel")
     noisy = {r.id: r for r in verdict_table(st, evaluate(st, _medians(400, 300, ci=30)), no_paper)}
     assert noisy["mod-aqms-cut-median"].cause == WITHIN_NOISE
 

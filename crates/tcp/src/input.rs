@@ -350,13 +350,7 @@ impl Endpoint {
             enter = true;
         }
         if enter {
-            self.stats.fast_retransmits += 1;
-            self.stats.loss_event(cwnd_before);
-            self.timing = None;
-            self.lt_dupacks = 0;
-            self.lt_bytes = 0;
-            self.loss_recover = self.snd_max;
-            self.window_reduced();
+            self.entered_recovery(cwnd_before);
             if self.cfg.variant == Variant::Tahoe {
                 // No fast recovery: go back to SND.UNA in slow start (congestion/tahoe.rs).
                 self.snd_nxt = self.snd_una;
@@ -549,5 +543,18 @@ impl Endpoint {
             self.window_reduced();
         }
         self.restart_rto(now);
+    }
+
+    /// Bookkeeping of a fast-recovery entry, by dupACKs, SACK (RFC 6675) or RACK (RFC 8985):
+    /// the loss event with the window it reduced (`cwnd_before`), no RTT timing across it,
+    /// limited transmit over, the recovery point at SND.MAX, CWR for ECN.
+    pub(crate) fn entered_recovery(&mut self, cwnd_before: u64) {
+        self.stats.fast_retransmits += 1;
+        self.stats.loss_event(cwnd_before);
+        self.timing = None;
+        self.lt_dupacks = 0;
+        self.lt_bytes = 0;
+        self.loss_recover = self.snd_max;
+        self.window_reduced();
     }
 }

@@ -108,13 +108,7 @@ impl Endpoint {
         let cwnd_before = self.cwnd();
         self.cc.set_clock(now, self.rtt.srtt());
         self.cc.sack_enter(&info);
-        self.stats.fast_retransmits += 1;
-        self.stats.loss_event(cwnd_before);
-        self.timing = None;
-        self.lt_dupacks = 0;
-        self.lt_bytes = 0;
-        self.loss_recover = self.snd_max;
-        self.window_reduced();
+        self.entered_recovery(cwnd_before);
         if let Some(r) = self.rack.as_deref_mut() {
             r.tlp_high_seq = None;
         }
